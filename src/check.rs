@@ -1,0 +1,52 @@
+//! `sentinel check`: one decision by hand, printed for people or as JSON.
+
+use crate::decision::{Decision, Verdict};
+use std::fmt::Write as _;
+
+/// The exit status `sentinel check` gives a verdict: 0 allow, 2 block, 3 uncertain or ask.
+pub fn exit_code(verdict: Option<Verdict>) -> i32 {
+    match verdict {
+        Some(Verdict::Allow) => 0,
+        Some(Verdict::Deny) => 2,
+        Some(Verdict::Uncertain) | Some(Verdict::Ask) | None => 3,
+    }
+}
+
+/// The human-readable report: verdict, tier, reason, deciding rule, then each simple command.
+pub fn render(decision: &Decision) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "verdict: {}", decision.verdict);
+    let _ = writeln!(out, "tier:    {}", decision.tier.as_str());
+    let _ = writeln!(out, "reason:  {}", decision.reason);
+    if let Some(rule) = &decision.rule {
+        let _ = writeln!(out, "rule:    {rule} [{}] {}", rule.origin, rule.pattern);
+    }
+    if let Some(path) = &decision.path {
+        let _ = writeln!(out, "path:    {path}");
+    }
+    if !decision.commands.is_empty() {
+        let _ = writeln!(out, "parts:");
+        for c in &decision.commands {
+            let rule = c
+                .rule
+                .as_ref()
+                .map(|r| format!("  [{r}]"))
+                .unwrap_or_default();
+            let via = if c.via.is_empty() {
+                String::new()
+            } else {
+                format!("  (via {})", c.via.join(" → "))
+            };
+            let _ = writeln!(
+                out,
+                "  {:<9} {}{via}{rule}",
+                c.verdict.as_str(),
+                crate::shell::excerpt(&c.text)
+            );
+            if c.verdict != Verdict::Allow {
+                let _ = writeln!(out, "            {}", c.reason);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,802 @@
+//! Tier 1: the local decision, a pure function of the call, the rules and the context.
+//!
+//! A shell command is split into its simple commands ([`crate::shell`]); each gets a verdict of
+//! its own and the command's verdict is the maximum (allow < uncertain < ask < deny). File tools
+//! are decided on their resolved target path.
+
+use crate::decision::{CommandReport, Decision, RuleRef, Tier, Verdict};
+use crate::event::ToolCall;
+use crate::paths::{self, Fs};
+use crate::rules::{CommandRule, RuleMatch, Rules};
+use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
+use std::path::{Path, PathBuf};
+
+/// What Tier 1 needs besides the call and the rules.
+pub struct Context<'a> {
+    /// The session's project directory (the event's `cwd`): always a safe path.
+    pub cwd: &'a Path,
+    /// The user's home directory, for `~`.
+    pub home: Option<&'a Path>,
+    /// sentinel's own directory: never writable by the agent, whatever the rules say.
+    pub sentinel_home: &'a Path,
+    /// How symlinks are followed.
+    pub fs: &'a dyn Fs,
+}
+
+/// Commands that write to (or delete) the paths they are given: their path arguments are
+/// checked against the excluded list.
+const WRITERS: &[&str] = &[
+    "cp", "mv", "install", "ln", "tee", "touch", "mkdir", "rm", "rmdir", "unlink", "truncate",
+    "chmod", "chown", "chgrp", "rsync", "dd", "shred", "scp",
+];
+
+/// Options whose value is a file or directory the command writes: (command, options).
+const WRITE_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "curl",
+        &[
+            "-o",
+            "--output",
+            "--output-dir",
+            "-c",
+            "--cookie-jar",
+            "-D",
+            "--dump-header",
+        ],
+    ),
+    (
+        "wget",
+        &[
+            "-O",
+            "--output-document",
+            "-P",
+            "--directory-prefix",
+            "-o",
+            "--output-file",
+            "-a",
+            "--append-output",
+        ],
+    ),
+    ("sort", &["-o", "--output"]),
+    ("tar", &["-C", "--directory", "-f", "--file"]),
+    ("unzip", &["-d"]),
+    ("git", &["-o", "--output"]),
+    ("time", &["-o", "--output"]),
+    ("tree", &["-o"]),
+    ("sed", &["-i", "--in-place"]),
+];
+
+/// Writes to these never count as writes to a file.
+const SINKS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+
+/// Tier 1. Returns None for a tool sentinel has no opinion on (the agent's own flow decides).
+pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision> {
+    let mut decision = match call {
+        ToolCall::Shell { command } => shell_decision(command, rules, ctx),
+        ToolCall::PowerShell { command } => powershell_decision(command, rules, ctx),
+        ToolCall::Write { tool, path } => write_decision(tool, path, rules, ctx),
+        ToolCall::Read { tool, paths } => read_decision(tool, paths, ctx),
+        ToolCall::Other { .. } => return None,
+    };
+    if decision.verdict == Verdict::Allow && !rules.errors.is_empty() {
+        // A broken rule file never widens what is allowed: every local allow becomes ask.
+        let first = &rules.errors[0];
+        decision.verdict = Verdict::Ask;
+        decision.reason = format!(
+            "sentinel[local]: would allow, but the rule files have {} error(s), first {first}; run `sentinel rules lint`",
+            rules.errors.len()
+        );
+    }
+    Some(decision)
+}
+
+/// One part's conclusion while a command is being judged.
+struct Part {
+    verdict: Verdict,
+    reason: String,
+    rule: Option<RuleRef>,
+}
+
+impl Part {
+    fn new(verdict: Verdict, reason: impl Into<String>, rule: Option<RuleRef>) -> Part {
+        Part {
+            verdict,
+            reason: reason.into(),
+            rule,
+        }
+    }
+}
+
+fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
+    let analysis = shell::analyse(command);
+    let mut reports: Vec<CommandReport> = Vec::new();
+    let mut report = |text: String, via: Vec<String>, part: Part| {
+        reports.push(CommandReport {
+            text,
+            via,
+            verdict: part.verdict,
+            reason: part.reason,
+            rule: part.rule,
+        })
+    };
+
+    if let Some(error) = &analysis.parse_error {
+        // Not understood: at best uncertain, and the hard-block rules still look at each piece.
+        for segment in shell::rough_segments(command) {
+            if let Some(part) = hard_block(&[segment.as_str()], rules) {
+                report(segment, Vec::new(), part);
+            }
+        }
+        report(
+            command.to_string(),
+            Vec::new(),
+            Part::new(
+                Verdict::Uncertain,
+                format!("cannot parse the command: {error}"),
+                None,
+            ),
+        );
+    }
+    for cmd in &analysis.commands {
+        report(cmd.text(), cmd.via.clone(), judge(cmd, rules, ctx));
+    }
+    for pipeline in &analysis.pipelines {
+        if let Some(part) = hard_block(&[pipeline.as_str()], rules) {
+            report(pipeline.clone(), Vec::new(), part);
+        }
+    }
+    for name in &analysis.self_calling_functions {
+        report(
+            format!("{name}() {{ … {name} … }}"),
+            Vec::new(),
+            Part::new(
+                Verdict::Deny,
+                format!("function `{name}` calls itself: a fork bomb"),
+                None,
+            ),
+        );
+    }
+    for unknown in &analysis.unknowns {
+        report(
+            unknown.clone(),
+            Vec::new(),
+            Part::new(Verdict::Uncertain, unknown.clone(), None),
+        );
+    }
+    if analysis.commands.is_empty()
+        && analysis.unknowns.is_empty()
+        && analysis.parse_error.is_none()
+    {
+        report(
+            String::new(),
+            Vec::new(),
+            Part::new(Verdict::Uncertain, "empty command", None),
+        );
+    }
+    combine("Bash", reports)
+}
+
+/// The command's verdict is the maximum of its parts; the first part at that level explains it.
+fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
+    let worst = reports
+        .iter()
+        .map(|r| r.verdict)
+        .max()
+        .unwrap_or(Verdict::Uncertain);
+    let decider = reports.iter().find(|r| r.verdict == worst);
+    let (reason, rule) = match (worst, decider) {
+        (Verdict::Allow, _) => {
+            let rules: Vec<String> = reports
+                .iter()
+                .filter_map(|r| {
+                    r.rule
+                        .as_ref()
+                        .map(|rule| format!("{rule} ({})", shell::excerpt(&r.text)))
+                })
+                .collect();
+            let reason = if rules.is_empty() {
+                "sentinel[local]: allowed: nothing in it runs a command".to_string()
+            } else {
+                format!("sentinel[local]: allowed by {}", rules.join(", "))
+            };
+            (reason, decider.and_then(|d| d.rule.clone()))
+        }
+        (Verdict::Deny, Some(d)) => {
+            let reason = match &d.rule {
+                Some(rule) => {
+                    let why = rule
+                        .why
+                        .as_deref()
+                        .map(|w| format!(": {w}"))
+                        .unwrap_or_default();
+                    format!(
+                        "sentinel[local]: blocked by {rule} ({}){why}",
+                        shell::excerpt(&d.text)
+                    )
+                }
+                None => format!("sentinel[local]: blocked: {}", d.reason),
+            };
+            (reason, d.rule.clone())
+        }
+        (v, Some(d)) => (
+            format!("sentinel[local]: {v}: {}", d.reason),
+            d.rule.clone(),
+        ),
+        (v, None) => (format!("sentinel[local]: {v}"), None),
+    };
+    Decision {
+        verdict: worst,
+        tier: Tier::Local,
+        reason,
+        rule,
+        tool: tool.to_string(),
+        commands: reports,
+        path: None,
+    }
+}
+
+/// The first hard-block rule that matches any of the texts, as a deny part.
+fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part> {
+    for text in texts {
+        match first_match(&rules.hard_block, text) {
+            Some((rule, RuleMatch::Yes)) => {
+                return Some(Part::new(
+                    Verdict::Deny,
+                    format!("matches {}", rule.rule),
+                    Some(rule.rule.clone()),
+                ));
+            }
+            Some((rule, RuleMatch::Broken(e))) => {
+                return Some(Part::new(
+                    Verdict::Ask,
+                    format!("{} cannot be compiled: {e}", rule.rule),
+                    Some(rule.rule.clone()),
+                ));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn first_match<'r>(list: &'r [CommandRule], text: &str) -> Option<(&'r CommandRule, RuleMatch)> {
+    list.iter().find_map(|r| match r.test(text) {
+        RuleMatch::No => None,
+        m => Some((r, m)),
+    })
+}
+
+/// Judges one simple command on its own.
+fn judge(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> Part {
+    let text = cmd.text();
+    // A wrapper is also tested from each word on, so a wrapper option sentinel misreads
+    // cannot hide the command behind it from the block list.
+    let mut texts = vec![text.clone()];
+    if cmd.role == Role::Wrapper {
+        texts.extend((1..cmd.argv.len()).map(|i| {
+            cmd.argv[i..]
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }));
+    }
+    let text_refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    if let Some(part) = hard_block(&text_refs, rules) {
+        return part;
+    }
+
+    let cwd = effective_cwd(cmd, ctx);
+    if let Some((rule, m)) = first_match(&rules.conditional, &text) {
+        if let RuleMatch::Broken(e) = m {
+            return Part::new(
+                Verdict::Ask,
+                format!("{} cannot be compiled: {e}", rule.rule),
+                Some(rule.rule.clone()),
+            );
+        }
+        match outside_safe_area(cmd, cwd.as_deref(), rules, ctx) {
+            Some(Outside::Blocked(why)) => {
+                return Part::new(Verdict::Deny, why, Some(rule.rule.clone()));
+            }
+            Some(Outside::Scratch(path)) => {
+                return Part::new(
+                    Verdict::Uncertain,
+                    format!("`{path}` is in a temp dir, not the project ({})", rule.rule),
+                    None,
+                );
+            }
+            None => {}
+        }
+    }
+
+    if let Some(part) = excluded_write(cmd, cwd.as_deref(), rules, ctx) {
+        return part;
+    }
+
+    if cmd.role == Role::Wrapper {
+        return match cmd.name() {
+            "sudo" | "doas" => Part::new(
+                Verdict::Uncertain,
+                format!("`{}` runs a command as another user", cmd.name()),
+                None,
+            ),
+            _ => Part::new(
+                Verdict::Allow,
+                "wrapper; the command it runs is judged on its own",
+                None,
+            ),
+        };
+    }
+    if let Some(dir) = &cmd.name_dir {
+        return Part::new(
+            Verdict::Uncertain,
+            format!("runs `{dir}/{}`, not a system command", cmd.name()),
+            None,
+        );
+    }
+    if cmd.via.iter().any(|v| v == "sudo" || v == "doas") {
+        return Part::new(
+            Verdict::Uncertain,
+            format!("`{}` runs as another user", shell::excerpt(&text)),
+            None,
+        );
+    }
+
+    let safe_rule = if cmd.argv.is_empty() {
+        None
+    } else {
+        match safe_match(&rules.safe, &text) {
+            Some(rule) => Some(rule),
+            None => {
+                return Part::new(
+                    Verdict::Uncertain,
+                    format!("no safe rule matches `{}`", shell::excerpt(&text)),
+                    None,
+                );
+            }
+        }
+    };
+
+    for r in cmd.redirects.iter().filter(|r| r.kind.writes()) {
+        if !write_target_is_safe(&r.target, cwd.as_deref(), rules, ctx) {
+            return Part::new(
+                Verdict::Uncertain,
+                format!("writes to `{}` outside the project", r.target.text),
+                None,
+            );
+        }
+    }
+    let reads = cmd.args().iter().chain(
+        cmd.redirects
+            .iter()
+            .filter(|r| r.kind == shell::RedirectKind::Read)
+            .map(|r| &r.target),
+    );
+    for word in reads {
+        if word.kind == WordKind::Computed && !shell::is_home_ref(&word.text) {
+            continue;
+        }
+        let base = cwd.as_deref().unwrap_or(ctx.cwd);
+        if let Some(cred) =
+            paths::resolve(&word.text, base, ctx.home).and_then(|p| paths::credential(&p, ctx.home))
+        {
+            return Part::new(
+                Verdict::Uncertain,
+                format!("reads the credential file {cred}"),
+                None,
+            );
+        }
+    }
+    Part::new(Verdict::Allow, "safe", safe_rule)
+}
+
+/// A positive safe rule matches the whole command and no `!` exception does.
+fn safe_match(list: &[CommandRule], text: &str) -> Option<RuleRef> {
+    let mut positive = None;
+    for r in list {
+        match (r.negated, r.test(text)) {
+            (true, RuleMatch::Yes | RuleMatch::Broken(_)) => return None,
+            (false, RuleMatch::Yes) if positive.is_none() => positive = Some(r.rule.clone()),
+            _ => {}
+        }
+    }
+    positive
+}
+
+/// The directory a command runs in, or None when a `cd` made it unknown.
+fn effective_cwd(cmd: &SimpleCommand, ctx: &Context) -> Option<PathBuf> {
+    match &cmd.cwd {
+        Cwd::Start => Some(ctx.cwd.to_path_buf()),
+        Cwd::Changed(p) => paths::resolve(p, ctx.cwd, ctx.home),
+        Cwd::Unknown => None,
+    }
+}
+
+/// Resolves a word to a real path, or None when its value is not known.
+fn resolve_word(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
+    if word.kind == WordKind::Computed && !shell::is_home_ref(&word.text) {
+        return None;
+    }
+    if word.text.contains("$(") || word.text.contains('`') {
+        return None;
+    }
+    let absolute = word.text.starts_with('/')
+        || shell::is_home_ref(&word.text)
+        || paths::is_windows_path(&word.text);
+    let base = match cwd {
+        Some(c) => c,
+        None if absolute => ctx.cwd,
+        None => return None,
+    };
+    let p = paths::resolve(&word.text, base, ctx.home)?;
+    Some(ctx.fs.real_path(&p))
+}
+
+/// Where writing is fine: the project, a safe path, or a sink.
+fn in_safe_area(path: &Path, rules: &Rules, ctx: &Context) -> bool {
+    let project = ctx.fs.real_path(ctx.cwd);
+    paths::is_within(path, &project) || paths::list_matches(&rules.safe_paths, path).is_some()
+}
+
+/// The words of a command that name paths: its arguments that are not options.
+fn path_args(cmd: &SimpleCommand) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut options_done = false;
+    for w in cmd.args() {
+        if !options_done && w.text == "--" {
+            options_done = true;
+            continue;
+        }
+        if !options_done && w.text.starts_with('-') && w.text.len() > 1 {
+            // `--target-directory=DIR`, `--output=FILE`
+            if let Some((_, v)) = w.text.split_once('=') {
+                out.push(Word {
+                    text: v.to_string(),
+                    kind: w.kind,
+                });
+            }
+            continue;
+        }
+        if let Some(v) = w
+            .text
+            .strip_prefix("of=")
+            .or_else(|| w.text.strip_prefix("if="))
+        {
+            out.push(Word {
+                text: v.to_string(),
+                kind: w.kind,
+            });
+            continue;
+        }
+        out.push(w.clone());
+    }
+    out
+}
+
+/// Why a conditional-block command is outside the project or a safe path, if it is.
+fn outside_safe_area(
+    cmd: &SimpleCommand,
+    cwd: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Outside> {
+    let Some(cwd) = cwd else {
+        return Some(Outside::Blocked(
+            "runs after a `cd` whose target sentinel cannot see".to_string(),
+        ));
+    };
+    let real_cwd = ctx.fs.real_path(cwd);
+    if !in_safe_area(&real_cwd, rules, ctx)
+        && !TEMP_DIRS
+            .iter()
+            .any(|t| paths::is_within(&real_cwd, Path::new(t)))
+    {
+        return Some(Outside::Blocked(format!(
+            "runs in {} outside the project",
+            real_cwd.display()
+        )));
+    }
+    let mut words = path_args(cmd);
+    if cmd.extra_args {
+        if cmd.extra_args_under.is_empty() {
+            return Some(Outside::Blocked(
+                "its paths are supplied at run time (xargs)".to_string(),
+            ));
+        }
+        // `find ROOT -exec rm -r {} ;`: every path lies under one of find's roots.
+        words.extend(cmd.extra_args_under.iter().cloned());
+    }
+    let mut scratch = None;
+    for w in words {
+        if is_temp_ref(&w.text) {
+            scratch.get_or_insert_with(|| w.text.clone());
+            continue;
+        }
+        match resolve_word(&w, Some(cwd), ctx) {
+            None => {
+                return Some(Outside::Blocked(format!(
+                    "the path `{}` is not known before it runs",
+                    w.text
+                )));
+            }
+            Some(_) if w.kind == WordKind::Glob && w.text.contains(".*") => {
+                return Some(Outside::Blocked(format!(
+                    "the glob `{}` can match `..`",
+                    w.text
+                )));
+            }
+            Some(p) if in_safe_area(&p, rules, ctx) => {}
+            Some(p) if TEMP_DIRS.iter().any(|t| paths::is_within(&p, Path::new(t))) => {
+                scratch.get_or_insert_with(|| w.text.clone());
+            }
+            Some(p) => {
+                return Some(Outside::Blocked(format!(
+                    "`{}` is outside the project ({})",
+                    w.text,
+                    p.display()
+                )));
+            }
+        }
+    }
+    scratch.map(Outside::Scratch)
+}
+
+/// Temporary directories: a conditional-block command there is uncertain rather than blocked,
+/// since scratch space is where build and test debris goes. They are not safe paths.
+const TEMP_DIRS: &[&str] = &[
+    "/tmp",
+    "/var/tmp",
+    "/private/tmp",
+    "/private/var/tmp",
+    "/private/var/folders",
+    "/dev/shm",
+];
+
+/// `$TMPDIR/…`, `${TMPDIR}/…`, `${TMPDIR:-/tmp}/…`
+fn is_temp_ref(text: &str) -> bool {
+    [
+        "$TMPDIR",
+        "${TMPDIR}",
+        "${TMPDIR:-/tmp}",
+        "${TMPDIR:-/var/tmp}",
+    ]
+    .iter()
+    .any(|t| {
+        text.strip_prefix(t)
+            .is_some_and(|rest| rest.is_empty() || (rest.starts_with('/') && !rest.contains("..")))
+    })
+}
+
+/// Where a conditional-block command reaches beyond the project.
+enum Outside {
+    /// Beyond the project and every safe path: block.
+    Blocked(String),
+    /// Into a temp dir only: uncertain.
+    Scratch(String),
+}
+
+/// A write (redirection or a writer's path argument) into an excluded path, as a deny part.
+fn excluded_write(
+    cmd: &SimpleCommand,
+    cwd: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Part> {
+    let mut targets: Vec<Word> = cmd
+        .redirects
+        .iter()
+        .filter(|r| r.kind.writes())
+        .map(|r| r.target.clone())
+        .collect();
+    if WRITERS.contains(&cmd.name()) {
+        targets.extend(path_args(cmd));
+    }
+    if let Some((_, options)) = WRITE_OPTIONS.iter().find(|(name, _)| *name == cmd.name()) {
+        let args = cmd.args();
+        for (i, w) in args.iter().enumerate() {
+            if options.contains(&w.text.as_str()) {
+                if cmd.name() == "sed" {
+                    // sed -i edits every file it is given.
+                    targets.extend(path_args(cmd));
+                } else if let Some(v) = args.get(i + 1) {
+                    targets.push(v.clone());
+                }
+            } else if let Some((opt, v)) = w.text.split_once('=')
+                && options.contains(&opt)
+            {
+                targets.push(Word {
+                    text: v.to_string(),
+                    kind: w.kind,
+                });
+            }
+        }
+    }
+    for w in &targets {
+        let Some(p) = resolve_word(w, cwd, ctx) else {
+            continue;
+        };
+        if let Some(part) = excluded(&p, &w.text, rules, ctx) {
+            return Some(part);
+        }
+    }
+    None
+}
+
+/// A deny part when `path` is SENTINEL_HOME or in the excluded list.
+fn excluded(path: &Path, shown: &str, rules: &Rules, ctx: &Context) -> Option<Part> {
+    let sentinel_home = ctx.fs.real_path(ctx.sentinel_home);
+    if paths::is_within(path, &sentinel_home) {
+        return Some(Part::new(
+            Verdict::Deny,
+            format!(
+                "`{shown}` is inside SENTINEL_HOME ({}): an agent may not edit its own guard",
+                sentinel_home.display()
+            ),
+            None,
+        ));
+    }
+    let rule = paths::list_matches(&rules.excluded_paths, path)?;
+    Some(Part::new(
+        Verdict::Deny,
+        format!("`{shown}` is an excluded path ({})", path.display()),
+        Some(rule.clone()),
+    ))
+}
+
+fn write_target_is_safe(target: &Word, cwd: Option<&Path>, rules: &Rules, ctx: &Context) -> bool {
+    if SINKS.contains(&target.text.as_str()) || target.text.starts_with("/dev/fd/") {
+        return true;
+    }
+    if target.kind != WordKind::Literal && !shell::is_home_ref(&target.text) {
+        return false;
+    }
+    match resolve_word(target, cwd, ctx) {
+        Some(p) => in_safe_area(&p, rules, ctx),
+        None => false,
+    }
+}
+
+fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
+    let mut reports = Vec::new();
+    for segment in shell::rough_segments(command) {
+        if let Some(part) = hard_block(&[segment.as_str()], rules) {
+            reports.push(CommandReport {
+                text: segment,
+                via: Vec::new(),
+                verdict: part.verdict,
+                reason: part.reason,
+                rule: part.rule,
+            });
+        }
+    }
+    let plain = !command.trim().is_empty()
+        && !command.contains([
+            ';', '|', '&', '`', '$', '(', ')', '{', '}', '<', '>', '\'', '"', '@', '\n', '\r',
+        ]);
+    let part = if plain {
+        let argv: Vec<Word> = command.split_whitespace().map(Word::literal).collect();
+        let cmd = SimpleCommand {
+            argv,
+            redirects: Vec::new(),
+            assignments: Vec::new(),
+            via: Vec::new(),
+            role: Role::Command,
+            cwd: Cwd::Start,
+            extra_args: false,
+            extra_args_under: Vec::new(),
+            name_dir: None,
+        };
+        judge(&cmd, rules, ctx)
+    } else {
+        Part::new(
+            Verdict::Uncertain,
+            "PowerShell beyond one plain command is not parsed",
+            None,
+        )
+    };
+    reports.push(CommandReport {
+        text: command.to_string(),
+        via: Vec::new(),
+        verdict: part.verdict,
+        reason: part.reason,
+        rule: part.rule,
+    });
+    combine("PowerShell", reports)
+}
+
+fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decision {
+    let make = |verdict, reason: String, rule, path: Option<&Path>| Decision {
+        verdict,
+        tier: Tier::Local,
+        reason: format!("sentinel[local]: {reason}"),
+        rule,
+        tool: tool.to_string(),
+        commands: Vec::new(),
+        path: path.map(|p| p.display().to_string()),
+    };
+    let Some(path) = paths::resolve(raw, ctx.cwd, ctx.home).map(|p| ctx.fs.real_path(&p)) else {
+        return make(
+            Verdict::Uncertain,
+            format!("cannot resolve the path `{raw}`"),
+            None,
+            None,
+        );
+    };
+    if let Some(part) = excluded(&path, raw, rules, ctx) {
+        let reason = match &part.rule {
+            Some(rule) => {
+                let why = rule
+                    .why
+                    .as_deref()
+                    .map(|w| format!(": {w}"))
+                    .unwrap_or_default();
+                format!("blocked by {rule} ({tool} {}){why}", path.display())
+            }
+            None => format!("blocked: {}", part.reason),
+        };
+        return make(Verdict::Deny, reason, part.rule, Some(&path));
+    }
+    let project = ctx.fs.real_path(ctx.cwd);
+    if paths::is_within(&path, &project) {
+        return make(
+            Verdict::Allow,
+            format!(
+                "allowed: {} is inside the project {}",
+                path.display(),
+                project.display()
+            ),
+            None,
+            Some(&path),
+        );
+    }
+    if let Some(rule) = paths::list_matches(&rules.safe_paths, &path) {
+        return make(
+            Verdict::Allow,
+            format!("allowed by {rule} ({})", path.display()),
+            Some(rule.clone()),
+            Some(&path),
+        );
+    }
+    make(
+        Verdict::Uncertain,
+        format!(
+            "{} is outside the project and every safe path",
+            path.display()
+        ),
+        None,
+        Some(&path),
+    )
+}
+
+fn read_decision(tool: &str, raw_paths: &[String], ctx: &Context) -> Decision {
+    let mut decision = Decision {
+        verdict: Verdict::Allow,
+        tier: Tier::Local,
+        reason: format!("sentinel[local]: allowed: {tool} is read-only"),
+        rule: None,
+        tool: tool.to_string(),
+        commands: Vec::new(),
+        path: None,
+    };
+    for raw in raw_paths {
+        let trimmed = raw.trim_start_matches("**/");
+        let Some(path) = paths::resolve(trimmed, ctx.cwd, ctx.home) else {
+            continue;
+        };
+        let real = ctx.fs.real_path(&path);
+        if let Some(cred) =
+            paths::credential(&real, ctx.home).or_else(|| paths::credential(&path, ctx.home))
+        {
+            decision.verdict = Verdict::Ask;
+            decision.reason = format!(
+                "sentinel[local]: ask: {tool} of the credential file {cred} ({})",
+                real.display()
+            );
+            decision.path = Some(real.display().to_string());
+            return decision;
+        }
+        decision.path = Some(real.display().to_string());
+    }
+    decision
+}

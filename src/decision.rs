@@ -1,0 +1,121 @@
+//! The vocabulary of a decision: verdicts, tiers, the rule that decided, and the record itself.
+
+use serde::Serialize;
+use std::fmt;
+
+/// What sentinel says about one proposed call, ordered from most to least permissive so that a
+/// compound command's verdict is the maximum of its parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Let the call run.
+    Allow,
+    /// Tier 1 cannot decide; the next tier (or `on_uncertain`) does.
+    Uncertain,
+    /// The person decides.
+    Ask,
+    /// Refuse the call.
+    Deny,
+}
+
+impl Verdict {
+    /// The word used in the hook protocol and in `sentinel check` output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Uncertain => "uncertain",
+            Verdict::Ask => "ask",
+            Verdict::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which tier produced a decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// Tier 1: local rules on the parsed command and path lists.
+    Local,
+    /// Tier 2: the LLM evaluator.
+    Api,
+    /// Tier 3: the configured fail path when Tier 2 is unavailable.
+    Fail,
+}
+
+impl Tier {
+    /// The name used in reasons, e.g. `sentinel[local]`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Local => "local",
+            Tier::Api => "api",
+            Tier::Fail => "fail",
+        }
+    }
+}
+
+/// A rule line that took part in a decision: `file:line` plus the pattern and its comment.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuleRef {
+    /// The rule file's name, e.g. `hard_block_commands.txt`.
+    pub file: String,
+    /// 1-based line number in that file.
+    pub line: usize,
+    /// Where the file came from: `bundled` or the path it was read from.
+    pub origin: String,
+    /// The pattern on that line.
+    pub pattern: String,
+    /// The line's `# why` comment, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+impl fmt::Display for RuleRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// The full record of one decision: what was decided, by which tier, why, and what was seen.
+#[derive(Clone, Debug, Serialize)]
+pub struct Decision {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The tier that produced it.
+    pub tier: Tier,
+    /// One line for people and agents: names the tier and the rule or reason.
+    pub reason: String,
+    /// The rule that decided, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleRef>,
+    /// The tool the call was for.
+    pub tool: String,
+    /// The simple commands found in a shell command, after unwrapping (empty for file tools).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<CommandReport>,
+    /// The resolved target path of a file tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// What Tier 1 concluded about one simple command, for `--json` and for building reasons.
+#[derive(Clone, Debug, Serialize)]
+pub struct CommandReport {
+    /// The command as the rules saw it: normalised name, arguments, redirections.
+    pub text: String,
+    /// Wrappers it was unwrapped from, outermost first (`sudo`, `bash -c`, …).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
+    /// The verdict for this command alone.
+    pub verdict: Verdict,
+    /// Why.
+    pub reason: String,
+    /// The rule that decided this command, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleRef>,
+}

@@ -1,0 +1,470 @@
+//! Rule files: loading the five lists from SENTINEL_HOME (or the bundled defaults) and matching.
+//!
+//! Command rules are regexes over a simple command as [`crate::shell::SimpleCommand::text`]
+//! renders it. A regex is compiled only when a command could match it: each rule that starts
+//! with `^literal` is skipped outright for commands that do not start with that literal.
+
+use crate::decision::RuleRef;
+use crate::paths::PathPattern;
+use regex::Regex;
+use std::fmt;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// One of the five rule files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleFile {
+    /// `hard_block_commands.txt`: a match → BLOCK.
+    HardBlock,
+    /// `safe_commands.txt`: a whole-command match → safe.
+    Safe,
+    /// `conditional_block_commands.txt`: BLOCK unless every path is inside a safe path.
+    ConditionalBlock,
+    /// `safe_paths.txt`: writes inside → ALLOW.
+    SafePaths,
+    /// `excluded_paths.txt`: writes inside → BLOCK.
+    ExcludedPaths,
+}
+
+impl RuleFile {
+    /// Every rule file, in the order they are loaded.
+    pub const ALL: [RuleFile; 5] = [
+        RuleFile::HardBlock,
+        RuleFile::Safe,
+        RuleFile::ConditionalBlock,
+        RuleFile::SafePaths,
+        RuleFile::ExcludedPaths,
+    ];
+
+    /// The file name in SENTINEL_HOME.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleFile::HardBlock => "hard_block_commands.txt",
+            RuleFile::Safe => "safe_commands.txt",
+            RuleFile::ConditionalBlock => "conditional_block_commands.txt",
+            RuleFile::SafePaths => "safe_paths.txt",
+            RuleFile::ExcludedPaths => "excluded_paths.txt",
+        }
+    }
+
+    /// The default compiled into the binary from `rules/`.
+    pub fn bundled(self) -> &'static str {
+        match self {
+            RuleFile::HardBlock => include_str!("../rules/hard_block_commands.txt"),
+            RuleFile::Safe => include_str!("../rules/safe_commands.txt"),
+            RuleFile::ConditionalBlock => include_str!("../rules/conditional_block_commands.txt"),
+            RuleFile::SafePaths => include_str!("../rules/safe_paths.txt"),
+            RuleFile::ExcludedPaths => include_str!("../rules/excluded_paths.txt"),
+        }
+    }
+}
+
+/// A bad line in a rule file.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RuleError {
+    /// The file as the user knows it: its path, or `name (bundled)`.
+    pub file: String,
+    /// 1-based line number; 0 when the whole file is unreadable.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for RuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+/// A regex rule over simple commands.
+#[derive(Debug)]
+pub struct CommandRule {
+    /// Where the rule is written.
+    pub rule: RuleRef,
+    /// A `!` line in the safe list: a command it matches is not safe.
+    pub negated: bool,
+    /// A literal every matching command starts with, when the pattern has one.
+    prefix: Option<String>,
+    /// The pattern as compiled (safe rules are anchored to the whole command).
+    compiled_pattern: String,
+    regex: OnceLock<Result<Regex, String>>,
+}
+
+/// The outcome of testing one rule.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RuleMatch {
+    /// The rule does not match.
+    No,
+    /// It matches.
+    Yes,
+    /// The pattern failed to compile (size limit); the caller must not widen on it.
+    Broken(String),
+}
+
+impl CommandRule {
+    fn new(rule: RuleRef, negated: bool, whole: bool) -> CommandRule {
+        let body = rule.pattern.trim_start_matches('!').trim();
+        let (compiled_pattern, prefix) = if whole {
+            let inner = body.strip_prefix('^').unwrap_or(body);
+            let inner = inner
+                .strip_suffix('$')
+                .filter(|i| !i.ends_with('\\'))
+                .unwrap_or(inner);
+            (
+                format!("^(?:{inner})$"),
+                literal_prefix(&format!("^{inner}")),
+            )
+        } else {
+            (body.to_string(), literal_prefix(body))
+        };
+        CommandRule {
+            rule,
+            negated,
+            prefix,
+            compiled_pattern,
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// Tests the rule against a rendered simple command.
+    pub fn test(&self, text: &str) -> RuleMatch {
+        if let Some(p) = &self.prefix
+            && !text.starts_with(p.as_str())
+        {
+            return RuleMatch::No;
+        }
+        let regex = self
+            .regex
+            .get_or_init(|| Regex::new(&self.compiled_pattern).map_err(|e| e.to_string()));
+        match regex {
+            Ok(r) if r.is_match(text) => RuleMatch::Yes,
+            Ok(_) => RuleMatch::No,
+            Err(e) => RuleMatch::Broken(one_line(e)),
+        }
+    }
+
+    /// Compiles the rule now (for `rules lint`).
+    pub fn compile(&self) -> Result<(), String> {
+        match self
+            .regex
+            .get_or_init(|| Regex::new(&self.compiled_pattern).map_err(|e| e.to_string()))
+        {
+            Ok(_) => Ok(()),
+            Err(e) => Err(one_line(e)),
+        }
+    }
+}
+
+/// The literal a pattern anchored with `^` requires at the start, e.g. `git push` for
+/// `^git push( .*)? --force`. None when there is no such literal or the pattern alternates
+/// at the top level. A shorter prefix than the true one is fine; a wrong one is not.
+fn literal_prefix(pattern: &str) -> Option<String> {
+    let body = pattern.strip_prefix('^')?;
+    if has_top_level_alternation(body) {
+        return None;
+    }
+    let mut out = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        let lit = match c {
+            '\\' => match chars.peek() {
+                Some(&n) if !n.is_ascii_alphanumeric() => {
+                    chars.next();
+                    n
+                }
+                _ => break,
+            },
+            c if c.is_alphanumeric() || " _-/=:,@%'\"!~<>&;".contains(c) => c,
+            _ => {
+                // A quantifier makes the previous character optional or repeatable.
+                if matches!(c, '?' | '*' | '{') {
+                    out.pop();
+                }
+                break;
+            }
+        };
+        if matches!(chars.peek(), Some('?' | '*' | '{')) {
+            break;
+        }
+        out.push(lit);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn has_top_level_alternation(body: &str) -> bool {
+    let mut depth = 0i32;
+    let mut in_class = false;
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => depth -= 1,
+            '|' if !in_class && depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The loaded rules: the three command lists, the two path lists, and any load errors.
+#[derive(Debug, Default)]
+pub struct Rules {
+    /// `hard_block_commands.txt`
+    pub hard_block: Vec<CommandRule>,
+    /// `safe_commands.txt` (positive and `!` lines)
+    pub safe: Vec<CommandRule>,
+    /// `conditional_block_commands.txt`
+    pub conditional: Vec<CommandRule>,
+    /// `safe_paths.txt`
+    pub safe_paths: Vec<(PathPattern, RuleRef)>,
+    /// `excluded_paths.txt`
+    pub excluded_paths: Vec<(PathPattern, RuleRef)>,
+    /// Bad lines and unreadable files; any of them turns local ALLOWs into `ask`.
+    pub errors: Vec<RuleError>,
+    /// Where each file came from: (name, `bundled` or path).
+    pub origins: Vec<(String, String)>,
+}
+
+impl Rules {
+    /// Loads the five files from `dir`, each falling back to the bundled default when absent.
+    /// `home` expands `~` in path lists.
+    pub fn load(dir: &Path, home: Option<&Path>) -> Rules {
+        let mut sources = Vec::new();
+        let mut errors = Vec::new();
+        for file in RuleFile::ALL {
+            let path = dir.join(file.name());
+            let origin = path.display().to_string();
+            let unreadable = |message: String| RuleError {
+                file: origin.clone(),
+                line: 0,
+                message,
+            };
+            match std::fs::read(&path) {
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(text) => sources.push((file, origin.clone(), text)),
+                    Err(_) => errors.push(unreadable("file is not valid UTF-8".into())),
+                },
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    sources.push((file, "bundled".to_string(), file.bundled().to_string()))
+                }
+                Err(e) => errors.push(unreadable(format!("cannot read: {e}"))),
+            }
+        }
+        let mut rules = Rules::from_sources(
+            sources.iter().map(|(f, o, t)| (*f, o.as_str(), t.as_str())),
+            home,
+        );
+        rules.errors.extend(errors);
+        rules
+    }
+
+    /// The bundled defaults only.
+    pub fn bundled(home: Option<&Path>) -> Rules {
+        Rules::from_sources(
+            RuleFile::ALL.iter().map(|f| (*f, "bundled", f.bundled())),
+            home,
+        )
+    }
+
+    /// Builds rules from (file, origin, text) triples; pure, for tests and fuzzing.
+    pub fn from_sources<'a>(
+        sources: impl IntoIterator<Item = (RuleFile, &'a str, &'a str)>,
+        home: Option<&Path>,
+    ) -> Rules {
+        let mut rules = Rules::default();
+        for (file, origin, text) in sources {
+            rules
+                .origins
+                .push((file.name().to_string(), origin.to_string()));
+            let display = if origin == "bundled" {
+                format!("{} (bundled)", file.name())
+            } else {
+                origin.to_string()
+            };
+            for (i, raw) in text.lines().enumerate() {
+                let Some((pattern, why)) = split_line(raw) else {
+                    continue;
+                };
+                let rule = RuleRef {
+                    file: file.name().to_string(),
+                    line: i + 1,
+                    origin: origin.to_string(),
+                    pattern: pattern.to_string(),
+                    why: why.map(str::to_string),
+                };
+                let error = |message: String| RuleError {
+                    file: display.clone(),
+                    line: i + 1,
+                    message,
+                };
+                match file {
+                    RuleFile::HardBlock | RuleFile::ConditionalBlock | RuleFile::Safe => {
+                        let negated = file == RuleFile::Safe && pattern.starts_with('!');
+                        if pattern.starts_with('!') && file != RuleFile::Safe {
+                            rules.errors.push(error(
+                                "`!` exceptions are only allowed in safe_commands.txt".into(),
+                            ));
+                            continue;
+                        }
+                        let body = pattern.trim_start_matches('!').trim();
+                        if body.is_empty() {
+                            rules.errors.push(error("empty pattern".into()));
+                            continue;
+                        }
+                        // The bundled rules are compiled by the test suite; a user's are checked
+                        // here so that a bad line is reported at once, not when first matched.
+                        if origin != "bundled"
+                            && let Err(e) = regex_syntax::Parser::new().parse(body)
+                        {
+                            let message = format!("bad regex: {}", one_line(&e.to_string()));
+                            rules.errors.push(error(message));
+                            continue;
+                        }
+                        let r = CommandRule::new(rule, negated, file == RuleFile::Safe);
+                        match file {
+                            RuleFile::HardBlock => rules.hard_block.push(r),
+                            RuleFile::Safe => rules.safe.push(r),
+                            _ => rules.conditional.push(r),
+                        }
+                    }
+                    RuleFile::SafePaths | RuleFile::ExcludedPaths => {
+                        let excluded = file == RuleFile::ExcludedPaths;
+                        if !excluded && pattern.starts_with('!') {
+                            rules.errors.push(error(
+                                "`!` exceptions are only allowed in excluded_paths.txt".into(),
+                            ));
+                            continue;
+                        }
+                        match PathPattern::parse(pattern, home, excluded) {
+                            Ok(p) if excluded => rules.excluded_paths.push((p, rule)),
+                            Ok(p) => rules.safe_paths.push((p, rule)),
+                            Err(e) => rules.errors.push(error(e)),
+                        }
+                    }
+                }
+            }
+        }
+        rules
+    }
+
+    /// Compiles every command rule and reports each that fails, plus the load errors.
+    pub fn lint(&self) -> Vec<RuleError> {
+        let mut errors = self.errors.clone();
+        for r in self
+            .hard_block
+            .iter()
+            .chain(&self.safe)
+            .chain(&self.conditional)
+        {
+            if let Err(e) = r.compile() {
+                let file = if r.rule.origin == "bundled" {
+                    format!("{} (bundled)", r.rule.file)
+                } else {
+                    r.rule.origin.clone()
+                };
+                errors.push(RuleError {
+                    file,
+                    line: r.rule.line,
+                    message: format!("bad regex: {e}"),
+                });
+            }
+        }
+        errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        errors.dedup();
+        errors
+    }
+}
+
+/// Splits a rule line into pattern and `# why` comment; None for blank and comment lines.
+/// A comment starts at a `#` preceded by whitespace; write `[#]` for a literal one.
+fn split_line(raw: &str) -> Option<(&str, Option<&str>)> {
+    let line = raw.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let cut = line
+        .char_indices()
+        .find(|&(i, c)| c == '#' && line[..i].ends_with(char::is_whitespace))
+        .map(|(i, _)| i);
+    match cut {
+        Some(i) => {
+            let why = line[i + 1..].trim();
+            Some((line[..i].trim(), (!why.is_empty()).then_some(why)))
+        }
+        None => Some((line, None)),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_prefixes_are_conservative() {
+        assert_eq!(
+            literal_prefix("^git push( .*)?").as_deref(),
+            Some("git push")
+        );
+        assert_eq!(literal_prefix("^rm( |$)").as_deref(), Some("rm"));
+        assert_eq!(literal_prefix("^gits?").as_deref(), Some("git"));
+        assert_eq!(literal_prefix("^git|^hub"), None);
+        assert_eq!(literal_prefix("(?i)^drop"), None);
+        assert_eq!(literal_prefix("rm"), None);
+        assert_eq!(literal_prefix("^\\.\\/x").as_deref(), Some("./x"));
+        assert_eq!(literal_prefix("^ls\\b").as_deref(), Some("ls"));
+    }
+
+    #[test]
+    fn comments_and_blank_lines() {
+        assert_eq!(split_line("  # hi"), None);
+        assert_eq!(split_line(""), None);
+        assert_eq!(
+            split_line("^ls( .*)?   # list"),
+            Some(("^ls( .*)?", Some("list")))
+        );
+        assert_eq!(split_line("^a[#]b"), Some(("^a[#]b", None)));
+    }
+
+    #[test]
+    fn bad_lines_are_reported_with_file_and_line() {
+        let rules = Rules::from_sources(
+            [
+                (
+                    RuleFile::HardBlock,
+                    "/h/hard_block_commands.txt",
+                    "# c\n^ok\n^(unclosed\n",
+                ),
+                (RuleFile::SafePaths, "/h/safe_paths.txt", "relative/path\n"),
+            ],
+            None,
+        );
+        let errors: Vec<String> = rules.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors[0].starts_with("/h/hard_block_commands.txt:3: bad regex"),
+            "{errors:?}"
+        );
+        assert!(errors[1].starts_with("/h/safe_paths.txt:1: "), "{errors:?}");
+        assert_eq!(rules.hard_block.len(), 1);
+    }
+
+    #[test]
+    fn every_bundled_rule_compiles() {
+        let rules = Rules::bundled(Some(Path::new("/home/u")));
+        assert_eq!(rules.lint(), Vec::<RuleError>::new());
+        assert!(rules.hard_block.len() > 20);
+    }
+}
