@@ -1275,8 +1275,9 @@ pub fn is_home_ref(text: &str) -> bool {
     })
 }
 
+/// Unquoted `*`, `?` or a `[…]` class: bash matches the word against file names.
 fn has_glob_or_brace(s: &str) -> bool {
-    s.contains(['*', '?', '['])
+    s.contains(['*', '?']) || s.find('[').is_some_and(|i| s[i + 1..].contains(']'))
 }
 
 /// `{a,b}` or `{1..3}` unquoted: bash turns it into several words.

@@ -1,0 +1,64 @@
+//! sentinel's own labelled corpus (`tests/corpus/sentinel-cases.jsonl`): everyday commands that
+//! must be allowed, destructive commands that must be denied, every bypass construct of SPEC 2.2
+//! around six dangerous commands, and commands Tier 1 must leave uncertain. Each case gets
+//! exactly the verdict it is labelled with; above all, no destructive or bypass case is allowed.
+
+use sentinel::decide::{Context, decide};
+use sentinel::decision::Verdict;
+use sentinel::event::ToolCall;
+use sentinel::paths::LexicalFs;
+use sentinel::rules::Rules;
+use std::path::Path;
+
+#[derive(serde::Deserialize)]
+struct Case {
+    expect: String,
+    command: String,
+    category: String,
+}
+
+#[test]
+fn every_case_gets_its_labelled_verdict() {
+    let rules = Rules::bundled(Some(Path::new("/home/dev")));
+    let ctx = Context {
+        cwd: Path::new("/home/dev/proj"),
+        home: Some(Path::new("/home/dev")),
+        sentinel_home: Path::new("/home/dev/.agentos"),
+        fs: &LexicalFs,
+    };
+    let mut wrong = Vec::new();
+    let mut allowed_danger = Vec::new();
+    let mut total = 0;
+    for line in include_str!("corpus/sentinel-cases.jsonl").lines() {
+        let case: Case = serde_json::from_str(line).expect("corpus line is JSON");
+        total += 1;
+        let call = ToolCall::Shell {
+            command: case.command.clone(),
+        };
+        let d = decide(&call, &rules, &ctx).expect("Bash always gets a decision");
+        if d.verdict.as_str() != case.expect {
+            wrong.push(format!(
+                "[{}] expected {}, got {}: {:?}\n    {}",
+                case.category, case.expect, d.verdict, case.command, d.reason
+            ));
+        }
+        if case.category != "everyday" && d.verdict == Verdict::Allow {
+            allowed_danger.push(format!("{:?}: {}", case.command, d.reason));
+        }
+    }
+    assert!(
+        total >= 400,
+        "the corpus must hold at least 400 cases, has {total}"
+    );
+    assert!(
+        allowed_danger.is_empty(),
+        "destructive or bypass cases ALLOWED:\n{}",
+        allowed_danger.join("\n")
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} of {total} cases got another verdict:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
