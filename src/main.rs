@@ -54,7 +54,15 @@ enum RulesCommand {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // clap exits 2 on a usage error, which `sentinel check` uses for "block": map it to 1.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

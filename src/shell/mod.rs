@@ -1,0 +1,352 @@
+//! Shell parsing: a Bash command string in, every simple command it would run out.
+//!
+//! The grammar is brush-parser's; this module walks its syntax tree, follows every place code can
+//! hide (substitutions, here-docs fed to a shell, `bash -c`, `eval`, `xargs`, `find -exec`, …),
+//! unwraps wrappers and normalises command names. Whatever it cannot see through is recorded in
+//! [`Analysis::unknowns`], which makes the command UNCERTAIN: it never turns into an ALLOW.
+
+mod unwrap;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+use walk::Walker;
+
+/// How deep `bash -c`, `eval` and substitutions may nest before the rest is treated as unknown.
+pub const MAX_DEPTH: usize = 8;
+/// Commands longer than this are not parsed at all (UNCERTAIN).
+pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
+/// Bracket nesting beyond this is not handed to the parser, whose recursion it could exhaust.
+pub(crate) const MAX_BRACKET_NESTING: usize = 64;
+
+/// Directories whose programs are the system's own: `/bin/rm` is `rm`, but `./rm` is not.
+pub(crate) const SYSTEM_BIN_DIRS: &[&str] = &[
+    "/bin",
+    "/sbin",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+    "/opt/homebrew/bin",
+    "/run/current-system/sw/bin",
+];
+
+/// Shells whose `-c STRING` or stdin is itself a script to check.
+pub(crate) const SHELLS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "ash",
+    "busybox-sh",
+];
+
+/// How much sentinel knows about a word's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WordKind {
+    /// The text is exactly the value the command will see.
+    Literal,
+    /// Unquoted glob characters, no expansions: the value lies under the literal prefix.
+    Glob,
+    /// Contains an expansion or substitution: the value is not known before it runs.
+    Computed,
+}
+
+/// One word of a command after quote removal; expansions stay in their source form.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Word {
+    /// The text, quotes removed, `$X`, `$( … )` and `~` kept as written.
+    pub text: String,
+    /// Whether the text is the value.
+    pub kind: WordKind,
+}
+
+impl Word {
+    /// A literal word.
+    pub fn literal(text: impl Into<String>) -> Word {
+        Word {
+            text: text.into(),
+            kind: WordKind::Literal,
+        }
+    }
+
+    /// True when the word's value is exactly its text.
+    pub fn is_literal(&self) -> bool {
+        self.kind == WordKind::Literal
+    }
+}
+
+/// What a redirection does with its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RedirectKind {
+    /// `<`
+    Read,
+    /// `>`, `>|`, `<>`, `&>`
+    Write,
+    /// `>>`, `&>>`
+    Append,
+    /// `>&2`, `<&0`: duplicates a file descriptor.
+    Duplicate,
+    /// `<<EOF`
+    HereDoc,
+    /// `<<<`
+    HereString,
+}
+
+impl RedirectKind {
+    /// True when the target is a file that gets written.
+    pub fn writes(self) -> bool {
+        matches!(self, RedirectKind::Write | RedirectKind::Append)
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            RedirectKind::Read => "<",
+            RedirectKind::Write => ">",
+            RedirectKind::Append => ">>",
+            RedirectKind::Duplicate => ">&",
+            RedirectKind::HereDoc => "<<",
+            RedirectKind::HereString => "<<<",
+        }
+    }
+}
+
+/// A redirection of a simple command.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Redirect {
+    /// What it does.
+    pub kind: RedirectKind,
+    /// Its target: a file, a descriptor, or the here-doc / here-string text.
+    pub target: Word,
+}
+
+/// The working directory a command runs in, relative to where the whole command started.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase", tag = "kind", content = "path")]
+pub enum Cwd {
+    /// Where the command started.
+    Start,
+    /// After a `cd` to this literal path (absolute, `~`-prefixed or relative to the start).
+    Changed(String),
+    /// After a `cd` whose target is not known.
+    Unknown,
+}
+
+/// Whether a simple command is a wrapper around another one or a command in its own right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Runs itself.
+    Command,
+    /// Runs the command that follows it (`sudo`, `env`, `xargs`, `bash -c` …); that command is
+    /// reported separately.
+    Wrapper,
+}
+
+/// One simple command found in a shell command, after unwrapping and name normalisation.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SimpleCommand {
+    /// The words; `argv[0]` is the normalised name. Empty for a bare assignment or redirection.
+    pub argv: Vec<Word>,
+    /// Its redirections, in order.
+    pub redirects: Vec<Redirect>,
+    /// `NAME=value` assignments that prefix it (or that `env` passes to it).
+    pub assignments: Vec<(String, Word)>,
+    /// Wrappers it was reached through, outermost first.
+    pub via: Vec<String>,
+    /// Wrapper or command.
+    pub role: Role,
+    /// The directory it runs in.
+    pub cwd: Cwd,
+    /// More arguments are added at run time (`xargs`, `find -exec … {}`).
+    pub extra_args: bool,
+    /// For `find -exec`: the directories the run-time arguments lie under (find's roots).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extra_args_under: Vec<Word>,
+    /// The directory of the command name when it is not a system bin dir (`./ls`, `/tmp/x/ls`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_dir: Option<String>,
+}
+
+impl SimpleCommand {
+    /// The normalised command name, or "" for a bare assignment or redirection.
+    pub fn name(&self) -> &str {
+        self.argv.first().map(|w| w.text.as_str()).unwrap_or("")
+    }
+
+    /// The arguments after the name.
+    pub fn args(&self) -> &[Word] {
+        self.argv.get(1..).unwrap_or(&[])
+    }
+
+    /// The command as the rules see it: words joined by single spaces, then the redirections.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (i, w) in self.argv.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            push_flat(&mut out, &w.text);
+        }
+        for r in &self.redirects {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(r.kind.symbol());
+            out.push(' ');
+            push_flat(&mut out, &r.target.text);
+        }
+        if self.argv.is_empty() {
+            for (name, value) in &self.assignments {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(name);
+                out.push('=');
+                push_flat(&mut out, &value.text);
+            }
+        }
+        out
+    }
+}
+
+/// Appends one word with its inner whitespace turned into U+00A0: rules match one line, and a
+/// plain space must only ever separate words, so `git commit -m "no git push --force"` cannot
+/// match `^git( \S+)* push`. (`\s` still matches U+00A0, for rules that look inside arguments.)
+fn push_flat(out: &mut String, s: &str) {
+    out.extend(
+        s.chars()
+            .map(|c| if c.is_whitespace() { '\u{a0}' } else { c }),
+    );
+}
+
+/// Everything found in one shell command.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Analysis {
+    /// Every simple command, in source order, wrappers before what they wrap.
+    pub commands: Vec<SimpleCommand>,
+    /// Pipelines of two or more stages, each rendered as `stage | stage` (innermost commands).
+    pub pipelines: Vec<String>,
+    /// What could not be seen through; any entry makes the command UNCERTAIN.
+    pub unknowns: Vec<String>,
+    /// Functions whose body calls the function itself (`:(){ :|:& };:`): fork bombs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub self_calling_functions: Vec<String>,
+    /// Set when the command does not parse at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parse_error: Option<String>,
+}
+
+/// Parses a Bash command and finds every simple command it would run.
+pub fn analyse(command: &str) -> Analysis {
+    let mut walker = Walker::new();
+    if command.len() > MAX_COMMAND_BYTES {
+        walker.out.parse_error = Some(format!(
+            "command is {} bytes, over the {MAX_COMMAND_BYTES}-byte parse limit",
+            command.len()
+        ));
+        return walker.out;
+    }
+    if let Err(e) = walker.script(command) {
+        walker.out.parse_error = Some(e);
+    }
+    walker.out
+}
+
+/// Splits text that could not be parsed into rough segments at every shell operator, so that
+/// hard-block rules still get a look at each piece. Used for parse errors and PowerShell.
+pub fn rough_segments(text: &str) -> Vec<String> {
+    text.split([';', '|', '&', '\n', '(', ')', '{', '}', '`'])
+        .map(|s| {
+            let s = s.trim().trim_start_matches('$').trim();
+            s.split_whitespace()
+                .map(|w| w.trim_matches(|c| c == '"' || c == '\''))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// `$HOME`, `${HOME}` and `~` at the start of a word name the home directory.
+pub fn is_home_ref(text: &str) -> bool {
+    ["$HOME", "${HOME}", "~"].iter().any(|h| {
+        text.strip_prefix(h)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
+/// Environment variables that decide which program runs, or inject code into one.
+pub fn is_dangerous_variable(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "PATH",
+        "IFS",
+        "ENV",
+        "BASH_ENV",
+        "PS4",
+        "PROMPT_COMMAND",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PAGER",
+        "EDITOR",
+        "VISUAL",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "MANPAGER",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "CC",
+        "CXX",
+        "LD",
+        "MAKEFLAGS",
+        "GOFLAGS",
+        "CDPATH",
+        "HOME",
+        "ZDOTDIR",
+        "TERMINFO",
+    ];
+    const PREFIXES: &[&str] = &[
+        "LD_",
+        "DYLD_",
+        "BASH_FUNC_",
+        "GIT_",
+        "PYTHON",
+        "PERL5",
+        "PERLLIB",
+        "RUBY",
+        "RUSTC",
+        "CARGO_",
+        "npm_config_",
+        "NPM_CONFIG_",
+    ];
+    EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// A short excerpt of some text for a reason.
+pub fn excerpt(s: &str) -> String {
+    let flat: String = s
+        .chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > 60 {
+        format!("{}…", flat.chars().take(60).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+/// The first line of an error, for one-line messages.
+pub(crate) fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,385 @@
+//! Wrappers that run another command: `sudo`, `env`, `xargs`, `bash -c`, `find -exec` …
+
+use super::*;
+
+/// What a wrapper at the front of a command does with the rest of it.
+pub(super) enum Unwrap {
+    /// Not a wrapper here (or a wrapper with nothing to run): the command stands as it is.
+    No,
+    /// Runs the command starting at this index of argv.
+    Inner {
+        start: usize,
+        label: String,
+        extra_args: bool,
+    },
+    /// Runs this text as a shell script.
+    Script { text: Word, label: String },
+    /// A shell reading its script from stdin.
+    StdinScript { label: String },
+}
+/// Splits the `NAME=value` words `env` takes before its command.
+pub(super) fn split_env_assignments(words: Vec<Word>) -> (Vec<(String, Word)>, Vec<Word>) {
+    let mut assignments = Vec::new();
+    let mut rest = words.into_iter().peekable();
+    while let Some(w) = rest.peek() {
+        match w.text.split_once('=') {
+            Some((name, value))
+                if !name.is_empty()
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                assignments.push((
+                    name.to_string(),
+                    Word {
+                        text: value.to_string(),
+                        kind: w.kind,
+                    },
+                ));
+                rest.next();
+            }
+            _ => break,
+        }
+    }
+    (assignments, rest.collect())
+}
+
+/// Skips options of a wrapper the way getopt does and returns the index of its first operand.
+/// `short_val`/`long_val` are the options that take a value (`-u root`, `-uroot`, `--user root`).
+pub(super) fn skip_options(argv: &[Word], short_val: &[&str], long_val: &[&str]) -> usize {
+    let mut i = 1;
+    while i < argv.len() {
+        let a = argv[i].text.as_str();
+        if a == "--" {
+            return i + 1;
+        }
+        if !a.starts_with('-') || a == "-" {
+            return i;
+        }
+        if a.starts_with("--") {
+            if !a.contains('=') && long_val.contains(&a) {
+                i += 1;
+            }
+        } else {
+            // A run of short flags: the first one that takes a value takes the rest of the
+            // word, or the next word when nothing follows it.
+            for (pos, c) in a.char_indices().skip(1) {
+                let mut buf = [0u8; 4];
+                let opt = format!("-{}", c.encode_utf8(&mut buf));
+                if short_val.contains(&opt.as_str()) {
+                    if pos + c.len_utf8() == a.len() {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The starting points of a `find` (the words before its first expression), `.` when none.
+pub(super) fn find_roots(own: &[Word]) -> Vec<Word> {
+    let roots: Vec<Word> = own
+        .iter()
+        .skip(1)
+        .skip_while(|w| {
+            matches!(w.text.as_str(), "-H" | "-L" | "-P")
+                || w.text.starts_with("-O")
+                || w.text.starts_with("-D")
+        })
+        .take_while(|w| !w.text.starts_with('-') && !matches!(w.text.as_str(), "(" | "!" | ")"))
+        .cloned()
+        .collect();
+    if roots.is_empty() {
+        vec![Word::literal(".")]
+    } else {
+        roots
+    }
+}
+
+/// Splits `find` into its own arguments and the commands its `-exec`, `-execdir`, `-ok` and
+/// `-okdir` actions run (each up to `;` or `+`).
+pub(super) fn split_find(argv: Vec<Word>) -> (Vec<Word>, Vec<(String, Vec<Word>)>) {
+    let mut own = Vec::new();
+    let mut execs = Vec::new();
+    let mut words = argv.into_iter();
+    while let Some(w) = words.next() {
+        if matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let label = format!("find {}", w.text);
+            let mut cmd = Vec::new();
+            for v in words.by_ref() {
+                if v.text == ";" || v.text == "+" {
+                    break;
+                }
+                cmd.push(v);
+            }
+            execs.push((label, cmd));
+        } else {
+            own.push(w);
+        }
+    }
+    (own, execs)
+}
+
+/// Recognises a wrapper at the front of argv.
+pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
+    let Some(name) = argv.first().map(|w| w.text.as_str()) else {
+        return Unwrap::No;
+    };
+    let inner = |start: usize, label: &str| {
+        if start < argv.len() {
+            Unwrap::Inner {
+                start,
+                label: label.to_string(),
+                extra_args: false,
+            }
+        } else {
+            Unwrap::No
+        }
+    };
+    match name {
+        "sudo" => {
+            let start = skip_options(
+                argv,
+                &[
+                    "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "-R",
+                ],
+                &[
+                    "--user",
+                    "--group",
+                    "--host",
+                    "--prompt",
+                    "--close-from",
+                    "--chdir",
+                    "--role",
+                    "--type",
+                    "--command-timeout",
+                    "--other-user",
+                    "--chroot",
+                ],
+            );
+            // `sudo -e FILE` edits a file: no command runs.
+            if argv[1..start.min(argv.len())].iter().any(|w| {
+                matches!(
+                    w.text.as_str(),
+                    "-e" | "--edit" | "-l" | "--list" | "-v" | "--validate"
+                )
+            }) {
+                return Unwrap::No;
+            }
+            inner(start, "sudo")
+        }
+        "doas" => inner(skip_options(argv, &["-u", "-C"], &[]), "doas"),
+        "env" => {
+            let start = skip_options(
+                argv,
+                &["-u", "-C", "-S"],
+                &["--unset", "--chdir", "--split-string"],
+            );
+            if let Some(i) = argv[1..start.min(argv.len())].iter().position(|w| {
+                w.text == "-S"
+                    || w.text.starts_with("--split-string")
+                    || (w.text.starts_with("-S") && w.text.len() > 2)
+            }) {
+                let opt = &argv[i + 1];
+                let text = if opt.text == "-S" || opt.text == "--split-string" {
+                    argv.get(i + 2).cloned()
+                } else {
+                    let v = opt
+                        .text
+                        .trim_start_matches("--split-string=")
+                        .trim_start_matches("-S");
+                    Some(Word {
+                        text: v.to_string(),
+                        kind: opt.kind,
+                    })
+                };
+                let rest: Vec<&str> = argv[start.min(argv.len())..]
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect();
+                if let Some(mut t) = text {
+                    if !rest.is_empty() {
+                        t.text = format!("{} {}", t.text, rest.join(" "));
+                    }
+                    return Unwrap::Script {
+                        text: t,
+                        label: "env -S".to_string(),
+                    };
+                }
+            }
+            inner(start, "env")
+        }
+        "nice" => {
+            let mut start = skip_options(argv, &["-n"], &["--adjustment"]);
+            // `nice -10 cmd`
+            while argv.get(start).is_some_and(|w| {
+                w.text.starts_with('-') && w.text[1..].chars().all(|c| c.is_ascii_digit())
+            }) {
+                start += 1;
+            }
+            inner(start, "nice")
+        }
+        "nohup" | "builtin" | "setsid" | "unbuffer" => inner(skip_options(argv, &[], &[]), name),
+        "ionice" => inner(
+            skip_options(
+                argv,
+                &["-c", "-n", "-p", "-P", "-u"],
+                &["--class", "--classdata"],
+            ),
+            "ionice",
+        ),
+        "timeout" => {
+            let start = skip_options(argv, &["-s", "-k"], &["--signal", "--kill-after"]);
+            inner(start + 1, "timeout")
+        }
+        "time" => inner(
+            skip_options(argv, &["-f", "-o"], &["--format", "--output"]),
+            "time",
+        ),
+        "command" => {
+            let start = skip_options(argv, &[], &[]);
+            if argv[1..start.min(argv.len())]
+                .iter()
+                .any(|w| w.text.contains('v') || w.text.contains('V'))
+            {
+                return Unwrap::No;
+            }
+            inner(start, "command")
+        }
+        "exec" => inner(skip_options(argv, &["-a"], &[]), "exec"),
+        "stdbuf" => inner(
+            skip_options(
+                argv,
+                &["-i", "-o", "-e"],
+                &["--input", "--output", "--error"],
+            ),
+            "stdbuf",
+        ),
+        "xargs" => {
+            let start = skip_options(
+                argv,
+                &["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s"],
+                &[
+                    "--arg-file",
+                    "--delimiter",
+                    "--eof",
+                    "--replace",
+                    "--max-lines",
+                    "--max-args",
+                    "--max-procs",
+                    "--max-chars",
+                    "--process-slot-var",
+                ],
+            );
+            Unwrap::Inner {
+                start,
+                label: "xargs".to_string(),
+                extra_args: true,
+            }
+        }
+        "poetry" | "pipenv" | "pdm" | "uv" | "rye" | "hatch"
+            if argv.get(1).is_some_and(|w| w.text == "run") =>
+        {
+            if argv.get(2).is_some_and(|w| w.text.starts_with('-')) {
+                return Unwrap::No;
+            }
+            inner(2, &format!("{name} run"))
+        }
+        "bundle" if argv.get(1).is_some_and(|w| w.text == "exec") => inner(2, "bundle exec"),
+        "eval" => {
+            let args = &argv[1..];
+            if args.is_empty() {
+                return Unwrap::No;
+            }
+            let kind = if args.iter().all(Word::is_literal) {
+                WordKind::Literal
+            } else {
+                WordKind::Computed
+            };
+            let text = args
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            Unwrap::Script {
+                text: Word { text, kind },
+                label: "eval".to_string(),
+            }
+        }
+        "trap" => match argv.get(1) {
+            Some(w) if !w.text.starts_with('-') && argv.len() > 2 => Unwrap::Script {
+                text: w.clone(),
+                label: "trap".to_string(),
+            },
+            _ => Unwrap::No,
+        },
+        "watch" => {
+            let start = skip_options(argv, &["-n", "-d", "-q"], &["--interval", "--differences"]);
+            let args = &argv[start.min(argv.len())..];
+            if args.is_empty() {
+                return Unwrap::No;
+            }
+            let kind = if args.iter().all(Word::is_literal) {
+                WordKind::Literal
+            } else {
+                WordKind::Computed
+            };
+            let text = args
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            Unwrap::Script {
+                text: Word { text, kind },
+                label: "watch".to_string(),
+            }
+        }
+        n if SHELLS.contains(&n) => shell_wrapper(argv, n),
+        _ => Unwrap::No,
+    }
+}
+
+/// `bash -c STRING`, `bash -s`, `bash` fed on stdin, or `bash script.sh`.
+pub(super) fn shell_wrapper(argv: &[Word], name: &str) -> Unwrap {
+    let mut has_c = false;
+    let mut reads_stdin = false;
+    let mut i = 1;
+    while i < argv.len() {
+        let a = argv[i].text.as_str();
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if matches!(a, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+            i += 2;
+            continue;
+        }
+        if let Some(flags) = a.strip_prefix('-').or_else(|| a.strip_prefix('+')) {
+            if flags.is_empty() {
+                reads_stdin = true;
+            } else if !a.starts_with("--") {
+                has_c |= flags.contains('c');
+                reads_stdin |= flags.contains('s');
+            }
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    if has_c {
+        return match argv.get(i) {
+            Some(script) => Unwrap::Script {
+                text: script.clone(),
+                label: format!("{name} -c"),
+            },
+            None => Unwrap::No,
+        };
+    }
+    if i >= argv.len() || reads_stdin {
+        return Unwrap::StdinScript {
+            label: name.to_string(),
+        };
+    }
+    Unwrap::No
+}

@@ -1,0 +1,233 @@
+//! `sentinel check` and `sentinel rules lint` run as a person would run them: the built binary,
+//! with HOME and SENTINEL_HOME in a temp dir so the real ~/.agentos is never read.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home/proj")).unwrap();
+        Env { dir }
+    }
+    fn home(&self) -> std::path::PathBuf {
+        self.dir.path().join("home")
+    }
+    fn sentinel_home(&self) -> std::path::PathBuf {
+        self.dir.path().join("sentinel-home")
+    }
+    fn proj(&self) -> std::path::PathBuf {
+        self.home().join("proj")
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_sentinel"))
+            .args(args)
+            .current_dir(self.proj())
+            .env("HOME", self.home())
+            .env("SENTINEL_HOME", self.sentinel_home())
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("SENTINEL_API_KEY")
+            .output()
+            .unwrap()
+    }
+    fn write_rule_file(&self, name: &str, text: &str) {
+        std::fs::create_dir_all(self.sentinel_home()).unwrap();
+        std::fs::write(self.sentinel_home().join(name), text).unwrap();
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+#[test]
+fn a_compound_bypass_is_blocked_with_file_and_line() {
+    let env = Env::new();
+    let o = env.run(&["check", "ls; rm -rf ~"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("verdict: deny"), "{out}");
+    assert!(out.contains("tier:    local"), "{out}");
+    assert!(out.contains("blocked by hard_block_commands.txt:"), "{out}");
+    assert!(out.contains("rm -rf ~"), "{out}");
+}
+
+#[test]
+fn everyday_commands_are_allowed_locally() {
+    let env = Env::new();
+    let o = env.run(&["check", "git status && cargo test"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("allowed by safe_commands.txt:"));
+}
+
+#[test]
+fn uncertain_exits_3() {
+    let env = Env::new();
+    let o = env.run(&["check", "--offline", "python train.py"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stdout(&o).contains("verdict: uncertain"));
+}
+
+#[test]
+fn json_is_the_whole_decision_record() {
+    let env = Env::new();
+    let o = env.run(&["check", "--json", "sudo env X=1 bash -c 'ls; git push -f'"]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "deny");
+    assert_eq!(v["tier"], "local");
+    assert_eq!(v["rule"]["file"], "hard_block_commands.txt");
+    assert!(v["rule"]["line"].as_u64().unwrap() > 0);
+    let texts: Vec<&str> = v["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert!(texts.contains(&"git push -f"), "{texts:?}");
+    assert!(texts.contains(&"ls"), "{texts:?}");
+    let push = v["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["text"] == "git push -f")
+        .unwrap();
+    assert_eq!(push["via"], serde_json::json!(["sudo", "env", "bash -c"]));
+}
+
+#[test]
+fn file_tools_by_path() {
+    let env = Env::new();
+    let home = env.home();
+    let cases = [
+        ("Write", home.join("proj/src/main.rs"), 0),
+        ("Edit", home.join(".bashrc"), 2),
+        ("Write", "/etc/hosts".into(), 2),
+        ("Write", env.sentinel_home().join("safe_commands.txt"), 2),
+        ("Write", home.join("other/x.txt"), 3),
+        ("Read", home.join("proj/.env"), 3),
+        ("Read", home.join("proj/README.md"), 0),
+        ("Grep", home.join(".ssh"), 3),
+    ];
+    for (tool, path, code) in cases {
+        let o = env.run(&["check", "--tool", tool, "--path", path.to_str().unwrap()]);
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{tool} {}: {}",
+            path.display(),
+            stdout(&o)
+        );
+    }
+}
+
+#[test]
+fn tools_without_an_opinion_say_so() {
+    let env = Env::new();
+    let o = env.run(&[
+        "check",
+        "--tool",
+        "WebFetch",
+        "--path",
+        "https://example.com",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stdout(&o).contains("no opinion"));
+}
+
+#[test]
+fn usage_errors_exit_1_not_2() {
+    let env = Env::new();
+    assert_eq!(env.run(&["check"]).status.code(), Some(1));
+    assert_eq!(env.run(&["check", "--bogus", "ls"]).status.code(), Some(1));
+    assert_eq!(
+        env.run(&["check", "--tool", "Write"]).status.code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn user_rule_files_replace_the_bundled_ones() {
+    let env = Env::new();
+    env.write_rule_file("safe_commands.txt", "# only ls\nls( .*)?\n");
+    assert_eq!(env.run(&["check", "ls -la"]).status.code(), Some(0));
+    assert_eq!(env.run(&["check", "git status"]).status.code(), Some(3));
+    // The other four files still come from the bundled defaults.
+    assert_eq!(
+        env.run(&["check", "git push --force"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_bad_rule_file_never_widens_and_lint_names_the_line() {
+    let env = Env::new();
+    env.write_rule_file("hard_block_commands.txt", "^ok\n\n^rm( (unclosed\n");
+    let o = env.run(&["check", "ls"]);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "an allow becomes ask: {}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("verdict: ask"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("hard_block_commands.txt:3: bad regex"));
+    let o = env.run(&["rules", "lint"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let path = env.sentinel_home().join("hard_block_commands.txt");
+    assert!(
+        out.starts_with(&format!("{}:3: bad regex", path.display())),
+        "{out}"
+    );
+    // Blocks still stand.
+    env.write_rule_file(
+        "hard_block_commands.txt",
+        "^ok\n^(\n^git push( .*)? --force( |$)\n",
+    );
+    assert_eq!(
+        env.run(&["check", "git push --force"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn an_unreadable_rule_file_is_an_error_not_a_fallback() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.sentinel_home().join("safe_commands.txt")).unwrap();
+    let o = env.run(&["check", "ls"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    assert_eq!(env.run(&["rules", "lint"]).status.code(), Some(1));
+}
+
+#[test]
+fn lint_passes_on_the_bundled_defaults() {
+    let env = Env::new();
+    let o = env.run(&["rules", "lint"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bundled"));
+}
+
+#[test]
+fn symlinks_into_excluded_paths_are_followed() {
+    let env = Env::new();
+    let link = env.proj().join("innocent");
+    std::os::unix::fs::symlink(env.home().join(".ssh"), &link).unwrap();
+    std::fs::create_dir_all(env.home().join(".ssh")).unwrap();
+    let target = link.join("authorized_keys");
+    let o = env.run(&[
+        "check",
+        "--tool",
+        "Write",
+        "--path",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let o = env.run(&["check", "echo key >> innocent/authorized_keys"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(Path::new(&target).parent().unwrap().exists());
+}
