@@ -6,7 +6,7 @@
 
 use crate::decision::RuleRef;
 use crate::paths::PathPattern;
-use regex::Regex;
+use regex::bytes::{Regex, RegexBuilder};
 use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -83,8 +83,12 @@ pub struct CommandRule {
     pub rule: RuleRef,
     /// A `!` line in the safe list: a command it matches is not safe.
     pub negated: bool,
-    /// A literal every matching command starts with, when the pattern has one.
-    prefix: Option<String>,
+    /// Literals one of which every matching command starts with (empty: no constraint).
+    prefixes: Vec<String>,
+    /// Literals every matching command contains.
+    required: Vec<String>,
+    /// The pattern starts with `(?i)`: the literals above are lower case, compare likewise.
+    ignore_case: bool,
     /// The pattern as compiled (safe rules are anchored to the whole command).
     compiled_pattern: String,
     regex: OnceLock<Result<Regex, String>>,
@@ -104,23 +108,28 @@ pub enum RuleMatch {
 impl CommandRule {
     fn new(rule: RuleRef, negated: bool, whole: bool) -> CommandRule {
         let body = rule.pattern.trim_start_matches('!').trim();
-        let (compiled_pattern, prefix) = if whole {
+        let (compiled_pattern, filter_source) = if whole {
             let inner = body.strip_prefix('^').unwrap_or(body);
             let inner = inner
                 .strip_suffix('$')
                 .filter(|i| !i.ends_with('\\'))
                 .unwrap_or(inner);
-            (
-                format!("^(?:{inner})$"),
-                literal_prefix(&format!("^{inner}")),
-            )
+            (format!("^(?:{inner})$"), format!("^{inner}"))
         } else {
-            (body.to_string(), literal_prefix(body))
+            (body.to_string(), body.to_string())
         };
+        // `(?i)` up front is the one flag the prefilter understands: it compares lower case.
+        let (ignore_case, filter_source) = match filter_source.strip_prefix("(?i)") {
+            Some(rest) if !rest.contains("(?") => (true, rest.to_ascii_lowercase()),
+            _ => (false, filter_source),
+        };
+        let filter_source = filter_source.replacen("^(?i)", "^", 1);
         CommandRule {
+            prefixes: literal_prefixes(&filter_source),
+            required: required_literals(filter_source.trim_start_matches('^')),
+            ignore_case,
             rule,
             negated,
-            prefix,
             compiled_pattern,
             regex: OnceLock::new(),
         }
@@ -128,16 +137,33 @@ impl CommandRule {
 
     /// Tests the rule against a rendered simple command.
     pub fn test(&self, text: &str) -> RuleMatch {
-        if let Some(p) = &self.prefix
-            && !text.starts_with(p.as_str())
+        let lowered;
+        let filter_text = if self.ignore_case {
+            lowered = text.to_ascii_lowercase();
+            lowered.as_str()
+        } else {
+            text
+        };
+        if !self.prefixes.is_empty()
+            && !self
+                .prefixes
+                .iter()
+                .any(|p| filter_text.starts_with(p.as_str()))
+        {
+            return RuleMatch::No;
+        }
+        if !self
+            .required
+            .iter()
+            .all(|lit| filter_text.contains(lit.as_str()))
         {
             return RuleMatch::No;
         }
         let regex = self
             .regex
-            .get_or_init(|| Regex::new(&self.compiled_pattern).map_err(|e| e.to_string()));
+            .get_or_init(|| compile(&self.compiled_pattern).map_err(|e| e.to_string()));
         match regex {
-            Ok(r) if r.is_match(text) => RuleMatch::Yes,
+            Ok(r) if r.is_match(text.as_bytes()) => RuleMatch::Yes,
             Ok(_) => RuleMatch::No,
             Err(e) => RuleMatch::Broken(one_line(e)),
         }
@@ -147,7 +173,7 @@ impl CommandRule {
     pub fn compile(&self) -> Result<(), String> {
         match self
             .regex
-            .get_or_init(|| Regex::new(&self.compiled_pattern).map_err(|e| e.to_string()))
+            .get_or_init(|| compile(&self.compiled_pattern).map_err(|e| e.to_string()))
         {
             Ok(_) => Ok(()),
             Err(e) => Err(one_line(e)),
@@ -155,14 +181,107 @@ impl CommandRule {
     }
 }
 
-/// The literal a pattern anchored with `^` requires at the start, e.g. `git push` for
-/// `^git push( .*)? --force`. None when there is no such literal or the pattern alternates
-/// at the top level. A shorter prefix than the true one is fine; a wrong one is not.
-fn literal_prefix(pattern: &str) -> Option<String> {
-    let body = pattern.strip_prefix('^')?;
-    if has_top_level_alternation(body) {
-        return None;
+/// Compiles a rule. Classes are ASCII (`\S`, `\w`, `(?i)`): Unicode classes cost several times
+/// more to compile, and rendered commands keep words apart with ASCII spaces.
+fn compile(pattern: &str) -> Result<Regex, String> {
+    RegexBuilder::new(pattern)
+        .unicode(false)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// Literal runs every match must contain: text at the top level of the pattern (outside groups
+/// and classes) that no quantifier makes optional. Empty when the pattern alternates at the top
+/// level or sets flags. A sound necessary condition, so a rule whose literals are missing from
+/// a command is skipped without compiling it.
+fn required_literals(pattern: &str) -> Vec<String> {
+    if has_top_level_alternation(pattern) || pattern.contains("(?") {
+        return Vec::new();
     }
+    let mut out = Vec::new();
+    let mut run = String::new();
+    let mut depth = 0usize;
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        let literal = match c {
+            '(' => {
+                depth += 1;
+                None
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                None
+            }
+            '[' => {
+                // Skip the class; a `]` right after `[` or `[^` is a member, not the end.
+                let mut first = true;
+                while let Some(n) = chars.next() {
+                    if n == '\\' {
+                        chars.next();
+                    } else if n == ']' && !first {
+                        break;
+                    }
+                    first = n == '^' && first;
+                }
+                None
+            }
+            '\\' => match chars.next() {
+                Some(n) if !n.is_ascii_alphanumeric() => Some(n),
+                _ => None,
+            },
+            '.' | '^' | '$' | '|' | '*' | '+' | '?' | '{' | '}' => None,
+            c => Some(c),
+        };
+        let quantified = matches!(chars.peek(), Some('?' | '*' | '{'));
+        match literal {
+            Some(l) if depth == 0 && !quantified => run.push(l),
+            _ => {
+                if !run.is_empty() {
+                    out.push(std::mem::take(&mut run));
+                }
+            }
+        }
+    }
+    if !run.is_empty() {
+        out.push(run);
+    }
+    out
+}
+
+/// The literals a pattern anchored with `^` may start with: `git push` for `^git push( .*)?`,
+/// `head`, `tail` for `^(head|tail)( .*)?`. Empty when there is no such set (or the pattern
+/// alternates at the top level). A shorter prefix than the true one is fine; a wrong one is not.
+fn literal_prefixes(pattern: &str) -> Vec<String> {
+    let Some(body) = pattern.strip_prefix('^') else {
+        return Vec::new();
+    };
+    if has_top_level_alternation(body) {
+        return Vec::new();
+    }
+    let Some(group) = body.strip_prefix('(') else {
+        return leading_literal(body).into_iter().collect();
+    };
+    if group.starts_with('?') {
+        return Vec::new();
+    }
+    let Some(close) = closing_paren(group) else {
+        return Vec::new();
+    };
+    if group[close + 1..].starts_with(['?', '*', '{']) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for alternative in split_top_level_alternation(&group[..close]) {
+        match leading_literal(alternative) {
+            Some(l) => out.push(l),
+            None => return Vec::new(),
+        }
+    }
+    out
+}
+
+/// The literal text at the start of a pattern, up to the first meta character.
+fn leading_literal(body: &str) -> Option<String> {
     let mut out = String::new();
     let mut chars = body.chars().peekable();
     while let Some(c) = chars.next() {
@@ -189,6 +308,49 @@ fn literal_prefix(pattern: &str) -> Option<String> {
         out.push(lit);
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// The index of the `)` closing a group whose `(` was just before `s`.
+fn closing_paren(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_class = false;
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class && depth == 0 => return Some(i),
+            ')' if !in_class => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits a group's body at its own `|`s (not those of nested groups or classes).
+fn split_top_level_alternation(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut in_class, mut escaped, mut start) = (0usize, false, false, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => depth = depth.saturating_sub(1),
+            '|' if !in_class && depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
 }
 
 fn has_top_level_alternation(body: &str) -> bool {
@@ -319,7 +481,11 @@ impl Rules {
                         // The bundled rules are compiled by the test suite; a user's are checked
                         // here so that a bad line is reported at once, not when first matched.
                         if origin != "bundled"
-                            && let Err(e) = regex_syntax::Parser::new().parse(body)
+                            && let Err(e) = regex_syntax::ParserBuilder::new()
+                                .unicode(false)
+                                .utf8(false)
+                                .build()
+                                .parse(body)
                         {
                             let message = format!("bad regex: {}", one_line(&e.to_string()));
                             rules.errors.push(error(message));
@@ -414,17 +580,60 @@ mod tests {
 
     #[test]
     fn literal_prefixes_are_conservative() {
+        let p = |s: &str| literal_prefixes(s);
+        assert_eq!(p("^git push( .*)?"), ["git push"]);
+        assert_eq!(p("^rm( |$)"), ["rm"]);
+        assert_eq!(p("^gits?"), ["git"]);
+        assert_eq!(p("^git|^hub"), Vec::<String>::new());
+        assert_eq!(p("(?i)^drop"), Vec::<String>::new());
+        assert_eq!(p("rm"), Vec::<String>::new());
+        assert_eq!(p("^\\.\\/x"), ["./x"]);
+        assert_eq!(p("^ls\\b"), ["ls"]);
+        assert_eq!(p("^(head|tail|wc)( .*)?"), ["head", "tail", "wc"]);
+        assert_eq!(p("^(test|\\[)( .*)?"), ["test", "["]);
+        assert_eq!(p("^(a|b)?c"), Vec::<String>::new());
+        assert_eq!(p("^((ba|z)?sh|eval) x"), Vec::<String>::new());
+        assert_eq!(p("^(python[0-9.]*|perl) x"), ["python", "perl"]);
+    }
+
+    #[test]
+    fn required_literals_are_sound() {
+        let lits = |p: &str| required_literals(p);
         assert_eq!(
-            literal_prefix("^git push( .*)?").as_deref(),
-            Some("git push")
+            lits("^git( \\S+)* push( \\S+)* (--force|-f)( |$)"),
+            ["git", " push", " "]
         );
-        assert_eq!(literal_prefix("^rm( |$)").as_deref(), Some("rm"));
-        assert_eq!(literal_prefix("^gits?").as_deref(), Some("git"));
-        assert_eq!(literal_prefix("^git|^hub"), None);
-        assert_eq!(literal_prefix("(?i)^drop"), None);
-        assert_eq!(literal_prefix("rm"), None);
-        assert_eq!(literal_prefix("^\\.\\/x").as_deref(), Some("./x"));
-        assert_eq!(literal_prefix("^ls\\b").as_deref(), Some("ls"));
+        assert_eq!(lits("^rm( \\S+)* /etc"), ["rm", " /etc"]);
+        assert_eq!(lits("ab?c"), ["a", "c"]);
+        assert_eq!(lits("a|b"), Vec::<String>::new());
+        assert_eq!(lits("(?i)drop"), Vec::<String>::new());
+        assert_eq!(lits("x[]a]y\\.z"), ["x", "y.z"]);
+        // Wherever the regex matches, the filter must let it through.
+        let rules = Rules::bundled(Some(Path::new("/home/u")));
+        let corpus = include_str!("../tests/corpus/sentinel-cases.jsonl");
+        let texts: Vec<String> = corpus
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .flat_map(|v| {
+                let c = crate::shell::analyse(v["command"].as_str().unwrap());
+                let mut t: Vec<String> = c.commands.iter().map(|c| c.text()).collect();
+                t.extend(c.pipelines);
+                t
+            })
+            .collect();
+        for r in rules
+            .hard_block
+            .iter()
+            .chain(&rules.safe)
+            .chain(&rules.conditional)
+        {
+            let re = compile(&r.compiled_pattern).unwrap();
+            for t in &texts {
+                if re.is_match(t.as_bytes()) {
+                    assert_eq!(r.test(t), RuleMatch::Yes, "{} on {t}", r.rule.pattern);
+                }
+            }
+        }
     }
 
     #[test]

@@ -215,14 +215,11 @@ impl SimpleCommand {
     }
 }
 
-/// Appends one word with its inner whitespace turned into U+00A0: rules match one line, and a
+/// Appends one word with its inner whitespace turned into tabs: rules match one line, and a
 /// plain space must only ever separate words, so `git commit -m "no git push --force"` cannot
-/// match `^git( \S+)* push`. (`\s` still matches U+00A0, for rules that look inside arguments.)
+/// match `^git( \S+)* push`. (`\s` still matches a tab, for rules that look inside arguments.)
 fn push_flat(out: &mut String, s: &str) {
-    out.extend(
-        s.chars()
-            .map(|c| if c.is_whitespace() { '\u{a0}' } else { c }),
-    );
+    out.extend(s.chars().map(|c| if c.is_whitespace() { '\t' } else { c }));
 }
 
 /// Everything found in one shell command.
