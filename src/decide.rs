@@ -78,6 +78,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         ToolCall::Read { tool, paths } => read_decision(tool, paths, ctx),
         ToolCall::Other { .. } => return None,
     };
+    decision.cwd = ctx.cwd.display().to_string();
     if decision.verdict == Verdict::Allow && !rules.errors.is_empty() {
         // A broken rule file never widens what is allowed: every local allow becomes ask.
         let first = &rules.errors[0];
@@ -230,6 +231,7 @@ fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
         reason,
         rule,
         tool: tool.to_string(),
+        cwd: String::new(),
         commands: reports,
         path: None,
     }
@@ -242,7 +244,10 @@ fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part> {
             Some((rule, RuleMatch::Yes)) => {
                 return Some(Part::new(
                     Verdict::Deny,
-                    format!("matches {}", rule.rule),
+                    rule.rule
+                        .why
+                        .clone()
+                        .unwrap_or_else(|| format!("matches {}", rule.rule)),
                     Some(rule.rule.clone()),
                 ));
             }
@@ -712,6 +717,7 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
         reason: format!("sentinel[local]: {reason}"),
         rule,
         tool: tool.to_string(),
+        cwd: String::new(),
         commands: Vec::new(),
         path: path.map(|p| p.display().to_string()),
     };
@@ -776,6 +782,7 @@ fn read_decision(tool: &str, raw_paths: &[String], ctx: &Context) -> Decision {
         reason: format!("sentinel[local]: allowed: {tool} is read-only"),
         rule: None,
         tool: tool.to_string(),
+        cwd: String::new(),
         commands: Vec::new(),
         path: None,
     };

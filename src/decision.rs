@@ -95,6 +95,8 @@ pub struct Decision {
     pub rule: Option<RuleRef>,
     /// The tool the call was for.
     pub tool: String,
+    /// The session's project directory the call was judged against.
+    pub cwd: String,
     /// The simple commands found in a shell command, after unwrapping (empty for file tools).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<CommandReport>,
