@@ -232,6 +232,7 @@ fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
         rule,
         tool: tool.to_string(),
         cwd: String::new(),
+        warning: None,
         commands: reports,
         path: None,
     }
@@ -718,6 +719,7 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
         rule,
         tool: tool.to_string(),
         cwd: String::new(),
+        warning: None,
         commands: Vec::new(),
         path: path.map(|p| p.display().to_string()),
     };
@@ -783,6 +785,7 @@ fn read_decision(tool: &str, raw_paths: &[String], ctx: &Context) -> Decision {
         rule: None,
         tool: tool.to_string(),
         cwd: String::new(),
+        warning: None,
         commands: Vec::new(),
         path: None,
     };

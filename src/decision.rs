@@ -100,6 +100,9 @@ pub struct Decision {
     /// The simple commands found in a shell command, after unwrapping (empty for file tools).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<CommandReport>,
+    /// A warning to show the user alongside the answer (e.g. an allow that skipped a check).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
     /// The resolved target path of a file tool.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,

@@ -1,7 +1,441 @@
-//! The proposed tool call, as sentinel's decision needs it, read from an agent's `tool_input`.
+//! Hook events as each agent sends them, reduced to what sentinel needs: the event kind, the
+//! session, the cwd and the proposed [`ToolCall`].
+//!
+//! Claude Code's shape is the default (OpenAI Codex CLI sends the same); Gemini CLI, Cursor and
+//! GitHub Copilot CLI have their own (`research/hook-protocol.md` §3). Every field but the event
+//! name may be absent and unknown fields are ignored, but a field that is there with the wrong
+//! JSON type is an error: sentinel never guesses what a malformed event meant.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use thiserror::Error;
+
+/// Which agent's protocol a hook speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    /// Claude Code (and OpenAI Codex CLI, which sends the same shape).
+    Claude,
+    /// Gemini CLI (`BeforeTool`).
+    Gemini,
+    /// Cursor (`beforeShellExecution`, `beforeReadFile`).
+    Cursor,
+    /// GitHub Copilot CLI (`preToolUse` with `toolName` / `toolArgs`).
+    Copilot,
+}
+
+/// What kind of event arrived, in sentinel's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// A tool is about to run: decide.
+    PreToolUse,
+    /// A tool has run: its output entered the context.
+    PostToolUse,
+    /// The session is ending: summarise.
+    SessionEnd,
+    /// An event of the protocol that sentinel has nothing to do for (its name).
+    Ignored(String),
+}
+
+/// One hook event, reduced to what sentinel uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookEvent {
+    /// The event kind.
+    pub kind: EventKind,
+    /// The agent's session id.
+    pub session_id: Option<String>,
+    /// The session's working directory.
+    pub cwd: Option<String>,
+    /// The proposed (or completed) call, for tool events.
+    pub call: Option<ToolCall>,
+    /// Claude Code's permission mode (`default`, `bypassPermissions` …).
+    pub permission_mode: Option<String>,
+    /// Why a session ended, for SessionEnd.
+    pub reason: Option<String>,
+}
+
+/// Claude Code's events (and Codex's, a subset) that sentinel accepts without acting on.
+const CLAUDE_OTHER_EVENTS: &[&str] = &[
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "Notification",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "SessionStart",
+    "ConfigChange",
+    "CwdChanged",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "TaskCreated",
+    "TaskCompleted",
+    "TeammateIdle",
+    "Setup",
+];
+const GEMINI_OTHER_EVENTS: &[&str] = &[
+    "SessionStart",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+    "Notification",
+    "PreCompress",
+];
+const CURSOR_OTHER_EVENTS: &[&str] = &[
+    "beforeMCPExecution",
+    "beforeSubmitPrompt",
+    "afterShellExecution",
+    "afterMCPExecution",
+    "afterFileEdit",
+    "afterAgentResponse",
+    "afterAgentThought",
+    "stop",
+    "sessionStart",
+    "preCompact",
+    "subagentStart",
+    "subagentStop",
+    "beforeTabFileRead",
+    "afterTabFileEdit",
+];
+const COPILOT_OTHER_EVENTS: &[&str] = &[
+    "sessionStart",
+    "userPromptSubmitted",
+    "errorOccurred",
+    "agentStop",
+    "notification",
+    "permissionRequest",
+    "subagentStop",
+];
+
+/// Parses one event in `agent`'s shape.
+pub fn parse_event(agent: Agent, text: &str) -> Result<HookEvent, EventError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| EventError::Json(e.to_string()))?;
+    let Value::Object(obj) = value else {
+        return Err(EventError::WrongType {
+            field: "the event",
+            expected: "a JSON object",
+        });
+    };
+    match agent {
+        Agent::Claude => claude_event(&obj),
+        Agent::Gemini => gemini_event(&obj),
+        Agent::Cursor => cursor_event(&obj),
+        Agent::Copilot => copilot_event(&obj),
+    }
+}
+
+/// A string field that may be absent; present with another type is an error.
+fn opt_str(obj: &Map<String, Value>, field: &'static str) -> Result<Option<String>, EventError> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(EventError::WrongType {
+            field,
+            expected: "a string",
+        }),
+    }
+}
+
+fn required_name(obj: &Map<String, Value>, field: &'static str) -> Result<String, EventError> {
+    opt_str(obj, field)?.ok_or(EventError::MissingEvent { field })
+}
+
+fn tool_input<'a>(
+    obj: &'a Map<String, Value>,
+    field: &'static str,
+) -> Result<&'a Value, EventError> {
+    match obj.get(field) {
+        Some(v @ Value::Object(_)) => Ok(v),
+        None | Some(Value::Null) => Err(EventError::Missing {
+            field,
+            tool: "this event".into(),
+        }),
+        Some(_) => Err(EventError::WrongType {
+            field,
+            expected: "an object",
+        }),
+    }
+}
+
+fn claude_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
+    let name = required_name(obj, "hook_event_name")?;
+    let kind = match name.as_str() {
+        "PreToolUse" => EventKind::PreToolUse,
+        "PostToolUse" => EventKind::PostToolUse,
+        "SessionEnd" => EventKind::SessionEnd,
+        n if CLAUDE_OTHER_EVENTS.contains(&n) => EventKind::Ignored(name.clone()),
+        _ => return Err(EventError::UnknownEvent(name)),
+    };
+    let call = match kind {
+        EventKind::PreToolUse | EventKind::PostToolUse => {
+            let tool = opt_str(obj, "tool_name")?
+                .ok_or(EventError::MissingEvent { field: "tool_name" })?;
+            Some(ToolCall::from_tool_input(
+                &tool,
+                tool_input(obj, "tool_input")?,
+            )?)
+        }
+        _ => None,
+    };
+    Ok(HookEvent {
+        kind,
+        session_id: opt_str(obj, "session_id")?,
+        cwd: opt_str(obj, "cwd")?,
+        call,
+        permission_mode: opt_str(obj, "permission_mode")?,
+        reason: opt_str(obj, "reason")?,
+    })
+}
+
+fn gemini_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
+    let name = required_name(obj, "hook_event_name")?;
+    let kind = match name.as_str() {
+        "BeforeTool" => EventKind::PreToolUse,
+        "AfterTool" => EventKind::PostToolUse,
+        "SessionEnd" => EventKind::SessionEnd,
+        n if GEMINI_OTHER_EVENTS.contains(&n) => EventKind::Ignored(name.clone()),
+        _ => return Err(EventError::UnknownEvent(name)),
+    };
+    let call = match kind {
+        EventKind::PreToolUse | EventKind::PostToolUse => {
+            let tool = opt_str(obj, "tool_name")?
+                .ok_or(EventError::MissingEvent { field: "tool_name" })?;
+            Some(gemini_call(&tool, tool_input(obj, "tool_input")?)?)
+        }
+        _ => None,
+    };
+    Ok(HookEvent {
+        kind,
+        session_id: opt_str(obj, "session_id")?,
+        cwd: opt_str(obj, "cwd")?,
+        call,
+        permission_mode: None,
+        reason: opt_str(obj, "reason")?,
+    })
+}
+
+/// Gemini CLI's tools mapped onto Claude Code's.
+fn gemini_call(tool: &str, input: &Value) -> Result<ToolCall, EventError> {
+    let path_of = |fields: &[&'static str]| -> Result<Option<String>, EventError> {
+        let obj = input.as_object().ok_or(EventError::WrongType {
+            field: "tool_input",
+            expected: "an object",
+        })?;
+        for f in fields {
+            if let Some(v) = opt_str(obj, f)? {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
+    };
+    let missing = |field: &'static str| EventError::Missing {
+        field,
+        tool: tool.to_string(),
+    };
+    Ok(match tool {
+        "run_shell_command" => ToolCall::from_tool_input("Bash", input)?,
+        "write_file" | "replace" | "edit" => ToolCall::Write {
+            tool: tool.to_string(),
+            path: path_of(&["file_path", "absolute_path", "path"])?
+                .ok_or_else(|| missing("file_path"))?,
+        },
+        "read_file"
+        | "list_directory"
+        | "glob"
+        | "search_file_content"
+        | "grep"
+        | "read_many_files" => ToolCall::Read {
+            tool: tool.to_string(),
+            paths: path_of(&["file_path", "absolute_path", "path", "dir_path"])?
+                .into_iter()
+                .collect(),
+        },
+        _ => ToolCall::Other {
+            tool: tool.to_string(),
+        },
+    })
+}
+
+fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
+    let name = required_name(obj, "hook_event_name")?;
+    let (kind, call) = match name.as_str() {
+        "beforeShellExecution" => {
+            let command = opt_str(obj, "command")?.ok_or(EventError::Missing {
+                field: "command",
+                tool: name.clone(),
+            })?;
+            (EventKind::PreToolUse, Some(ToolCall::Shell { command }))
+        }
+        "beforeReadFile" => {
+            let path = opt_str(obj, "file_path")?.ok_or(EventError::Missing {
+                field: "file_path",
+                tool: name.clone(),
+            })?;
+            (
+                EventKind::PreToolUse,
+                Some(ToolCall::Read {
+                    tool: "Read".into(),
+                    paths: vec![path],
+                }),
+            )
+        }
+        "preToolUse" | "postToolUse" => {
+            let tool = opt_str(obj, "tool_name")?
+                .ok_or(EventError::MissingEvent { field: "tool_name" })?;
+            let call = ToolCall::from_tool_input(&tool, tool_input(obj, "tool_input")?)?;
+            let kind = if name == "preToolUse" {
+                EventKind::PreToolUse
+            } else {
+                EventKind::PostToolUse
+            };
+            (kind, Some(call))
+        }
+        "sessionEnd" => (EventKind::SessionEnd, None),
+        n if CURSOR_OTHER_EVENTS.contains(&n) => (EventKind::Ignored(name.clone()), None),
+        _ => return Err(EventError::UnknownEvent(name)),
+    };
+    let cwd = match opt_str(obj, "cwd")? {
+        Some(c) => Some(c),
+        None => match obj.get("workspace_roots") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(roots)) => match roots.first() {
+                None => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(_) => {
+                    return Err(EventError::WrongType {
+                        field: "workspace_roots",
+                        expected: "an array of strings",
+                    });
+                }
+            },
+            Some(_) => {
+                return Err(EventError::WrongType {
+                    field: "workspace_roots",
+                    expected: "an array of strings",
+                });
+            }
+        },
+    };
+    Ok(HookEvent {
+        kind,
+        session_id: opt_str(obj, "conversation_id")?,
+        cwd,
+        call,
+        permission_mode: None,
+        reason: None,
+    })
+}
+
+fn copilot_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
+    // Copilot CLI's stdin carries no event name in its documented form; the tool fields say
+    // which event it is. A name, when present, must agree.
+    let name = match opt_str(obj, "hook_event_name")? {
+        Some(n) => Some(n),
+        None => opt_str(obj, "hookEventName")?,
+    };
+    let kind = match name.as_deref() {
+        Some("preToolUse") | Some("PreToolUse") => EventKind::PreToolUse,
+        Some("postToolUse") | Some("PostToolUse") => EventKind::PostToolUse,
+        Some("sessionEnd") | Some("SessionEnd") => EventKind::SessionEnd,
+        Some(n) if COPILOT_OTHER_EVENTS.contains(&n) => EventKind::Ignored(n.to_string()),
+        Some(n) => return Err(EventError::UnknownEvent(n.to_string())),
+        None if obj.contains_key("toolResult") => EventKind::PostToolUse,
+        None if obj.contains_key("toolName") => EventKind::PreToolUse,
+        None => return Err(EventError::MissingEvent { field: "toolName" }),
+    };
+    let call = match kind {
+        EventKind::PreToolUse | EventKind::PostToolUse => {
+            let tool =
+                opt_str(obj, "toolName")?.ok_or(EventError::MissingEvent { field: "toolName" })?;
+            // toolArgs is an object in the SDK and a JSON string in early docs: take both.
+            let args = match obj.get("toolArgs") {
+                Some(Value::String(s)) => {
+                    serde_json::from_str::<Value>(s).map_err(|_| EventError::WrongType {
+                        field: "toolArgs",
+                        expected: "an object or a JSON object string",
+                    })?
+                }
+                Some(v @ Value::Object(_)) => v.clone(),
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(_) => {
+                    return Err(EventError::WrongType {
+                        field: "toolArgs",
+                        expected: "an object",
+                    });
+                }
+            };
+            if !args.is_object() {
+                return Err(EventError::WrongType {
+                    field: "toolArgs",
+                    expected: "an object",
+                });
+            }
+            Some(copilot_call(&tool, &args)?)
+        }
+        _ => None,
+    };
+    Ok(HookEvent {
+        kind,
+        session_id: match opt_str(obj, "sessionId")? {
+            Some(s) => Some(s),
+            None => opt_str(obj, "session_id")?,
+        },
+        cwd: opt_str(obj, "cwd")?,
+        call,
+        permission_mode: None,
+        reason: opt_str(obj, "reason")?,
+    })
+}
+
+/// Copilot CLI's tools mapped onto Claude Code's.
+fn copilot_call(tool: &str, args: &Value) -> Result<ToolCall, EventError> {
+    let obj = args.as_object().ok_or(EventError::WrongType {
+        field: "toolArgs",
+        expected: "an object",
+    })?;
+    let path = || -> Result<String, EventError> {
+        for f in ["path", "file_path", "filePath"] {
+            if let Some(p) = opt_str(obj, f)? {
+                return Ok(p);
+            }
+        }
+        Err(EventError::Missing {
+            field: "path",
+            tool: tool.to_string(),
+        })
+    };
+    Ok(match tool {
+        "bash" | "shell" => ToolCall::Shell {
+            command: opt_str(obj, "command")?.ok_or(EventError::Missing {
+                field: "command",
+                tool: tool.into(),
+            })?,
+        },
+        "powershell" => ToolCall::PowerShell {
+            command: opt_str(obj, "command")?.ok_or(EventError::Missing {
+                field: "command",
+                tool: tool.into(),
+            })?,
+        },
+        "create" | "edit" | "str_replace" | "write" | "str_replace_editor" => ToolCall::Write {
+            tool: tool.to_string(),
+            path: path()?,
+        },
+        "view" | "read" | "glob" | "grep" => ToolCall::Read {
+            tool: tool.to_string(),
+            paths: vec![path()?],
+        },
+        _ => ToolCall::Other {
+            tool: tool.to_string(),
+        },
+    })
+}
 
 /// What the agent wants to do, reduced to what Tier 1 looks at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,6 +536,15 @@ impl ToolCall {
 /// Why an event or tool input was refused.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum EventError {
+    /// Not JSON, or truncated.
+    #[error("malformed JSON: {0}")]
+    Json(String),
+    /// The event name (or the tool name) is missing.
+    #[error("the event has no {field}")]
+    MissingEvent { field: &'static str },
+    /// An event name sentinel does not know for this agent.
+    #[error("unknown event `{0}`")]
+    UnknownEvent(String),
     /// A field that must be there is not.
     #[error("tool_input.{field} is missing for {tool}")]
     Missing { field: &'static str, tool: String },

@@ -1,14 +1,20 @@
 //! sentinel: a pre-tool-use hook that guards AI coding agents.
 //!
-//! Read it from [`decide::decide`] down: an agent's call ([`event::ToolCall`]) goes through
-//! Tier 1 — the parsed shell command ([`shell`]) against the rule files ([`rules`]) and path lists
-//! ([`paths`]) — and comes out as a [`decision::Decision`].
+//! Read it from [`hook::run`] down: an agent's event ([`event`]) becomes a call
+//! ([`event::ToolCall`]) that goes through Tier 1 ([`decide::decide`]: the parsed shell command
+//! ([`shell`]) against the rule files ([`rules`]) and path lists ([`paths`])), then the later tiers
+//! and the configuration ([`tiers`], [`config`]), and comes out as a [`decision::Decision`],
+//! recorded ([`stats`]) and answered in the agent's protocol.
 
 pub mod check;
 pub mod config;
 pub mod decide;
 pub mod decision;
 pub mod event;
+pub mod hook;
+pub mod install;
 pub mod paths;
 pub mod rules;
 pub mod shell;
+pub mod stats;
+pub mod tiers;

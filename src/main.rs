@@ -2,11 +2,14 @@
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
+use sentinel::config::{Config, Source};
 use sentinel::decide::{self, Context};
+use sentinel::event::Agent;
 use sentinel::event::ToolCall;
 use sentinel::paths::RealFs;
 use sentinel::rules::Rules;
-use sentinel::{check, config};
+use sentinel::{check, config, hook, install};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -45,6 +48,48 @@ enum Command {
         #[command(subcommand)]
         command: RulesCommand,
     },
+    /// The hook: read one event on stdin, answer on stdout (what the agent runs).
+    Hook {
+        /// The agent whose protocol to speak.
+        #[arg(long, value_enum, default_value = "claude")]
+        agent: Agent,
+        /// Decide and record, but print nothing and exit 0.
+        #[arg(long)]
+        shadow: bool,
+    },
+    /// Print the effective configuration and where each value came from.
+    Config {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Register the hook in Claude Code's settings and seed SENTINEL_HOME.
+    Install {
+        /// Register in shadow mode (decide and record, never interfere).
+        #[arg(long)]
+        shadow: bool,
+        /// The settings file [default: by --scope].
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// user: ~/.claude/settings.json; project: ./.claude/settings.json.
+        #[arg(long, value_enum, default_value = "user")]
+        scope: Scope,
+    },
+    /// Remove exactly what install added to the settings file.
+    Uninstall {
+        /// The settings file [default: by --scope].
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// user: ~/.claude/settings.json; project: ./.claude/settings.json.
+        #[arg(long, value_enum, default_value = "user")]
+        scope: Scope,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Scope {
+    User,
+    Project,
 }
 
 #[derive(Subcommand)]
@@ -85,7 +130,111 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Rules {
             command: RulesCommand::Lint,
         } => run_lint(),
+        Command::Hook { agent, shadow } => {
+            let out = hook::run(agent, shadow, &mut std::io::stdin().lock());
+            // A closed pipe is the agent's business; the exit status still says what happened.
+            let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
+            let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
+            Ok(out.exit)
+        }
+        Command::Config { json } => run_config(json),
+        Command::Install {
+            shadow,
+            settings,
+            scope,
+        } => run_install(shadow, settings, scope),
+        Command::Uninstall { settings, scope } => run_uninstall(settings, scope),
     }
+}
+
+fn load_config() -> Result<Config> {
+    let home =
+        config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
+    let source = if std::env::var_os("SENTINEL_HOME").is_some_and(|h| !h.is_empty()) {
+        Source::Env {
+            name: "SENTINEL_HOME".into(),
+        }
+    } else {
+        Source::Default
+    };
+    Ok(Config::load(&home, source))
+}
+
+fn run_config(json: bool) -> Result<u8> {
+    let config = load_config()?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&config)?);
+    } else {
+        let rows = config.rows();
+        let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        let vwidth = rows
+            .iter()
+            .map(|r| r.1.chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(44);
+        for (key, value, source) in rows {
+            println!("{key:<width$}  {value:<vwidth$}  {source}");
+        }
+        for e in &config.errors {
+            println!("error: {e}");
+        }
+    }
+    Ok(if config.errors.is_empty() { 0 } else { 1 })
+}
+
+fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf> {
+    Ok(match (settings, scope) {
+        (Some(p), _) => p,
+        (None, Scope::User) => config::user_home()
+            .context("cannot find the home directory")?
+            .join(".claude/settings.json"),
+        (None, Scope::Project) => std::env::current_dir()?.join(".claude/settings.json"),
+    })
+}
+
+fn run_install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
+    let config = load_config()?;
+    let settings = settings_path(settings, scope)?;
+    let binary = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .context("cannot find sentinel's own path")?;
+    let timeout = config.hook_timeout_secs();
+    let report = install::install(&settings, &binary, shadow, timeout, &config.home.value)?;
+    let mode = if shadow { " in shadow mode" } else { "" };
+    if report.changed {
+        println!(
+            "registered {}{mode} in {}",
+            binary.display(),
+            report.settings.display()
+        );
+    } else {
+        println!("already registered{mode} in {}", report.settings.display());
+    }
+    if let Some(b) = &report.backup {
+        println!("backup of the previous file: {}", b.display());
+    }
+    for p in &report.seeded {
+        println!("seeded {}", p.display());
+    }
+    Ok(0)
+}
+
+fn run_uninstall(settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
+    let settings = settings_path(settings, scope)?;
+    let report = install::uninstall(&settings)?;
+    if report.changed {
+        println!("removed sentinel from {}", report.settings.display());
+    } else {
+        println!(
+            "sentinel was not registered in {}",
+            report.settings.display()
+        );
+    }
+    if let Some(b) = &report.backup {
+        println!("backup of the previous file: {}", b.display());
+    }
+    Ok(0)
 }
 
 fn run_check(

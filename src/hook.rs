@@ -1,0 +1,259 @@
+//! `sentinel hook`: one event in on stdin, one answer out on stdout, in the agent's protocol.
+//!
+//! This is the imperative shell around the pure decision: it reads the event (bounded), loads the
+//! configuration and rules, runs Tier 1 ([`crate::decide`]) and the later tiers
+//! ([`crate::tiers`]), records the decision, and answers. sentinel catches its own failures and
+//! decides on purpose what they mean: a bad event, a wrong-typed field, oversize input, an unknown
+//! event or a panic is a one-line error on stderr and exit 1 (exit 2 under `fail_mode = "closed"`,
+//! which blocks). None of them produces an allow.
+
+use crate::config::{self, Config, FailMode, Mode, Source};
+use crate::decide::{self, Context};
+use crate::decision::{Decision, Verdict};
+use crate::event::{self, Agent, EventKind, HookEvent};
+use crate::paths::RealFs;
+use crate::rules::Rules;
+use crate::{stats, tiers};
+use serde_json::json;
+use std::io::Read;
+use std::time::Instant;
+
+/// What the hook process prints and exits with.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct HookOutput {
+    /// The answer on stdout (empty: no opinion, shadow mode, or an error).
+    pub stdout: String,
+    /// One-line messages on stderr.
+    pub stderr: String,
+    /// The exit status.
+    pub exit: u8,
+}
+
+/// Runs the hook on one event read from `input`. Never panics: a panic inside is caught and
+/// handled like any other failure.
+pub fn run(agent: Agent, shadow_flag: bool, input: &mut dyn Read) -> HookOutput {
+    let started = Instant::now();
+    let Some(home) = config::sentinel_home() else {
+        return failure(
+            "cannot find a home directory; set SENTINEL_HOME".into(),
+            FailMode::Open,
+            false,
+        );
+    };
+    let home_source = if std::env::var_os("SENTINEL_HOME").is_some_and(|h| !h.is_empty()) {
+        Source::Env {
+            name: "SENTINEL_HOME".into(),
+        }
+    } else {
+        Source::Default
+    };
+    let config = Config::load(&home, home_source);
+    let shadow = shadow_flag || config.mode.value == Mode::Shadow;
+    let fail_mode = config.fail_mode.value;
+
+    // The default panic message is several lines on stderr; one line of our own replaces it.
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handle(agent, shadow, &config, input, started)
+    }));
+    std::panic::set_hook(previous_hook);
+
+    let mut out = match result {
+        Ok(Ok(out)) => out,
+        Ok(Err(message)) => failure(message, fail_mode, shadow),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            failure(
+                format!("internal error: {}", one_line(&what)),
+                fail_mode,
+                shadow,
+            )
+        }
+    };
+    for e in &config.errors {
+        out.stderr
+            .push_str(&format!("sentinel: config error: {e}\n"));
+    }
+    out
+}
+
+/// A failure decided on purpose: one line on stderr, exit 1, or 2 under fail_mode closed, or 0
+/// in shadow mode (where the agent must behave as if sentinel were absent).
+fn failure(message: String, fail_mode: FailMode, shadow: bool) -> HookOutput {
+    let exit = match (shadow, fail_mode) {
+        (true, _) => 0,
+        (false, FailMode::Closed) => 2,
+        (false, _) => 1,
+    };
+    HookOutput {
+        stdout: String::new(),
+        stderr: format!("sentinel: {}\n", one_line(&message)),
+        exit,
+    }
+}
+
+fn handle(
+    agent: Agent,
+    shadow: bool,
+    config: &Config,
+    input: &mut dyn Read,
+    started: Instant,
+) -> Result<HookOutput, String> {
+    let text = read_bounded(input, config.max_event_bytes.value)?;
+    let event = event::parse_event(agent, &text).map_err(|e| e.to_string())?;
+    match event.kind {
+        EventKind::PreToolUse => pre_tool_use(agent, shadow, config, &event, started),
+        // Their work (untrusted-content marking, the session summary) arrives with later issues;
+        // the event is read and checked all the same.
+        EventKind::PostToolUse | EventKind::SessionEnd | EventKind::Ignored(_) => {
+            Ok(HookOutput::default())
+        }
+    }
+}
+
+/// Reads the whole event, refusing more than `max` bytes without holding more than `max + 1`.
+fn read_bounded(input: &mut dyn Read, max: u64) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    input
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the event from stdin: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "the event is over the {max}-byte limit (max_event_bytes)"
+        ));
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err("no event on stdin".into());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "the event is not valid UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+fn pre_tool_use(
+    agent: Agent,
+    shadow: bool,
+    config: &Config,
+    event: &HookEvent,
+    started: Instant,
+) -> Result<HookOutput, String> {
+    let call = event
+        .call
+        .as_ref()
+        .ok_or("PreToolUse without a tool call")?;
+    let process_cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let cwd = match &event.cwd {
+        Some(c) if !c.is_empty() => process_cwd.join(c),
+        _ => process_cwd,
+    };
+    let user_home = config::user_home();
+    let rules = Rules::load(&config.home.value, user_home.as_deref());
+    let ctx = Context {
+        cwd: &cwd,
+        home: user_home.as_deref(),
+        sentinel_home: &config.home.value,
+        fs: &RealFs,
+    };
+    let Some(local) = decide::decide(call, &rules, &ctx) else {
+        return Ok(HookOutput::default());
+    };
+    let answer = tiers::resolve(Some(local.clone()), config);
+    let latency_us = started.elapsed().as_micros();
+
+    let mut out = HookOutput::default();
+    let agent_name = agent_name(agent);
+    let record = stats::Record::new(
+        &local,
+        answer.as_ref(),
+        event.session_id.as_deref().unwrap_or(""),
+        agent_name,
+        latency_us,
+        shadow,
+    );
+    if let Err(e) = stats::append(&config.home.value, &record) {
+        // Bookkeeping never decides anything: warn and carry on.
+        out.stderr.push_str(&format!(
+            "sentinel: warning: cannot record the decision in {}: {e}\n",
+            config.home.value.join(stats::FILE_NAME).display()
+        ));
+    }
+    for e in &rules.errors {
+        out.stderr.push_str(&format!("sentinel: rule error: {e}\n"));
+    }
+    if !shadow && let Some(answer) = answer {
+        out.stdout = render(agent, &answer);
+    }
+    Ok(out)
+}
+
+fn agent_name(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Claude => "claude",
+        Agent::Gemini => "gemini",
+        Agent::Cursor => "cursor",
+        Agent::Copilot => "copilot",
+    }
+}
+
+/// The answer in the agent's own output shape, as one line of JSON.
+pub fn render(agent: Agent, d: &Decision) -> String {
+    let verdict = match d.verdict {
+        Verdict::Allow => "allow",
+        Verdict::Deny => "deny",
+        Verdict::Ask | Verdict::Uncertain => "ask",
+    };
+    let mut value = match agent {
+        Agent::Claude => json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": verdict,
+                "permissionDecisionReason": d.reason,
+            }
+        }),
+        // Gemini CLI hooks answer allow or deny only. A call the person must approve is refused
+        // with a reason that says so: deferring would let it run unasked under --yolo.
+        Agent::Gemini => {
+            let (decision, reason) = match verdict {
+                "ask" => (
+                    "deny",
+                    format!(
+                        "{} — this needs the user's approval, which a Gemini CLI hook cannot ask for: ask the user to run it or to allow it in sentinel's rules",
+                        d.reason
+                    ),
+                ),
+                v => (v, d.reason.clone()),
+            };
+            json!({ "decision": decision, "reason": reason })
+        }
+        // Cursor has used both casings for its message keys: give both.
+        Agent::Cursor => json!({
+            "permission": verdict,
+            "user_message": d.reason,
+            "agent_message": d.reason,
+            "userMessage": d.reason,
+            "agentMessage": d.reason,
+        }),
+        Agent::Copilot => json!({
+            "permissionDecision": verdict,
+            "permissionDecisionReason": d.reason,
+        }),
+    };
+    if let Some(w) = &d.warning {
+        value["systemMessage"] = json!(w);
+    }
+    format!("{value}\n")
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,338 @@
+//! `sentinel install` / `uninstall`: registering the hook in Claude Code's settings JSON, and
+//! seeding SENTINEL_HOME with the bundled rule files.
+//!
+//! The edit is idempotent and minimal: sentinel's own handlers (a `command` handler whose program
+//! is named `sentinel` and whose first argument is `hook`) are removed and added again, and every
+//! other key, hook and handler is kept. A settings file that is not valid JSON is refused and left
+//! untouched; a changed file is backed up first and replaced atomically.
+
+use crate::config;
+use crate::rules::RuleFile;
+use anyhow::{Context as _, Result, bail};
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+/// The tools whose calls sentinel decides.
+pub const PRE_TOOL_USE_MATCHER: &str = "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit|Read";
+/// The tools that bring outside text into the context.
+pub const POST_TOOL_USE_MATCHER: &str = "WebFetch|WebSearch|mcp__.*";
+
+/// What an install or uninstall did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// The settings file.
+    pub settings: PathBuf,
+    /// Whether it was rewritten.
+    pub changed: bool,
+    /// The backup of the previous file, when one was written.
+    pub backup: Option<PathBuf>,
+    /// Files seeded into SENTINEL_HOME.
+    pub seeded: Vec<PathBuf>,
+}
+
+/// The handler sentinel registers: exec form, absolute path, a timeout above Tier 2's.
+pub fn handler(binary: &Path, shadow: bool, timeout_secs: u64) -> Value {
+    let mut args = vec!["hook"];
+    if shadow {
+        args.push("--shadow");
+    }
+    json!({ "type": "command", "command": binary.display().to_string(), "args": args, "timeout": timeout_secs })
+}
+
+/// True for a handler sentinel added (this binary or another copy of sentinel).
+fn is_ours(handler: &Value) -> bool {
+    let program = handler.get("command").and_then(Value::as_str).unwrap_or("");
+    let first_arg = handler
+        .get("args")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_str);
+    Path::new(program)
+        .file_name()
+        .is_some_and(|n| n == "sentinel")
+        && first_arg == Some("hook")
+}
+
+/// Removes sentinel's handlers, then the groups and event lists that only held them.
+/// Returns whether anything was removed.
+pub fn remove_hooks(settings: &mut Value) -> Result<bool> {
+    let Some(hooks) = settings.get_mut("hooks") else {
+        return Ok(false);
+    };
+    let Value::Object(events) = hooks else {
+        bail!("`hooks` is not an object")
+    };
+    let mut removed = false;
+    let mut emptied_events = Vec::new();
+    for (event, groups) in events.iter_mut() {
+        let Value::Array(groups) = groups else {
+            continue;
+        };
+        let before = groups.len();
+        let mut kept = Vec::with_capacity(before);
+        for mut group in std::mem::take(groups) {
+            let mut emptied = false;
+            if let Some(Value::Array(handlers)) = group.get_mut("hooks") {
+                let n = handlers.len();
+                handlers.retain(|h| !is_ours(h));
+                if handlers.len() != n {
+                    removed = true;
+                    emptied = handlers.is_empty();
+                }
+            }
+            if !emptied {
+                kept.push(group);
+            }
+        }
+        *groups = kept;
+        if groups.is_empty() && before > 0 {
+            emptied_events.push(event.clone());
+        }
+    }
+    for e in emptied_events {
+        events.remove(&e);
+    }
+    if removed
+        && events.is_empty()
+        && let Value::Object(top) = settings
+    {
+        top.remove("hooks");
+    }
+    Ok(removed)
+}
+
+/// Adds sentinel's three registrations (after removing any earlier ones).
+pub fn add_hooks(settings: &mut Value, handler: &Value) -> Result<()> {
+    remove_hooks(settings)?;
+    let Value::Object(top) = settings else {
+        bail!("the settings file is not a JSON object")
+    };
+    let hooks = top
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(events) = hooks else {
+        bail!("`hooks` is not an object")
+    };
+    let groups = [
+        ("PreToolUse", Some(PRE_TOOL_USE_MATCHER)),
+        ("PostToolUse", Some(POST_TOOL_USE_MATCHER)),
+        ("SessionEnd", None),
+    ];
+    for (event, matcher) in groups {
+        let list = events
+            .entry(event)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Value::Array(list) = list else {
+            bail!("`hooks.{event}` is not an array")
+        };
+        let mut group = Map::new();
+        if let Some(m) = matcher {
+            group.insert("matcher".into(), json!(m));
+        }
+        group.insert("hooks".into(), json!([handler]));
+        list.push(Value::Object(group));
+    }
+    Ok(())
+}
+
+/// Reads a settings file: absent or blank is `{}`; invalid JSON or a non-object is an error.
+fn read_settings(path: &Path) -> Result<(Value, Option<Vec<u8>>)> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((json!({}), None)),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok((json!({}), Some(bytes)));
+    }
+    let value: Value = serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{} is not valid JSON; it was left untouched",
+            path.display()
+        )
+    })?;
+    if !value.is_object() {
+        bail!(
+            "{} is not a JSON object; it was left untouched",
+            path.display()
+        );
+    }
+    Ok((value, Some(bytes)))
+}
+
+/// Writes `value` to `path` through a temp file and a rename, after backing up `previous`.
+fn write_settings(path: &Path, value: &Value, previous: Option<&[u8]>) -> Result<Option<PathBuf>> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let backup = match previous {
+        Some(bytes) => {
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis())
+                .unwrap_or(0);
+            let name = format!(
+                "{}.sentinel-backup-{stamp}",
+                path.file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("settings.json")
+            );
+            let backup = dir.join(name);
+            std::fs::write(&backup, bytes)
+                .with_context(|| format!("cannot write the backup {}", backup.display()))?;
+            Some(backup)
+        }
+        None => None,
+    };
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    let tmp = dir.join(format!(
+        ".{}.sentinel-tmp",
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("settings.json")
+    ));
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(backup)
+}
+
+/// Registers sentinel in `settings`, then seeds `home`.
+pub fn install(
+    settings: &Path,
+    binary: &Path,
+    shadow: bool,
+    timeout_secs: u64,
+    home: &Path,
+) -> Result<Report> {
+    let (mut value, previous) = read_settings(settings)?;
+    let before = value.clone();
+    add_hooks(&mut value, &handler(binary, shadow, timeout_secs))
+        .with_context(|| format!("in {}", settings.display()))?;
+    let mut report = Report {
+        settings: settings.to_path_buf(),
+        ..Report::default()
+    };
+    if value != before || previous.is_none() {
+        report.backup = write_settings(settings, &value, previous.as_deref())?;
+        report.changed = true;
+    }
+    report.seeded = seed(home)?;
+    Ok(report)
+}
+
+/// Removes exactly what install added.
+pub fn uninstall(settings: &Path) -> Result<Report> {
+    let (mut value, previous) = read_settings(settings)?;
+    let mut report = Report {
+        settings: settings.to_path_buf(),
+        ..Report::default()
+    };
+    if remove_hooks(&mut value).with_context(|| format!("in {}", settings.display()))? {
+        report.backup = write_settings(settings, &value, previous.as_deref())?;
+        report.changed = true;
+    }
+    Ok(report)
+}
+
+/// Writes the bundled rule files and a commented `sentinel.toml` into `home` where absent.
+/// Never overwrites.
+pub fn seed(home: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(home).with_context(|| format!("cannot create {}", home.display()))?;
+    let mut seeded = Vec::new();
+    let files = RuleFile::ALL
+        .iter()
+        .map(|f| (f.name(), f.bundled()))
+        .chain([(config::FILE_NAME, config::TEMPLATE)]);
+    for (name, text) in files {
+        let path = home.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut f) => {
+                use std::io::Write;
+                f.write_all(text.as_bytes())
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                seeded.push(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot create {}", path.display())),
+        }
+    }
+    Ok(seeded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h() -> Value {
+        handler(Path::new("/usr/local/bin/sentinel"), false, 30)
+    }
+
+    #[test]
+    fn install_twice_adds_one_entry_each() {
+        let mut v = json!({});
+        add_hooks(&mut v, &h()).unwrap();
+        let once = v.clone();
+        add_hooks(&mut v, &h()).unwrap();
+        assert_eq!(v, once);
+        assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 1);
+        assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], PRE_TOOL_USE_MATCHER);
+        assert_eq!(
+            v["hooks"]["PostToolUse"][0]["matcher"],
+            POST_TOOL_USE_MATCHER
+        );
+        assert!(v["hooks"]["SessionEnd"][0].get("matcher").is_none());
+        assert_eq!(
+            v["hooks"]["SessionEnd"][0]["hooks"][0]["args"],
+            json!(["hook"])
+        );
+    }
+
+    #[test]
+    fn other_hooks_and_keys_are_kept() {
+        let original = json!({
+            "model": "opus",
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "/x/other-guard"}]}
+                ],
+                "Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]
+            },
+            "permissions": {"allow": ["Bash(ls)"]}
+        });
+        let mut v = original.clone();
+        add_hooks(&mut v, &h()).unwrap();
+        assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            v["hooks"]["PreToolUse"][0],
+            original["hooks"]["PreToolUse"][0]
+        );
+        assert!(remove_hooks(&mut v).unwrap());
+        assert_eq!(v, original);
+    }
+
+    #[test]
+    fn a_group_shared_with_other_handlers_keeps_them() {
+        let mut v = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "/opt/sentinel", "args": ["hook"]},
+            {"type": "command", "command": "other"}
+        ]}]}});
+        assert!(remove_hooks(&mut v).unwrap());
+        assert_eq!(
+            v,
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "other"}]}]}})
+        );
+    }
+
+    #[test]
+    fn hooks_that_are_not_objects_are_refused() {
+        assert!(add_hooks(&mut json!({"hooks": []}), &h()).is_err());
+        assert!(add_hooks(&mut json!({"hooks": {"PreToolUse": {}}}), &h()).is_err());
+    }
+}
