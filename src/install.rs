@@ -53,9 +53,10 @@ fn is_ours(handler: &Value) -> bool {
         && first_arg == Some("hook")
 }
 
-/// Removes sentinel's handlers, then the groups and event lists that only held them.
-/// Returns whether anything was removed.
-pub fn remove_hooks(settings: &mut Value) -> Result<bool> {
+/// Removes sentinel's handlers and the groups that only held them. An event list or the `hooks`
+/// object left empty is removed when install created it (`created`, from the install state), or,
+/// without that record, whenever sentinel's removal emptied it. Returns whether anything changed.
+pub fn remove_hooks(settings: &mut Value, created: Option<&[String]>) -> Result<bool> {
     let Some(hooks) = settings.get_mut("hooks") else {
         return Ok(false);
     };
@@ -85,14 +86,20 @@ pub fn remove_hooks(settings: &mut Value) -> Result<bool> {
             }
         }
         *groups = kept;
-        if groups.is_empty() && before > 0 {
+        let ours = match created {
+            Some(c) => c.iter().any(|p| p == &format!("hooks.{event}")),
+            None => before > 0,
+        };
+        if groups.is_empty() && ours {
             emptied_events.push(event.clone());
         }
     }
     for e in emptied_events {
         events.remove(&e);
     }
+    let hooks_ours = created.is_none_or(|c| c.iter().any(|p| p == "hooks"));
     if removed
+        && hooks_ours
         && events.is_empty()
         && let Value::Object(top) = settings
     {
@@ -103,7 +110,7 @@ pub fn remove_hooks(settings: &mut Value) -> Result<bool> {
 
 /// Adds sentinel's three registrations (after removing any earlier ones).
 pub fn add_hooks(settings: &mut Value, handler: &Value) -> Result<()> {
-    remove_hooks(settings)?;
+    remove_hooks(settings, Some(&[]))?;
     let Value::Object(top) = settings else {
         bail!("the settings file is not a JSON object")
     };
@@ -199,6 +206,56 @@ fn write_settings(path: &Path, value: &Value, previous: Option<&[u8]>) -> Result
     Ok(backup)
 }
 
+/// The containers (`hooks`, `hooks.PreToolUse` …) that adding sentinel's hooks to `before`
+/// creates, so that uninstall removes those and nothing the user had.
+fn containers_created(before: &Value) -> Vec<String> {
+    let Some(hooks) = before.get("hooks") else {
+        return [
+            "hooks",
+            "hooks.PreToolUse",
+            "hooks.PostToolUse",
+            "hooks.SessionEnd",
+        ]
+        .map(String::from)
+        .to_vec();
+    };
+    ["PreToolUse", "PostToolUse", "SessionEnd"]
+        .into_iter()
+        .filter(|e| hooks.get(e).is_none())
+        .map(|e| format!("hooks.{e}"))
+        .collect()
+}
+
+/// `SENTINEL_HOME/install-state.json`: per settings file, the containers install created.
+const STATE_FILE: &str = "install-state.json";
+
+fn read_state(home: &Path) -> Map<String, Value> {
+    std::fs::read(home.join(STATE_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|v| v.as_object().cloned())
+        .unwrap_or_default()
+}
+
+fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
+    let path = home.join(STATE_FILE);
+    let text = serde_json::to_string_pretty(state)?;
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn state_key(settings: &Path) -> String {
+    std::path::absolute(settings)
+        .unwrap_or_else(|_| settings.to_path_buf())
+        .display()
+        .to_string()
+}
+
+fn created_for(state: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
+    state
+        .get(key)
+        .and_then(|v| serde_json::from_value(v["created"].clone()).ok())
+}
+
 /// Registers sentinel in `settings`, then seeds `home`.
 pub fn install(
     settings: &Path,
@@ -213,26 +270,47 @@ pub fn install(
         .with_context(|| format!("in {}", settings.display()))?;
     let mut report = Report {
         settings: settings.to_path_buf(),
+        seeded: seed(home)?,
         ..Report::default()
     };
     if value != before || previous.is_none() {
+        // What an earlier install created stays created: reinstalling keeps that record.
+        let mut state = read_state(home);
+        let key = state_key(settings);
+        let mut created = created_for(&state, &key).unwrap_or_default();
+        let mut without_ours = before;
+        remove_hooks(&mut without_ours, Some(&[]))?;
+        for c in containers_created(&without_ours) {
+            if !created.contains(&c) {
+                created.push(c);
+            }
+        }
+        state.insert(key, json!({ "created": created }));
+        write_state(home, &state)?;
         report.backup = write_settings(settings, &value, previous.as_deref())?;
         report.changed = true;
     }
-    report.seeded = seed(home)?;
     Ok(report)
 }
 
 /// Removes exactly what install added.
-pub fn uninstall(settings: &Path) -> Result<Report> {
+pub fn uninstall(settings: &Path, home: &Path) -> Result<Report> {
     let (mut value, previous) = read_settings(settings)?;
     let mut report = Report {
         settings: settings.to_path_buf(),
         ..Report::default()
     };
-    if remove_hooks(&mut value).with_context(|| format!("in {}", settings.display()))? {
+    let mut state = read_state(home);
+    let key = state_key(settings);
+    let created = created_for(&state, &key);
+    if remove_hooks(&mut value, created.as_deref())
+        .with_context(|| format!("in {}", settings.display()))?
+    {
         report.backup = write_settings(settings, &value, previous.as_deref())?;
         report.changed = true;
+    }
+    if state.remove(&key).is_some() {
+        write_state(home, &state)?;
     }
     Ok(report)
 }
@@ -313,7 +391,7 @@ mod tests {
             v["hooks"]["PreToolUse"][0],
             original["hooks"]["PreToolUse"][0]
         );
-        assert!(remove_hooks(&mut v).unwrap());
+        assert!(remove_hooks(&mut v, None).unwrap());
         assert_eq!(v, original);
     }
 
@@ -323,7 +401,7 @@ mod tests {
             {"type": "command", "command": "/opt/sentinel", "args": ["hook"]},
             {"type": "command", "command": "other"}
         ]}]}});
-        assert!(remove_hooks(&mut v).unwrap());
+        assert!(remove_hooks(&mut v, None).unwrap());
         assert_eq!(
             v,
             json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "other"}]}]}})

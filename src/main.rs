@@ -221,8 +221,9 @@ fn run_install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
 }
 
 fn run_uninstall(settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
+    let config = load_config()?;
     let settings = settings_path(settings, scope)?;
-    let report = install::uninstall(&settings)?;
+    let report = install::uninstall(&settings, &config.home.value)?;
     if report.changed {
         println!("removed sentinel from {}", report.settings.display());
     } else {

@@ -1,0 +1,519 @@
+//! `sentinel hook` run as an agent runs it: the built binary, an event on stdin, the answer on
+//! stdout. HOME points at the fixtures' home (/home/dev/demo/home, never created) and
+//! SENTINEL_HOME at a temp dir, so nothing real is read or written.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const HOME: &str = "/home/dev/demo/home";
+
+struct Hook {
+    sentinel_home: tempfile::TempDir,
+}
+
+impl Hook {
+    fn new() -> Hook {
+        Hook {
+            sentinel_home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn run_with(&self, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sentinel"));
+        cmd.arg("hook")
+            .args(args)
+            .env("HOME", HOME)
+            .env("SENTINEL_HOME", self.sentinel_home.path())
+            .env_remove("SENTINEL_SHADOW")
+            .env_remove("SENTINEL_FAIL_MODE")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("SENTINEL_API_KEY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut input = child.stdin.take().unwrap();
+        // The hook may stop reading early (oversize input): a broken pipe is expected then.
+        let _ = input.write_all(stdin);
+        drop(input);
+        child.wait_with_output().unwrap()
+    }
+
+    fn run(&self, args: &[&str], stdin: &[u8]) -> Output {
+        self.run_with(args, stdin, &[])
+    }
+
+    fn stats(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.sentinel_home.path().join("stats.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+/// The verdict an answer carries in its agent's shape, or "none" for empty stdout.
+fn verdict(agent: &str, out: &Output) -> String {
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    if stdout.trim().is_empty() {
+        return "none".into();
+    }
+    assert!(
+        stdout.ends_with('\n') && stdout.trim().lines().count() == 1,
+        "one line of JSON: {stdout:?}"
+    );
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let s = match agent {
+        "claude" | "codex" => {
+            assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+            assert!(
+                v["hookSpecificOutput"]["permissionDecisionReason"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("sentinel")
+            );
+            v["hookSpecificOutput"]["permissionDecision"].as_str()
+        }
+        "gemini" => {
+            assert!(v["reason"].as_str().is_some());
+            v["decision"].as_str()
+        }
+        "cursor" => {
+            assert_eq!(v["user_message"], v["agentMessage"]);
+            v["permission"].as_str()
+        }
+        "copilot" => v["permissionDecision"].as_str(),
+        _ => unreachable!(),
+    };
+    s.unwrap().to_string()
+}
+
+#[derive(serde::Deserialize)]
+struct Case {
+    agent: String,
+    file: String,
+    expect: String,
+}
+
+#[test]
+fn every_fixture_gets_its_decision_in_its_agents_shape() {
+    let hook = Hook::new();
+    let cases: Vec<Case> =
+        serde_json::from_str(include_str!("fixtures/agents/cases.json")).unwrap();
+    let mut wrong = Vec::new();
+    for case in &cases {
+        let event = std::fs::read(Path::new("tests/fixtures/agents").join(&case.file)).unwrap();
+        let agent_flag = if case.agent == "codex" {
+            "claude"
+        } else {
+            case.agent.as_str()
+        };
+        let out = hook.run(&["--agent", agent_flag], &event);
+        let got = verdict(&case.agent, &out);
+        // Gemini CLI cannot ask: what needs a person is refused with a reason that says so.
+        let want = if case.agent == "gemini" && case.expect == "ask" {
+            "deny"
+        } else {
+            case.expect.as_str()
+        };
+        if out.status.code() != Some(0) || got != want {
+            wrong.push(format!(
+                "{}: want {want}, got {got} (exit {:?}) {}",
+                case.file,
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(cases.len() >= 70);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_events_claude_code_really_sent() {
+    let hook = Hook::new();
+    let dir = Path::new("tests/fixtures/claude-code-2.1.328");
+    let expect = [
+        ("PreToolUse-Bash", "ask"), // touch inside the project: no safe rule
+        ("PreToolUse-Bash-acceptEdits", "ask"),
+        ("PreToolUse-Bash-bypassPermissions", "ask"),
+        ("PreToolUse-Write", "allow"),
+        ("PreToolUse-Edit", "allow"),
+        ("PreToolUse-Read", "allow"),
+        ("PostToolUse-Bash", "none"),
+        ("PostToolUse-Edit", "none"),
+        ("PostToolUse-Read", "none"),
+        ("PostToolUse-Write", "none"),
+        ("PostToolUseFailure-Read", "none"),
+        ("PermissionRequest-Bash", "none"),
+        ("PermissionRequest-Write", "none"),
+        ("SessionStart", "none"),
+        ("SessionEnd", "none"),
+        ("Stop", "none"),
+        ("UserPromptSubmit", "none"),
+    ];
+    assert_eq!(
+        std::fs::read_dir(dir).unwrap().count(),
+        expect.len(),
+        "every recorded event is covered"
+    );
+    for (name, want) in expect {
+        let out = hook.run(
+            &[],
+            &std::fs::read(dir.join(format!("{name}.json"))).unwrap(),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(verdict("claude", &out), want, "{name}");
+    }
+    assert_eq!(hook.stats().len(), 6, "one record per PreToolUse decision");
+}
+
+#[test]
+fn shadow_mode_prints_nothing_exits_0_and_records() {
+    for (args, env) in [
+        (vec!["--shadow"], vec![]),
+        (vec![], vec![("SENTINEL_SHADOW", "1")]),
+    ] {
+        let hook = Hook::new();
+        let deny = br#"{"hook_event_name":"PreToolUse","session_id":"sh","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}"#;
+        let out = hook.run_with(&args, deny, &env);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty());
+        let bad = hook.run_with(&args, b"{not json", &env);
+        assert_eq!(
+            bad.status.code(),
+            Some(0),
+            "even a bad event exits 0 in shadow mode"
+        );
+        assert!(bad.stdout.is_empty());
+        let stats = hook.stats();
+        assert_eq!(stats.len(), 1);
+        assert_eq!(stats[0]["shadow"], true);
+        assert_eq!(stats[0]["verdict"], "deny", "what would have happened");
+        assert_eq!(
+            stats[0]["rule"].as_str().unwrap().split(':').next(),
+            Some("hard_block_commands.txt")
+        );
+    }
+    let hook = Hook::new();
+    std::fs::write(
+        hook.sentinel_home.path().join("sentinel.toml"),
+        "mode = \"shadow\"\n",
+    )
+    .unwrap();
+    let out = hook.run(&[], br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push -f"}}"#);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true));
+    assert_eq!(hook.stats()[0]["shadow"], true);
+}
+
+#[test]
+fn configuration_changes_the_answer() {
+    let hook = Hook::new();
+    let uncertain = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"python x.py"}}"#;
+    let block = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git reset --hard"}}"#;
+    let allow =
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+    let toml = hook.sentinel_home.path().join("sentinel.toml");
+    std::fs::write(&toml, "on_uncertain = \"deny\"\non_block = \"ask\"\n").unwrap();
+    assert_eq!(verdict("claude", &hook.run(&[], uncertain)), "deny");
+    assert_eq!(verdict("claude", &hook.run(&[], block)), "ask");
+    std::fs::write(&toml, "on_uncertain = \"defer\"\n").unwrap();
+    assert_eq!(verdict("claude", &hook.run(&[], uncertain)), "none");
+    std::fs::write(&toml, "on_uncertain = \"allow\"\n").unwrap();
+    let out = hook.run(&[], uncertain);
+    assert_eq!(verdict("claude", &out), "allow");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("on_uncertain = allow")
+    );
+    // A broken config never widens: allow becomes ask, and the error names the key and line.
+    std::fs::write(&toml, "mode = \"enforce\"\non_uncertian = \"allow\"\n").unwrap();
+    let out = hook.run(&[], allow);
+    assert_eq!(verdict("claude", &out), "ask");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sentinel.toml:2") && err.contains("on_uncertian"),
+        "{err}"
+    );
+    assert_eq!(verdict("claude", &hook.run(&[], block)), "deny");
+}
+
+/// Inputs a hook must survive: each gets a one-line error and exit 1 (2 under fail_mode closed),
+/// or a decision that is not allow. None panics.
+fn bad_inputs() -> Vec<(&'static str, Vec<u8>)> {
+    let ev = |s: &str| s.as_bytes().to_vec();
+    let mut v: Vec<(&'static str, Vec<u8>)> = vec![
+        ("empty stdin", vec![]),
+        ("whitespace only", ev(" \n\t ")),
+        ("null", ev("null")),
+        ("array", ev("[]")),
+        ("string", ev("\"PreToolUse\"")),
+        ("number", ev("42")),
+        ("empty object", ev("{}")),
+        ("event name is a number", ev(r#"{"hook_event_name":1}"#)),
+        ("unknown event", ev(r#"{"hook_event_name":"PreToolUseX","tool_name":"Bash","tool_input":{"command":"ls"}}"#)),
+        ("lower-case event name", ev(r#"{"hook_event_name":"pretooluse","tool_name":"Bash","tool_input":{"command":"ls"}}"#)),
+        ("no tool_name", ev(r#"{"hook_event_name":"PreToolUse","tool_input":{"command":"ls"}}"#)),
+        ("tool_name is a number", ev(r#"{"hook_event_name":"PreToolUse","tool_name":7,"tool_input":{"command":"ls"}}"#)),
+        ("no tool_input", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#)),
+        ("tool_input is a string", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"ls"}"#)),
+        ("tool_input is an array", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":["ls"]}"#)),
+        ("command is a number", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":1}}"#)),
+        ("command is an array", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":["ls"]}}"#)),
+        ("no command", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"description":"ls"}}"#)),
+        ("Write without file_path", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"x"}}"#)),
+        ("file_path is an object", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":{}}}"#)),
+        ("cwd is a number", ev(r#"{"hook_event_name":"PreToolUse","cwd":5,"tool_name":"Bash","tool_input":{"command":"ls"}}"#)),
+        ("session_id is an object", ev(r#"{"hook_event_name":"PreToolUse","session_id":{},"tool_name":"Bash","tool_input":{"command":"ls"}}"#)),
+        ("invalid UTF-8", b"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls \xff\xfe\"}}".to_vec()),
+        ("raw NUL byte", b"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\x00\"}}".to_vec()),
+        ("binary garbage", (0..2048u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect()),
+        ("deeply nested arrays", ev(&"[".repeat(100_000))),
+        ("deeply nested tool_input", ev(&format!(r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}"command":"ls"{}}}"#, "{\"a\":".repeat(5000), "}".repeat(5000)))),
+        ("two events concatenated", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}"#)),
+        ("two events on two lines", ev("{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}\n{\"hook_event_name\":\"Stop\"}\n")),
+        ("trailing garbage", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}} x"#)),
+        ("byte-order mark", [b"\xef\xbb\xbf".as_slice(), br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#].concat()),
+        ("lone surrogate", ev(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls \ud800"}}"#)),
+        ("single quotes", ev("{'hook_event_name':'PreToolUse'}")),
+        ("oversize", [br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls #"#.as_slice(), &vec![b'a'; 1024 * 1024], br#""}}"#].concat()),
+        ("copilot toolArgs not JSON", ev(r#"{"toolName":"bash","toolArgs":"{not json"}"#)),
+    ];
+    // Truncated at every boundary of a real event.
+    let full = std::fs::read("tests/fixtures/claude-code-2.1.328/PreToolUse-Bash.json").unwrap();
+    for cut in 1..full.trim_ascii_end().len() {
+        v.push(("truncated event", full[..cut].to_vec()));
+    }
+    v
+}
+
+#[test]
+fn bad_input_never_panics_and_never_allows() {
+    let hook = Hook::new();
+    let cases = bad_inputs();
+    let kinds: std::collections::BTreeSet<_> = cases.iter().map(|(k, _)| *k).collect();
+    assert!(kinds.len() >= 30, "{} kinds", kinds.len());
+    let mut problems = Vec::new();
+    for (kind, input) in &cases {
+        let agent = if kind.starts_with("copilot") {
+            "copilot"
+        } else {
+            "claude"
+        };
+        let out = hook.run(&["--agent", agent], input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if stderr.contains("panicked") || out.status.code().is_none() {
+            problems.push(format!("{kind}: crashed: {stderr}"));
+        } else if stdout.contains("\"allow\"") {
+            problems.push(format!("{kind}: ALLOWED"));
+        } else if out.status.code() == Some(0) && stdout.is_empty() && !stderr.is_empty() {
+            problems.push(format!("{kind}: exit 0 with an error: {stderr}"));
+        } else if out.status.code() == Some(1)
+            && (stderr.lines().count() != 1 || !stderr.starts_with("sentinel: "))
+        {
+            problems.push(format!("{kind}: the error is not one line: {stderr:?}"));
+        } else if !matches!(out.status.code(), Some(1)) && stdout.is_empty() {
+            problems.push(format!(
+                "{kind}: exit {:?} without an answer",
+                out.status.code()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The same inputs under fail_mode closed exit 2, which blocks.
+    for (kind, input) in cases.iter().filter(|(k, _)| *k != "truncated event") {
+        let out = hook.run_with(&[], input, &[("SENTINEL_FAIL_MODE", "closed")]);
+        assert!(
+            out.stdout.is_empty() || !String::from_utf8_lossy(&out.stdout).contains("\"allow\""),
+            "{kind}"
+        );
+        if out.stdout.is_empty() {
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{kind}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn errors_name_what_is_wrong() {
+    let hook = Hook::new();
+    let cases: [(&[u8], &str); 6] = [
+        (b"", "no event on stdin"),
+        (b"{\"hook_event_name\":\"Nope\"}", "unknown event `Nope`"),
+        (b"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":1}}", "command must be a string"),
+        (b"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\"}", "tool_input is missing"),
+        (b"{\"hook_event_name\":\"PreTo", "malformed JSON"),
+        (b"\xff", "not valid UTF-8"),
+    ];
+    for (input, want) in cases {
+        let out = hook.run(&[], input);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{want}: {err}");
+        assert_eq!(out.status.code(), Some(1));
+    }
+    std::fs::write(
+        hook.sentinel_home.path().join("sentinel.toml"),
+        "max_event_bytes = 2048\n",
+    )
+    .unwrap();
+    let out = hook.run(&[], &[b' '; 4096]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("over the 2048-byte limit"));
+}
+
+fn settings_roundtrip(original: Option<&str>) {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("settings.json");
+    if let Some(text) = original {
+        std::fs::write(&settings, text).unwrap();
+    }
+    let sentinel_home = dir.path().join("agentos");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sentinel"))
+            .args(args)
+            .arg("--settings")
+            .arg(&settings)
+            .env("HOME", dir.path())
+            .env("SENTINEL_HOME", &sentinel_home)
+            .output()
+            .unwrap()
+    };
+    let before: Value = match original {
+        Some(t) if !t.trim().is_empty() => serde_json::from_str(t).unwrap(),
+        _ => serde_json::json!({}),
+    };
+    let out = run(&["install"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let once: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    let handler = &once["hooks"]["PreToolUse"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["hooks"][0];
+    assert_eq!(
+        handler["command"],
+        std::fs::canonicalize(env!("CARGO_BIN_EXE_sentinel"))
+            .unwrap()
+            .display()
+            .to_string()
+    );
+    assert_eq!(handler["args"], serde_json::json!(["hook"]));
+    assert!(handler["timeout"].as_u64().unwrap() > 8);
+    assert!(String::from_utf8_lossy(&run(&["install"]).stdout).contains("already registered"));
+    let twice: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(once, twice, "installing twice adds nothing");
+    // Every key that was there is still there, unchanged.
+    for (k, v) in before.as_object().unwrap() {
+        if k != "hooks" {
+            assert_eq!(&once[k], v);
+        }
+    }
+    assert_eq!(run(&["uninstall"]).status.code(), Some(0));
+    let after: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(after, before, "install then uninstall gives the file back");
+    let backups = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains("sentinel-backup")
+        })
+        .count();
+    assert_eq!(
+        backups,
+        if original.is_some() { 2 } else { 1 },
+        "a backup before each change"
+    );
+    // Seeded, and never overwritten.
+    assert!(sentinel_home.join("hard_block_commands.txt").exists());
+    assert!(sentinel_home.join("sentinel.toml").exists());
+}
+
+#[test]
+fn install_and_uninstall_give_the_settings_back() {
+    settings_roundtrip(None);
+    settings_roundtrip(Some(""));
+    settings_roundtrip(Some("{}"));
+    settings_roundtrip(Some(
+        r#"{"model":"opus","permissions":{"allow":["Bash(ls)"],"deny":[]},"env":{"A":"1"}}"#,
+    ));
+    settings_roundtrip(Some(
+        r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/opt/other-guard","timeout":5}]}],"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]},"theme":"dark"}"#,
+    ));
+    settings_roundtrip(Some(
+        "  {\n\n\"z\" :1,\"a\":   [ 1,2 ,3],\n\t\"hooks\" : { \"SessionEnd\":[ ] } }\n\n",
+    ));
+}
+
+#[test]
+fn invalid_settings_are_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    for text in ["{\"hooks\": ", "[1,2]", "{\"hooks\": []}", "// comment\n{}"] {
+        let settings = dir.path().join("settings.json");
+        std::fs::write(&settings, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_sentinel"))
+            .args(["install", "--settings"])
+            .arg(&settings)
+            .env("HOME", dir.path())
+            .env("SENTINEL_HOME", dir.path().join("agentos"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert_eq!(
+            std::fs::read_to_string(&settings).unwrap(),
+            text,
+            "left untouched"
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("sentinel: "));
+    }
+}
+
+#[test]
+fn seeding_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let home: PathBuf = dir.path().join("agentos");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("safe_commands.txt"), "ls\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sentinel"))
+        .args(["install", "--shadow", "--settings"])
+        .arg(dir.path().join("s.json"))
+        .env("HOME", dir.path())
+        .env("SENTINEL_HOME", &home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(home.join("safe_commands.txt")).unwrap(),
+        "ls\n"
+    );
+    let s: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+    assert_eq!(
+        s["hooks"]["PreToolUse"][0]["hooks"][0]["args"],
+        serde_json::json!(["hook", "--shadow"])
+    );
+}
