@@ -199,6 +199,20 @@ struct RawBudget {
 pub const TEMPLATE: &str = include_str!("../rules/sentinel.toml");
 
 impl Config {
+    /// The configuration of this process: SENTINEL_HOME (or `~/.agentos`), its `sentinel.toml`
+    /// and the environment. None when there is no home directory to find it in.
+    pub fn load_for_process() -> Option<Config> {
+        let home = sentinel_home()?;
+        let source = if std::env::var_os("SENTINEL_HOME").is_some_and(|h| !h.is_empty()) {
+            Source::Env {
+                name: "SENTINEL_HOME".into(),
+            }
+        } else {
+            Source::Default
+        };
+        Some(Config::load(&home, source))
+    }
+
     /// Reads `sentinel.toml` from `home` and applies the process environment.
     pub fn load(home: &Path, home_source: Source) -> Config {
         let text = match std::fs::read(home.join(FILE_NAME)) {

@@ -23,6 +23,18 @@ pub enum Agent {
     Copilot,
 }
 
+impl Agent {
+    /// The name used on the command line and in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
+            Agent::Copilot => "copilot",
+        }
+    }
+}
+
 /// What kind of event arrived, in sentinel's terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EventKind {

@@ -7,12 +7,13 @@
 //! event or a panic is a one-line error on stderr and exit 1 (exit 2 under `fail_mode = "closed"`,
 //! which blocks). None of them produces an allow.
 
-use crate::config::{self, Config, FailMode, Mode, Source};
+use crate::config::{self, Config, FailMode, Mode};
 use crate::decide::{self, Context};
 use crate::decision::{Decision, Verdict};
 use crate::event::{self, Agent, EventKind, HookEvent};
 use crate::paths::RealFs;
 use crate::rules::Rules;
+use crate::shell::one_line;
 use crate::{stats, tiers};
 use serde_json::json;
 use std::io::Read;
@@ -33,21 +34,13 @@ pub struct HookOutput {
 /// handled like any other failure.
 pub fn run(agent: Agent, shadow_flag: bool, input: &mut dyn Read) -> HookOutput {
     let started = Instant::now();
-    let Some(home) = config::sentinel_home() else {
+    let Some(config) = Config::load_for_process() else {
         return failure(
             "cannot find a home directory; set SENTINEL_HOME".into(),
             FailMode::Open,
             false,
         );
     };
-    let home_source = if std::env::var_os("SENTINEL_HOME").is_some_and(|h| !h.is_empty()) {
-        Source::Env {
-            name: "SENTINEL_HOME".into(),
-        }
-    } else {
-        Source::Default
-    };
-    let config = Config::load(&home, home_source);
     let shadow = shadow_flag || config.mode.value == Mode::Shadow;
     let fail_mode = config.fail_mode.value;
 
@@ -171,7 +164,7 @@ fn pre_tool_use(
     let latency_us = started.elapsed().as_micros();
 
     let mut out = HookOutput::default();
-    let agent_name = agent_name(agent);
+    let agent_name = agent.as_str();
     let record = stats::Record::new(
         &local,
         answer.as_ref(),
@@ -194,15 +187,6 @@ fn pre_tool_use(
         out.stdout = render(agent, &answer);
     }
     Ok(out)
-}
-
-fn agent_name(agent: Agent) -> &'static str {
-    match agent {
-        Agent::Claude => "claude",
-        Agent::Gemini => "gemini",
-        Agent::Cursor => "cursor",
-        Agent::Copilot => "copilot",
-    }
 }
 
 /// The answer in the agent's own output shape, as one line of JSON.
@@ -252,8 +236,4 @@ pub fn render(agent: Agent, d: &Decision) -> String {
         value["systemMessage"] = json!(w);
     }
     format!("{value}\n")
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

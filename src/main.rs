@@ -2,7 +2,7 @@
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
-use sentinel::config::{Config, Source};
+use sentinel::config::Config;
 use sentinel::decide::{self, Context};
 use sentinel::event::Agent;
 use sentinel::event::ToolCall;
@@ -148,16 +148,7 @@ fn run(cli: Cli) -> Result<u8> {
 }
 
 fn load_config() -> Result<Config> {
-    let home =
-        config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
-    let source = if std::env::var_os("SENTINEL_HOME").is_some_and(|h| !h.is_empty()) {
-        Source::Env {
-            name: "SENTINEL_HOME".into(),
-        }
-    } else {
-        Source::Default
-    };
-    Ok(Config::load(&home, source))
+    Config::load_for_process().context("cannot find a home directory; set SENTINEL_HOME")
 }
 
 fn run_config(json: bool) -> Result<u8> {

@@ -6,6 +6,7 @@
 
 use crate::decision::RuleRef;
 use crate::paths::PathPattern;
+use crate::shell::one_line;
 use regex::bytes::{Regex, RegexBuilder};
 use std::fmt;
 use std::path::Path;
@@ -566,14 +567,6 @@ fn split_line(raw: &str) -> Option<(&str, Option<&str>)> {
         }
         None => Some((line, None)),
     }
-}
-
-fn one_line(s: &str) -> String {
-    s.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]
