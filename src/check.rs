@@ -1,6 +1,6 @@
 //! `sentinel check`: one decision by hand, printed for people or as JSON.
 
-use crate::decision::{Decision, Verdict};
+use crate::decision::{ApiOutcome, Decision, Verdict};
 use std::fmt::Write as _;
 
 /// The exit status `sentinel check` gives a verdict: 0 allow, 2 block, 3 uncertain or ask.
@@ -20,6 +20,31 @@ pub fn render(decision: &Decision) -> String {
     let _ = writeln!(out, "reason:  {}", decision.reason);
     if let Some(rule) = &decision.rule {
         let _ = writeln!(out, "rule:    {rule} [{}] {}", rule.origin, rule.pattern);
+    }
+    match &decision.api {
+        Some(ApiOutcome::Answer(a)) => {
+            let canary = if a.canary_ok {
+                "canary ok"
+            } else {
+                "CANARY FAILED"
+            };
+            let _ = writeln!(
+                out,
+                "api:     {:?} ({canary}, {} request(s), {} ms): {}",
+                a.verdict, a.attempts, a.elapsed_ms, a.reason
+            );
+        }
+        Some(ApiOutcome::Error(e)) => {
+            let _ = writeln!(
+                out,
+                "api:     error after {} ms: {}",
+                e.elapsed_ms, e.message
+            );
+        }
+        Some(ApiOutcome::Budget(why)) => {
+            let _ = writeln!(out, "api:     not called: {why}");
+        }
+        None => {}
     }
     if let Some(path) = &decision.path {
         let _ = writeln!(out, "path:    {path}");

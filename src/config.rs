@@ -151,6 +151,8 @@ pub struct Config {
     pub on_block: Setting<OnBlock>,
     /// Largest hook event read from stdin, in bytes.
     pub max_event_bytes: Setting<u64>,
+    /// Send high-risk calls that Tier 1 would allow to Tier 2 as well.
+    pub paranoid: Setting<bool>,
     /// `[api] model`.
     pub api_model: Setting<String>,
     /// `[api] url`, base of the Messages API.
@@ -176,6 +178,7 @@ struct RawConfig {
     on_uncertain: Option<Spanned<OnUncertain>>,
     on_block: Option<Spanned<OnBlock>>,
     max_event_bytes: Option<Spanned<u64>>,
+    paranoid: Option<Spanned<bool>>,
     api: Option<RawApi>,
     budget: Option<RawBudget>,
 }
@@ -242,6 +245,7 @@ impl Config {
             on_uncertain: Setting::default(OnUncertain::Ask),
             on_block: Setting::default(OnBlock::Deny),
             max_event_bytes: Setting::default(DEFAULT_MAX_EVENT_BYTES),
+            paranoid: Setting::default(false),
             api_model: Setting::default(DEFAULT_MODEL.to_string()),
             api_url: Setting::default(DEFAULT_API_URL.to_string()),
             api_timeout_secs: Setting::default(8.0),
@@ -292,6 +296,7 @@ impl Config {
         set(&mut self.fail_mode, raw.fail_mode, text);
         set(&mut self.on_uncertain, raw.on_uncertain, text);
         set(&mut self.on_block, raw.on_block, text);
+        set(&mut self.paranoid, raw.paranoid, text);
         if let Some(v) = &raw.max_event_bytes {
             if *v.get_ref() < 1024 || *v.get_ref() > 64 * 1024 * 1024 {
                 self.errors.push(ConfigError {
@@ -452,6 +457,11 @@ impl Config {
                 "max_event_bytes",
                 self.max_event_bytes.value.to_string(),
                 &self.max_event_bytes.source,
+            ),
+            row(
+                "paranoid",
+                self.paranoid.value.to_string(),
+                &self.paranoid.source,
             ),
             row(
                 "api.model",

@@ -233,6 +233,7 @@ fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
         tool: tool.to_string(),
         cwd: String::new(),
         warning: None,
+        api: None,
         commands: reports,
         path: None,
     }
@@ -720,6 +721,7 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
         tool: tool.to_string(),
         cwd: String::new(),
         warning: None,
+        api: None,
         commands: Vec::new(),
         path: path.map(|p| p.display().to_string()),
     };
@@ -786,6 +788,7 @@ fn read_decision(tool: &str, raw_paths: &[String], ctx: &Context) -> Decision {
         tool: tool.to_string(),
         cwd: String::new(),
         warning: None,
+        api: None,
         commands: Vec::new(),
         path: None,
     };

@@ -100,12 +100,27 @@ pub struct Decision {
     /// The simple commands found in a shell command, after unwrapping (empty for file tools).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<CommandReport>,
+    /// What Tier 2 said, or why it could not say anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api: Option<ApiOutcome>,
     /// A warning to show the user alongside the answer (e.g. an allow that skipped a check).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
     /// The resolved target path of a file tool.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+}
+
+/// What happened at Tier 2.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "lowercase", tag = "outcome")]
+pub enum ApiOutcome {
+    /// The evaluator answered.
+    Answer(crate::evaluator::Answer),
+    /// The call failed.
+    Error(crate::evaluator::ApiError),
+    /// No call was made: the rate limit or daily budget is spent.
+    Budget(String),
 }
 
 /// What Tier 1 concluded about one simple command, for `--json` and for building reasons.

@@ -6,10 +6,12 @@
 //! and the configuration ([`tiers`], [`config`]), and comes out as a [`decision::Decision`],
 //! recorded ([`stats`]) and answered in the agent's protocol.
 
+pub mod budget;
 pub mod check;
 pub mod config;
 pub mod decide;
 pub mod decision;
+pub mod evaluator;
 pub mod event;
 pub mod hook;
 pub mod install;

@@ -8,7 +8,7 @@ use sentinel::event::Agent;
 use sentinel::event::ToolCall;
 use sentinel::paths::RealFs;
 use sentinel::rules::Rules;
-use sentinel::{check, config, hook, install};
+use sentinel::{check, config, hook, install, tiers};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -124,9 +124,9 @@ fn run(cli: Cli) -> Result<u8> {
             cwd,
             tool,
             path,
-            offline: _,
+            offline,
             json,
-        } => run_check(command, cwd, &tool, path, json),
+        } => run_check(command, cwd, &tool, path, offline, json),
         Command::Rules {
             command: RulesCommand::Lint,
         } => run_lint(),
@@ -234,10 +234,11 @@ fn run_check(
     cwd: Option<PathBuf>,
     tool: &str,
     path: Option<String>,
+    offline: bool,
     json: bool,
 ) -> Result<u8> {
-    let home =
-        config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
+    let config = load_config()?;
+    let home = config.home.value.clone();
     let user_home = config::user_home();
     let cwd = match cwd {
         Some(c) => std::path::absolute(&c).with_context(|| format!("bad --cwd {}", c.display()))?,
@@ -272,7 +273,16 @@ fn run_check(
         sentinel_home: &home,
         fs: &RealFs,
     };
-    let decision = decide::decide(&call, &rules, &ctx);
+    let local = decide::decide(&call, &rules, &ctx);
+    // --offline shows Tier 1's own verdict; otherwise the call goes through every tier.
+    let decision = if offline {
+        local
+    } else {
+        tiers::resolve(local, &call, &config, tiers::Tier2::Enabled)
+    };
+    for e in &config.errors {
+        eprintln!("sentinel: config error: {e}");
+    }
     match (&decision, json) {
         (Some(d), true) => println!("{}", serde_json::to_string_pretty(d)?),
         (Some(d), false) => print!("{}", check::render(d)),

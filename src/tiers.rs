@@ -1,22 +1,61 @@
-//! After Tier 1: what the configuration makes of a local verdict. The final answer is one of
-//! allow, ask, deny, or none at all (defer to the agent's own permission flow).
+//! After Tier 1: Tier 2 (the LLM evaluator) for what the rules cannot decide, Tier 3 (the fail
+//! path) when Tier 2 cannot answer, and what the configuration makes of each verdict. The final
+//! answer is allow, ask, deny, or none at all (defer to the agent's own permission flow).
 //!
-//! Tier 2 (the LLM evaluator) and Tier 3 (its fail path) will sit between the local UNCERTAIN and
-//! `on_uncertain`; until they exist, an uncertain call goes straight to `on_uncertain`.
+//! This is part of the imperative shell: it reads `evaluator_policy.md`, takes from the budget
+//! file and talks HTTP. The decisions it combines are Tier 1's (pure) and the evaluator's.
 
-use crate::config::{Config, OnBlock, OnUncertain};
-use crate::decision::{Decision, Verdict};
+use crate::budget::{self, Grant};
+use crate::config::{Config, FailMode, OnBlock, OnUncertain};
+use crate::decision::{ApiOutcome, Decision, Tier, Verdict};
+use crate::evaluator::{self, Action, ApiVerdict, Endpoint};
+use crate::event::ToolCall;
+use std::time::Duration;
 
-/// Turns Tier 1's decision into the answer to give, applying `on_block`, `on_uncertain` and
-/// configuration errors. None means: say nothing, the agent decides.
-pub fn resolve(local: Option<Decision>, config: &Config) -> Option<Decision> {
+/// The user's prose policy for the evaluator, in SENTINEL_HOME.
+pub const POLICY_FILE: &str = "evaluator_policy.md";
+/// The largest policy sent (the rest is cut, with a note).
+const MAX_POLICY_BYTES: usize = 16 * 1024;
+
+/// Whether Tier 2 may be used for this decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier2 {
+    /// Use it when a key is configured.
+    Enabled,
+    /// Skip it (`sentinel check --offline`).
+    Offline,
+}
+
+/// Turns Tier 1's decision into the answer to give. None means: say nothing, the agent decides.
+pub fn resolve(
+    local: Option<Decision>,
+    call: &ToolCall,
+    config: &Config,
+    tier2: Tier2,
+) -> Option<Decision> {
     let mut d = local?;
-    match d.verdict {
-        Verdict::Deny if config.on_block.value == OnBlock::Ask => {
+    let high_risk = matches!(
+        call,
+        ToolCall::Shell { .. } | ToolCall::PowerShell { .. } | ToolCall::Write { .. }
+    );
+    let wants_tier2 = d.verdict == Verdict::Uncertain
+        || (config.paranoid.value && high_risk && d.verdict == Verdict::Allow);
+    let endpoint = match (&config.api_key, tier2) {
+        (Some(key), Tier2::Enabled) => Some(Endpoint {
+            url: config.api_url.value.clone(),
+            key: key.value.clone(),
+            model: config.api_model.value.clone(),
+            timeout: Duration::from_secs_f64(config.api_timeout_secs.value),
+        }),
+        _ => None,
+    };
+    match (d.verdict, wants_tier2, endpoint) {
+        (Verdict::Deny, _, _) if config.on_block.value == OnBlock::Ask => {
             d.verdict = Verdict::Ask;
             d.reason = format!("{} (on_block = ask: the person decides)", d.reason);
         }
-        Verdict::Uncertain => match config.on_uncertain.value {
+        (_, true, Some(endpoint)) => tier2_and_3(&mut d, call, config, &endpoint),
+        (Verdict::Uncertain, _, None) => match config.on_uncertain.value {
             OnUncertain::Ask => {
                 d.verdict = Verdict::Ask;
                 d.reason = format!("{}; no Tier 2, so the person decides", d.reason);
@@ -49,4 +88,126 @@ pub fn resolve(local: Option<Decision>, config: &Config) -> Option<Decision> {
         );
     }
     Some(d)
+}
+
+/// Tier 2, and Tier 3 when Tier 2 gives no answer.
+fn tier2_and_3(d: &mut Decision, call: &ToolCall, config: &Config, endpoint: &Endpoint) {
+    let home = &config.home.value;
+    let outcome = match budget::take(
+        home,
+        config.calls_per_minute.value,
+        config.calls_per_day.value,
+        budget::now_ms(),
+    ) {
+        Ok(Grant::Granted) => {
+            let policy = read_policy(home);
+            match evaluator::evaluate(endpoint, &action(d, call), policy.as_deref()) {
+                Ok(answer) => ApiOutcome::Answer(answer),
+                Err(e) => ApiOutcome::Error(e),
+            }
+        }
+        Ok(Grant::MinuteSpent(n)) => {
+            ApiOutcome::Budget(format!("budget exhausted: {n} calls per minute"))
+        }
+        Ok(Grant::DaySpent(n)) => {
+            ApiOutcome::Budget(format!("budget exhausted: {n} calls per day"))
+        }
+        Err(e) => ApiOutcome::Budget(format!(
+            "budget exhausted: cannot read the budget file ({e})"
+        )),
+    };
+    let local_reason = d.reason.clone();
+    match &outcome {
+        ApiOutcome::Answer(a) => {
+            d.tier = Tier::Api;
+            d.rule = None;
+            let (verdict, word) = match a.verdict {
+                ApiVerdict::Allow => (Verdict::Allow, "allowed"),
+                ApiVerdict::Block => (Verdict::Deny, "blocked"),
+                ApiVerdict::Escalate => (Verdict::Ask, "escalated to the person"),
+            };
+            d.verdict = verdict;
+            d.reason = format!("sentinel[api]: {word}: {}", a.reason);
+        }
+        ApiOutcome::Error(e) => fail_path(
+            d,
+            config.fail_mode.value,
+            &format!("Tier 2 unavailable: {}", e.message),
+        ),
+        ApiOutcome::Budget(why) => fail_path(d, config.fail_mode.value, why),
+    }
+    if d.tier != Tier::Local {
+        d.reason = format!("{} (local: {local_reason})", d.reason);
+    }
+    d.api = Some(outcome);
+}
+
+/// Tier 3: the configured answer when Tier 2 cannot give one.
+fn fail_path(d: &mut Decision, mode: FailMode, why: &str) {
+    d.tier = Tier::Fail;
+    d.rule = None;
+    match mode {
+        FailMode::Open => {
+            d.verdict = Verdict::Allow;
+            d.reason = format!("sentinel[fail]: allowed unchecked (fail_mode = open): {why}");
+            d.warning = Some(format!(
+                "sentinel: {why}; the call was allowed without a check (fail_mode = open)"
+            ));
+        }
+        FailMode::Closed => {
+            d.verdict = Verdict::Deny;
+            d.reason = format!(
+                "sentinel[fail]: refused (fail_mode = closed): {why}; ask the person to run it"
+            );
+        }
+        FailMode::Ask => {
+            d.verdict = Verdict::Ask;
+            d.reason = format!("sentinel[fail]: the person decides (fail_mode = ask): {why}");
+        }
+    }
+}
+
+/// The action as the evaluator sees it: data, with what Tier 1 found.
+fn action(d: &Decision, call: &ToolCall) -> Action {
+    let (command, path) = match call {
+        ToolCall::Shell { command } | ToolCall::PowerShell { command } => {
+            (Some(command.clone()), None)
+        }
+        ToolCall::Write { path, .. } => {
+            (None, Some(d.path.clone().unwrap_or_else(|| path.clone())))
+        }
+        ToolCall::Read { paths, .. } => (None, paths.first().cloned()),
+        ToolCall::Other { .. } => (None, None),
+    };
+    Action {
+        tool: d.tool.clone(),
+        command,
+        path,
+        cwd: d.cwd.clone(),
+        simple_commands: d
+            .commands
+            .iter()
+            .map(|c| c.text.replace('\t', " "))
+            .collect(),
+        local_reason: d.reason.clone(),
+    }
+}
+
+fn read_policy(home: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(home.join(POLICY_FILE)).ok()?;
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    if text.len() <= MAX_POLICY_BYTES {
+        return Some(text.to_string());
+    }
+    let mut cut = MAX_POLICY_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Some(format!(
+        "{}\n[policy cut at {MAX_POLICY_BYTES} bytes]",
+        &text[..cut]
+    ))
 }

@@ -1,0 +1,141 @@
+//! The Tier-2 budget: API calls per minute and per UTC day, shared by every hook process through
+//! a state file in SENTINEL_HOME that is read, updated and written under one exclusive lock.
+
+use fs2::FileExt;
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Seek, Write};
+use std::path::Path;
+
+/// The state file's name in SENTINEL_HOME.
+pub const FILE_NAME: &str = "budget.json";
+
+#[derive(Default, Serialize, Deserialize)]
+struct State {
+    /// The UTC day (days since the epoch) `day_calls` counts.
+    day: u64,
+    /// Calls made that day.
+    day_calls: u32,
+    /// When the calls of the last minute were made (ms since the epoch).
+    recent_ms: Vec<u64>,
+}
+
+/// Whether a Tier-2 call may be made now.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Grant {
+    /// Yes, and it has been counted.
+    Granted,
+    /// No: the per-minute rate limit is spent.
+    MinuteSpent(u32),
+    /// No: the daily budget is spent.
+    DaySpent(u32),
+}
+
+/// Takes one call from the budget at `now_ms`, or says which limit is spent.
+pub fn take(home: &Path, per_minute: u32, per_day: u32, now_ms: u64) -> std::io::Result<Grant> {
+    std::fs::create_dir_all(home)?;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(home.join(FILE_NAME))?;
+    file.lock_exclusive()?;
+    let result = take_locked(&mut file, per_minute, per_day, now_ms);
+    let _ = FileExt::unlock(&file);
+    result
+}
+
+fn take_locked(
+    file: &mut std::fs::File,
+    per_minute: u32,
+    per_day: u32,
+    now_ms: u64,
+) -> std::io::Result<Grant> {
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    // A damaged state file starts the count afresh: it costs at most one budget's worth of
+    // calls, and never changes a decision.
+    let mut state: State = serde_json::from_str(&text).unwrap_or_default();
+    let today = now_ms / 86_400_000;
+    if state.day != today {
+        state.day = today;
+        state.day_calls = 0;
+    }
+    state
+        .recent_ms
+        .retain(|&t| t + 60_000 > now_ms && t <= now_ms);
+    let grant = if state.day_calls >= per_day {
+        Grant::DaySpent(per_day)
+    } else if state.recent_ms.len() as u32 >= per_minute {
+        Grant::MinuteSpent(per_minute)
+    } else {
+        state.day_calls += 1;
+        state.recent_ms.push(now_ms);
+        Grant::Granted
+    };
+    let bytes = serde_json::to_vec(&state).map_err(std::io::Error::other)?;
+    file.set_len(0)?;
+    file.rewind()?;
+    file.write_all(&bytes)?;
+    file.flush()?;
+    Ok(grant)
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minute_and_day_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let t0 = 1_800_000_000_000;
+        assert_eq!(take(dir.path(), 2, 3, t0).unwrap(), Grant::Granted);
+        assert_eq!(take(dir.path(), 2, 3, t0 + 1).unwrap(), Grant::Granted);
+        assert_eq!(
+            take(dir.path(), 2, 3, t0 + 2).unwrap(),
+            Grant::MinuteSpent(2)
+        );
+        assert_eq!(take(dir.path(), 2, 3, t0 + 60_001).unwrap(), Grant::Granted);
+        assert_eq!(
+            take(dir.path(), 2, 3, t0 + 200_000).unwrap(),
+            Grant::DaySpent(3)
+        );
+        // The next UTC day starts afresh.
+        let tomorrow = (t0 / 86_400_000 + 1) * 86_400_000;
+        assert_eq!(take(dir.path(), 2, 3, tomorrow).unwrap(), Grant::Granted);
+    }
+
+    #[test]
+    fn concurrent_takers_never_exceed_the_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = now_ms();
+        let granted: u32 = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..16)
+                .map(|_| {
+                    s.spawn(|| {
+                        (0..5)
+                            .filter(|_| take(dir.path(), 1000, 37, now).unwrap() == Grant::Granted)
+                            .count() as u32
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(granted, 37);
+    }
+
+    #[test]
+    fn a_damaged_state_file_starts_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), "{garbage").unwrap();
+        assert_eq!(take(dir.path(), 1, 1, now_ms()).unwrap(), Grant::Granted);
+    }
+}
