@@ -166,6 +166,8 @@ pub struct Config {
     pub calls_per_minute: Setting<u32>,
     /// `[budget] calls_per_day` (UTC days).
     pub calls_per_day: Setting<u32>,
+    /// `[logs] max_file_bytes`: stats and audit files rotate past this size.
+    pub log_max_bytes: Setting<u64>,
     /// Everything wrong with the file or the environment.
     pub errors: Vec<ConfigError>,
 }
@@ -181,6 +183,13 @@ struct RawConfig {
     paranoid: Option<Spanned<bool>>,
     api: Option<RawApi>,
     budget: Option<RawBudget>,
+    logs: Option<RawLogs>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLogs {
+    max_file_bytes: Option<Spanned<u64>>,
 }
 
 #[derive(Deserialize)]
@@ -252,6 +261,7 @@ impl Config {
             api_key: None,
             calls_per_minute: Setting::default(30),
             calls_per_day: Setting::default(1000),
+            log_max_bytes: Setting::default(10 * 1024 * 1024),
             errors: Vec::new(),
         };
         let mut file_url = None;
@@ -326,6 +336,18 @@ impl Config {
                 },
                 value: u.into_inner(),
             });
+        }
+        if let Some(logs) = raw.logs {
+            if let Some(v) = &logs.max_file_bytes
+                && *v.get_ref() < 4096
+            {
+                self.errors.push(ConfigError {
+                    at: format!("{FILE_NAME}:{}", line_of(text, v.span().start)),
+                    message: "[logs] max_file_bytes must be at least 4096".into(),
+                });
+            } else {
+                set(&mut self.log_max_bytes, logs.max_file_bytes, text);
+            }
         }
         if let Some(b) = raw.budget {
             set(&mut self.calls_per_minute, b.calls_per_minute, text);
@@ -484,6 +506,11 @@ impl Config {
                 "budget.calls_per_day",
                 self.calls_per_day.value.to_string(),
                 &self.calls_per_day.source,
+            ),
+            row(
+                "logs.max_file_bytes",
+                self.log_max_bytes.value.to_string(),
+                &self.log_max_bytes.source,
             ),
         ]
     }

@@ -1,11 +1,11 @@
 //! The vocabulary of a decision: verdicts, tiers, the rule that decided, and the record itself.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// What sentinel says about one proposed call, ordered from most to least permissive so that a
 /// compound command's verdict is the maximum of its parts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Let the call run.
@@ -37,7 +37,7 @@ impl fmt::Display for Verdict {
 }
 
 /// Which tier produced a decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Tier 1: local rules on the parsed command and path lists.

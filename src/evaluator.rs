@@ -78,6 +78,9 @@ pub struct Answer {
     pub elapsed_ms: u128,
     /// The answer did not parse even after the stricter retry: the person decides.
     pub unparseable: bool,
+    /// Tokens the API reported for the last request: input, output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<(u64, u64)>,
 }
 
 /// Why Tier 2 gave no answer.
@@ -185,8 +188,8 @@ pub fn evaluate(
     loop {
         attempts += 1;
         let body = request_body(endpoint, &canary, action, policy, strict);
-        let text = match post(endpoint, &body, deadline) {
-            Ok(Reply::Text(t)) => t,
+        let (text, tokens) = match post(endpoint, &body, deadline) {
+            Ok(Reply::Text(t, tokens)) => (t, tokens),
             Ok(Reply::RetryAfter(wait)) if !retried_429 && Instant::now() + wait < deadline => {
                 // One retry, only when the wait fits in what is left of the timeout.
                 retried_429 = true;
@@ -211,6 +214,7 @@ pub fn evaluate(
                     attempts,
                     elapsed_ms: started.elapsed().as_millis(),
                     unparseable: false,
+                    tokens,
                 });
             }
             None if !strict && Instant::now() < deadline => strict = true,
@@ -222,6 +226,7 @@ pub fn evaluate(
                     attempts,
                     elapsed_ms: started.elapsed().as_millis(),
                     unparseable: true,
+                    tokens,
                 });
             }
         }
@@ -230,8 +235,8 @@ pub fn evaluate(
 
 /// What one HTTP exchange produced.
 enum Reply {
-    /// The text of the answer's first text block.
-    Text(String),
+    /// The text of the answer's first text block, and the tokens reported in `usage`.
+    Text(String, Option<(u64, u64)>),
     /// 429 with a usable `retry-after`.
     RetryAfter(Duration),
 }
@@ -294,6 +299,12 @@ fn post(endpoint: &Endpoint, body: &Value, deadline: Instant) -> Result<Reply, S
         Some("max_tokens") => return Err("the answer was cut off (stop_reason max_tokens)".into()),
         _ => {}
     }
+    let usage = value.get("usage").and_then(|u| {
+        Some((
+            u.get("input_tokens")?.as_u64()?,
+            u.get("output_tokens")?.as_u64()?,
+        ))
+    });
     let blocks = value
         .get("content")
         .and_then(Value::as_array)
@@ -302,7 +313,7 @@ fn post(endpoint: &Endpoint, body: &Value, deadline: Instant) -> Result<Reply, S
         .iter()
         .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
         .and_then(|b| b.get("text").and_then(Value::as_str))
-        .map(|t| Reply::Text(t.to_string()))
+        .map(|t| Reply::Text(t.to_string(), usage))
         .ok_or_else(|| "the API's answer has no text block".into())
 }
 

@@ -14,7 +14,7 @@ use crate::event::{self, Agent, EventKind, HookEvent};
 use crate::paths::RealFs;
 use crate::rules::Rules;
 use crate::shell::one_line;
-use crate::{stats, tiers};
+use crate::{record, stats, tiers};
 use serde_json::json;
 use std::io::Read;
 use std::time::Instant;
@@ -101,11 +101,10 @@ fn handle(
     let event = event::parse_event(agent, &text).map_err(|e| e.to_string())?;
     match event.kind {
         EventKind::PreToolUse => pre_tool_use(agent, shadow, config, &event, started),
-        // Their work (untrusted-content marking, the session summary) arrives with later issues;
-        // the event is read and checked all the same.
-        EventKind::PostToolUse | EventKind::SessionEnd | EventKind::Ignored(_) => {
-            Ok(HookOutput::default())
-        }
+        EventKind::SessionEnd => Ok(session_end(agent, shadow, config, &event)),
+        // Untrusted-content marking arrives with a later issue; the event is read and checked
+        // all the same.
+        EventKind::PostToolUse | EventKind::Ignored(_) => Ok(HookOutput::default()),
     }
 }
 
@@ -164,21 +163,23 @@ fn pre_tool_use(
     let latency_us = started.elapsed().as_micros();
 
     let mut out = HookOutput::default();
-    let agent_name = agent.as_str();
-    let record = stats::Record::new(
+    let session = event.session_id.as_deref().unwrap_or("");
+    let latency = u64::try_from(latency_us).unwrap_or(u64::MAX);
+    if let Some(warning) = record::record(
+        config,
+        call,
         &local,
         answer.as_ref(),
-        event.session_id.as_deref().unwrap_or(""),
-        agent_name,
-        latency_us,
-        shadow,
-    );
-    if let Err(e) = stats::append(&config.home.value, &record) {
-        // Bookkeeping never decides anything: warn and carry on.
-        out.stderr.push_str(&format!(
-            "sentinel: warning: cannot record the decision in {}: {e}\n",
-            config.home.value.join(stats::FILE_NAME).display()
-        ));
+        &record::Meta {
+            session,
+            agent: agent.as_str(),
+            latency_us: latency,
+            shadow,
+        },
+    ) {
+        // Bookkeeping never decides anything: one warning, and the answer all the same.
+        out.stderr.push_str(&warning);
+        out.stderr.push('\n');
     }
     for e in &rules.errors {
         out.stderr.push_str(&format!("sentinel: rule error: {e}\n"));
@@ -187,6 +188,72 @@ fn pre_tool_use(
         out.stdout = render(agent, &answer);
     }
     Ok(out)
+}
+
+/// The session's summary, on the channel each agent shows the user at the end of a session, and
+/// in `SENTINEL_HOME/sessions/ID.txt`, since a closing terminal may not show it. Claude Code:
+/// stderr with exit 2 (SessionEnd cannot be blocked; it discards JSON). Gemini CLI: a
+/// `systemMessage`. Cursor and Copilot: stderr, exit 0. Shadow mode always exits 0.
+fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -> HookOutput {
+    let session = event.session_id.clone().unwrap_or_default();
+    let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
+    let (records, damaged) = match stats::session_records(&journal, &session) {
+        Ok(found) => found,
+        Err(e) => {
+            return HookOutput {
+                stderr: format!("sentinel: warning: cannot read the stats: {e}\n"),
+                ..HookOutput::default()
+            };
+        }
+    };
+    let line = stats::summarize(&records).line();
+    let mut stderr = format!("{line}\n");
+    let safe_id: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .take(128)
+        .collect();
+    let dir = config.home.value.join("sessions");
+    let file = dir.join(format!(
+        "{}.txt",
+        if safe_id.is_empty() {
+            "unknown"
+        } else {
+            &safe_id
+        }
+    ));
+    if let Err(e) =
+        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, format!("{line}\n")))
+    {
+        stderr.push_str(&format!(
+            "sentinel: warning: cannot write {}: {e}\n",
+            file.display()
+        ));
+    }
+    if !damaged.is_empty() {
+        stderr.push_str(&format!(
+            "sentinel: warning: {} damaged stats line(s) skipped, first {}\n",
+            damaged.len(),
+            damaged[0]
+        ));
+    }
+    match agent {
+        Agent::Claude if !shadow => HookOutput {
+            stdout: String::new(),
+            stderr,
+            exit: 2,
+        },
+        Agent::Gemini if !shadow => HookOutput {
+            stdout: format!("{}\n", json!({ "systemMessage": line })),
+            stderr,
+            exit: 0,
+        },
+        _ => HookOutput {
+            stdout: String::new(),
+            stderr,
+            exit: 0,
+        },
+    }
 }
 
 /// The answer in the agent's own output shape, as one line of JSON.

@@ -6,6 +6,7 @@
 //! and the configuration ([`tiers`], [`config`]), and comes out as a [`decision::Decision`],
 //! recorded ([`stats`]) and answered in the agent's protocol.
 
+pub mod audit;
 pub mod budget;
 pub mod check;
 pub mod config;
@@ -15,7 +16,9 @@ pub mod evaluator;
 pub mod event;
 pub mod hook;
 pub mod install;
+pub mod journal;
 pub mod paths;
+pub mod record;
 pub mod rules;
 pub mod shell;
 pub mod stats;

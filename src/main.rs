@@ -8,7 +8,7 @@ use sentinel::event::Agent;
 use sentinel::event::ToolCall;
 use sentinel::paths::RealFs;
 use sentinel::rules::Rules;
-use sentinel::{check, config, hook, install, tiers};
+use sentinel::{audit, check, config, hook, install, record, stats, tiers};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,6 +57,26 @@ enum Command {
         #[arg(long)]
         shadow: bool,
     },
+    /// Tier distribution, API calls, errors and latency, from the stats.
+    Stats {
+        /// One session [default: the most recent one].
+        #[arg(long, conflicts_with = "all")]
+        session: Option<String>,
+        /// Every session.
+        #[arg(long)]
+        all: bool,
+        /// Only decisions newer than this: 30m, 2h, 7d, or a Unix time in seconds.
+        #[arg(long)]
+        since: Option<String>,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check or read the audit log.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
     /// Print the effective configuration and where each value came from.
     Config {
         /// As JSON.
@@ -83,6 +103,18 @@ enum Command {
         /// user: ~/.claude/settings.json; project: ./.claude/settings.json.
         #[arg(long, value_enum, default_value = "user")]
         scope: Scope,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Check the hash chain; name the first broken record.
+    Verify,
+    /// Show the latest records.
+    Tail {
+        /// How many.
+        #[arg(short = 'n', default_value_t = 20)]
+        n: usize,
     },
 }
 
@@ -138,6 +170,18 @@ fn run(cli: Cli) -> Result<u8> {
             Ok(out.exit)
         }
         Command::Config { json } => run_config(json),
+        Command::Stats {
+            session,
+            all,
+            since,
+            json,
+        } => run_stats(session, all, since, json),
+        Command::Audit {
+            command: AuditCommand::Verify,
+        } => run_audit_verify(),
+        Command::Audit {
+            command: AuditCommand::Tail { n },
+        } => run_audit_tail(n),
         Command::Install {
             shadow,
             settings,
@@ -273,15 +317,28 @@ fn run_check(
         sentinel_home: &home,
         fs: &RealFs,
     };
+    let started = std::time::Instant::now();
     let local = decide::decide(&call, &rules, &ctx);
     // --offline shows Tier 1's own verdict; otherwise the call goes through every tier.
     let decision = if offline {
-        local
+        local.clone()
     } else {
-        tiers::resolve(local, &call, &config, tiers::Tier2::Enabled)
+        tiers::resolve(local.clone(), &call, &config, tiers::Tier2::Enabled)
     };
     for e in &config.errors {
         eprintln!("sentinel: config error: {e}");
+    }
+    if let Some(local) = &local {
+        let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let meta = record::Meta {
+            session: "check",
+            agent: "check",
+            latency_us,
+            shadow: false,
+        };
+        if let Some(warning) = record::record(&config, &call, local, decision.as_ref(), &meta) {
+            eprintln!("{warning}");
+        }
     }
     match (&decision, json) {
         (Some(d), true) => println!("{}", serde_json::to_string_pretty(d)?),
@@ -326,4 +383,167 @@ fn run_lint() -> Result<u8> {
         );
         Ok(1)
     }
+}
+
+/// `30m`, `2h`, `7d`, `45s`, or a Unix time in seconds → ms since the epoch.
+fn parse_since(text: &str) -> Result<u64> {
+    let now = sentinel::budget::now_ms();
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len()),
+    );
+    let n: u64 = number
+        .parse()
+        .with_context(|| format!("--since {text}: expected 30m, 2h, 7d or a Unix time"))?;
+    let ms = match unit {
+        "" => return Ok(n * 1000),
+        "s" => n * 1000,
+        "m" => n * 60_000,
+        "h" => n * 3_600_000,
+        "d" => n * 86_400_000,
+        _ => bail!("--since {text}: the unit must be s, m, h or d"),
+    };
+    Ok(now.saturating_sub(ms))
+}
+
+fn duration(us: u64) -> String {
+    match us {
+        0..1_000 => format!("{us} µs"),
+        1_000..1_000_000 => format!("{:.1} ms", us as f64 / 1e3),
+        _ => format!("{:.2} s", us as f64 / 1e6),
+    }
+}
+
+fn run_stats(session: Option<String>, all: bool, since: Option<String>, json: bool) -> Result<u8> {
+    let config = load_config()?;
+    let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
+    let loaded = stats::load(&journal).context("cannot read the stats")?;
+    if !loaded.damaged.is_empty() {
+        eprintln!(
+            "sentinel: warning: {} damaged stats line(s) skipped: {}",
+            loaded.damaged.len(),
+            loaded.damaged.join(", ")
+        );
+    }
+    let since_ms = since.as_deref().map(parse_since).transpose()?;
+    let mut records: Vec<&stats::Record> = loaded
+        .records
+        .iter()
+        .filter(|r| since_ms.is_none_or(|s| r.ts_ms >= s))
+        .collect();
+    let scope = match (&session, all) {
+        (Some(id), _) => {
+            records.retain(|r| &r.session == id);
+            format!("session {id}")
+        }
+        (None, true) => {
+            let sessions: std::collections::BTreeSet<&str> =
+                records.iter().map(|r| r.session.as_str()).collect();
+            format!("all sessions ({})", sessions.len())
+        }
+        (None, false) => match records.last().map(|r| r.session.clone()) {
+            Some(id) => {
+                records.retain(|r| r.session == id);
+                format!("session {id} (the most recent; --all for every session)")
+            }
+            None => "no decisions recorded yet".to_string(),
+        },
+    };
+    let summary = stats::summarize(records.iter().copied());
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "scope": scope, "summary": summary })
+            )?
+        );
+        return Ok(0);
+    }
+    println!("{scope}");
+    if let (Some(first), Some(last)) = (records.first(), records.last()) {
+        println!(
+            "from {} to {} UTC",
+            audit::utc(first.ts_ms),
+            audit::utc(last.ts_ms)
+        );
+    }
+    println!("{}", summary.line());
+    println!();
+    println!(
+        "{:<7} {:>9} {:>7} {:>10} {:>10} {:>10}",
+        "tier", "decisions", "share", "mean", "p50", "p95"
+    );
+    for (tier, l) in &summary.latency {
+        let share = 100.0 * l.count as f64 / summary.checks.max(1) as f64;
+        println!(
+            "{tier:<7} {:>9} {:>6.1}% {:>10} {:>10} {:>10}",
+            l.count,
+            share,
+            duration(l.mean_us),
+            duration(l.p50_us),
+            duration(l.p95_us)
+        );
+    }
+    println!();
+    println!(
+        "resolved locally: {:.1}%   api calls: {} (errors {}, {:.1} s, ~${:.4})",
+        summary.local_resolution_pct,
+        summary.api_calls,
+        summary.api_error,
+        summary.api_ms as f64 / 1000.0,
+        summary.api_cost_usd
+    );
+    if !summary.top_tier2.is_empty() {
+        println!("reached Tier 2 most often (candidates for a local rule):");
+        for (subject, n) in &summary.top_tier2 {
+            println!("{n:>6}  {subject}");
+        }
+    }
+    Ok(0)
+}
+
+fn run_audit_verify() -> Result<u8> {
+    let config = load_config()?;
+    let journal = audit::journal(&config.home.value, config.log_max_bytes.value);
+    match audit::verify(&journal).context("cannot read the audit log")? {
+        audit::Verification::Intact(n) => {
+            println!(
+                "intact: {n} records in {} file(s), chain and head agree",
+                journal.files().len()
+            );
+            Ok(0)
+        }
+        audit::Verification::Broken(why) => {
+            println!("broken: {why}");
+            Ok(1)
+        }
+    }
+}
+
+fn run_audit_tail(n: usize) -> Result<u8> {
+    let config = load_config()?;
+    let journal = audit::journal(&config.home.value, config.log_max_bytes.value);
+    for r in audit::tail(&journal, n).context("cannot read the audit log")? {
+        if let Some(damaged) = r.get("damaged") {
+            println!("(damaged line) {damaged}");
+            continue;
+        }
+        let s = |k: &str| r[k].as_str().unwrap_or("").to_string();
+        let rule = r["rule"]
+            .as_str()
+            .map(|x| format!("  [{x}]"))
+            .unwrap_or_default();
+        let shadow = if r["shadow"] == true { " (shadow)" } else { "" };
+        println!(
+            "#{:<5} {}  {:<5} {:<6} {:<10} {}{rule}{shadow}",
+            r["seq"].as_u64().unwrap_or(0),
+            audit::utc(r["ts_ms"].as_u64().unwrap_or(0)),
+            s("verdict"),
+            s("tier"),
+            s("tool"),
+            sentinel::shell::excerpt(&s("subject")),
+        );
+        println!("        session {}  {}", s("session"), s("reason"));
+    }
+    Ok(0)
 }

@@ -1,82 +1,335 @@
-//! Decision records: one JSON line per decision in `stats.jsonl`, appended under an exclusive
-//! lock so that parallel hook processes lose nothing and never interleave a line.
+//! Per-decision stats: one JSON line per decision in `stats.jsonl` (rotating), the counters, the
+//! session summary, and what `sentinel stats` prints.
 
-use crate::decision::{Decision, Tier, Verdict};
-use fs2::FileExt;
-use serde::Serialize;
-use std::io::Write;
+use crate::decision::{Tier, Verdict};
+use crate::journal::{Journal, Line};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The stats file's name in SENTINEL_HOME.
-pub const FILE_NAME: &str = "stats.jsonl";
+/// The journal's name in SENTINEL_HOME: `stats.jsonl`.
+pub const NAME: &str = "stats";
+/// Haiku 4.5's price per token, input and output, for the cost estimate.
+const PRICE_PER_TOKEN: (f64, f64) = (1.0e-6, 5.0e-6);
 
 /// One decision as recorded.
-#[derive(Clone, Debug, Serialize)]
-pub struct Record<'a> {
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Record {
     /// Milliseconds since the Unix epoch.
-    pub ts_ms: u128,
+    pub ts_ms: u64,
     /// The agent's session id ("" when it sent none).
-    pub session: &'a str,
+    pub session: String,
     /// The agent protocol (claude, gemini, cursor, copilot) or "check".
-    pub agent: &'a str,
+    pub agent: String,
     /// The tool.
-    pub tool: &'a str,
+    pub tool: String,
+    /// The command or path, cut to 300 characters.
+    pub subject: String,
     /// The tier that decided.
     pub tier: Tier,
-    /// The final verdict ("defer" when sentinel gave no answer).
-    pub verdict: &'a str,
+    /// The final answer: allow, deny, ask, or defer (no answer).
+    pub verdict: String,
     /// Tier 1's own verdict.
     pub local: Verdict,
     /// The rule that decided, `file:line`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
-    /// Time from reading the event to the decision, in µs.
-    pub latency_us: u128,
+    /// From reading the event to the answer, in µs.
+    pub latency_us: u64,
+    /// Time spent calling the API, in ms, when it was called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_ms: Option<u64>,
+    /// Tokens the API reported: input, output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<(u64, u64)>,
     /// Decided in shadow mode: computed and recorded, not enforced.
     pub shadow: bool,
 }
 
-impl<'a> Record<'a> {
-    /// A record for a decision (`answer` None: sentinel deferred to the agent).
-    pub fn new(
-        local: &'a Decision,
-        answer: Option<&'a Decision>,
-        session: &'a str,
-        agent: &'a str,
-        latency_us: u128,
-        shadow: bool,
-    ) -> Self {
-        let decided = answer.unwrap_or(local);
-        Record {
-            ts_ms: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_millis())
-                .unwrap_or(0),
-            session,
-            agent,
-            tool: &local.tool,
-            tier: decided.tier,
-            verdict: answer.map(|a| a.verdict.as_str()).unwrap_or("defer"),
-            local: local.verdict,
-            rule: decided.rule.as_ref().map(ToString::to_string),
-            latency_us,
-            shadow,
+/// The stats journal of a SENTINEL_HOME.
+pub fn journal(home: &Path, max_bytes: u64) -> Journal {
+    Journal::new(home, NAME, max_bytes)
+}
+
+/// Records read back, and the lines that were not records.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// The records, oldest first.
+    pub records: Vec<Record>,
+    /// `file:line` of every damaged line (torn or garbage).
+    pub damaged: Vec<String>,
+}
+
+/// Reads every record of every file; damaged lines are listed, not fatal.
+pub fn load(journal: &Journal) -> std::io::Result<Loaded> {
+    let mut out = Loaded::default();
+    for Line {
+        file, number, text, ..
+    } in journal.lines()?
+    {
+        match serde_json::from_str::<Record>(&text) {
+            Ok(r) => out.records.push(r),
+            Err(_) => out.damaged.push(format!("{}:{number}", file.display())),
+        }
+    }
+    Ok(out)
+}
+
+/// Latency figures for one tier, in µs.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Latency {
+    /// Decisions.
+    pub count: usize,
+    /// Mean.
+    pub mean_us: u64,
+    /// Median.
+    pub p50_us: u64,
+    /// 95th percentile.
+    pub p95_us: u64,
+}
+
+impl Latency {
+    fn of(mut values: Vec<u64>) -> Latency {
+        if values.is_empty() {
+            return Latency::default();
+        }
+        values.sort_unstable();
+        let pick = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+        Latency {
+            count: values.len(),
+            mean_us: values.iter().sum::<u64>() / values.len() as u64,
+            p50_us: pick(0.5),
+            p95_us: pick(0.95),
         }
     }
 }
 
-/// Appends one record as a single line, whole or not at all, under an exclusive lock.
-pub fn append(home: &Path, record: &Record) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
-    line.push(b'\n');
-    std::fs::create_dir_all(home)?;
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(home.join(FILE_NAME))?;
-    file.lock_exclusive()?;
-    // One write of the whole line: with O_APPEND and the lock held, no other writer interleaves.
-    let result = file.write_all(&line).and_then(|()| file.flush());
-    let _ = FileExt::unlock(&file);
-    result
+/// The counters over a set of records.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Decisions.
+    pub checks: usize,
+    /// Tier 1 allowed.
+    pub local_allow: usize,
+    /// Tier 1 blocked.
+    pub local_block: usize,
+    /// Tier 1 was uncertain and Tier 2 was off: `on_uncertain` answered.
+    pub uncertain: usize,
+    /// Tier 1 asked the person (credential reads).
+    pub local_ask: usize,
+    /// Tier 2 allowed.
+    pub api_allow: usize,
+    /// Tier 2 blocked.
+    pub api_block: usize,
+    /// Tier 2 escalated to the person.
+    pub api_ask: usize,
+    /// Tier 2 failed or its budget was spent: Tier 3 answered.
+    pub api_error: usize,
+    /// Requests to the API (answers and failures).
+    pub api_calls: usize,
+    /// Total time spent in the API, in ms.
+    pub api_ms: u64,
+    /// Estimated API cost in US dollars, at Haiku 4.5 prices.
+    pub api_cost_usd: f64,
+    /// Shadow decisions that would have allowed.
+    pub shadow_would_allow: usize,
+    /// Shadow decisions that would have blocked.
+    pub shadow_would_block: usize,
+    /// Shadow decisions that would have asked.
+    pub shadow_would_ask: usize,
+    /// Share of decisions Tier 1 settled alone (allow, block or ask), in percent.
+    pub local_resolution_pct: f64,
+    /// Latency per tier.
+    pub latency: BTreeMap<String, Latency>,
+    /// The commands that reached Tier 2 most often, with their counts.
+    pub top_tier2: Vec<(String, usize)>,
+}
+
+/// Counts a set of records.
+pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
+    let mut s = Summary::default();
+    let mut latencies: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut tier2: BTreeMap<String, usize> = BTreeMap::new();
+    for r in records {
+        s.checks += 1;
+        match (r.tier, r.local, r.verdict.as_str()) {
+            (Tier::Local, Verdict::Allow, _) => s.local_allow += 1,
+            (Tier::Local, Verdict::Deny, _) => s.local_block += 1,
+            (Tier::Local, Verdict::Ask, _) => s.local_ask += 1,
+            (Tier::Local, _, _) => s.uncertain += 1,
+            (Tier::Api, _, "allow") => s.api_allow += 1,
+            (Tier::Api, _, "deny") => s.api_block += 1,
+            (Tier::Api, _, _) => s.api_ask += 1,
+            (Tier::Fail, _, _) => s.api_error += 1,
+        }
+        if r.tier != Tier::Local {
+            *tier2.entry(r.subject.clone()).or_default() += 1;
+        }
+        if let Some(ms) = r.api_ms {
+            s.api_calls += 1;
+            s.api_ms += ms;
+        }
+        if let Some((i, o)) = r.tokens {
+            s.api_cost_usd += i as f64 * PRICE_PER_TOKEN.0 + o as f64 * PRICE_PER_TOKEN.1;
+        }
+        if r.shadow {
+            match r.verdict.as_str() {
+                "allow" => s.shadow_would_allow += 1,
+                "deny" => s.shadow_would_block += 1,
+                _ => s.shadow_would_ask += 1,
+            }
+        }
+        latencies
+            .entry(r.tier.as_str().to_string())
+            .or_default()
+            .push(r.latency_us);
+    }
+    if s.checks > 0 {
+        s.local_resolution_pct =
+            100.0 * (s.local_allow + s.local_block + s.local_ask) as f64 / s.checks as f64;
+    }
+    s.latency = latencies
+        .into_iter()
+        .map(|(k, v)| (k, Latency::of(v)))
+        .collect();
+    let mut top: Vec<(String, usize)> = tier2.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    top.truncate(10);
+    s.top_tier2 = top;
+    s
+}
+
+impl Summary {
+    /// The one-line session summary.
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "sentinel: {} checks — local {} (allow {}, block {}) · api {} (allow {}, block {}",
+            self.checks,
+            self.local_allow + self.local_block,
+            self.local_allow,
+            self.local_block,
+            self.api_allow + self.api_block + self.api_ask,
+            self.api_allow,
+            self.api_block,
+        );
+        if self.api_ask > 0 {
+            line.push_str(&format!(", ask {}", self.api_ask));
+        }
+        line.push(')');
+        if self.uncertain + self.local_ask > 0 {
+            line.push_str(&format!(" · asked {}", self.uncertain + self.local_ask));
+        }
+        line.push_str(&format!(
+            " · errors {} · api time {:.1} s",
+            self.api_error,
+            self.api_ms as f64 / 1000.0
+        ));
+        if self.api_cost_usd > 0.0 {
+            line.push_str(&format!(" · ~${:.4}", self.api_cost_usd));
+        }
+        if self.shadow_would_allow + self.shadow_would_block + self.shadow_would_ask > 0 {
+            line.push_str(&format!(
+                " · shadow: would allow {}, block {}, ask {}",
+                self.shadow_would_allow, self.shadow_would_block, self.shadow_would_ask
+            ));
+        }
+        line
+    }
+}
+
+/// The records of one session, reading files newest first and stopping at the first older file
+/// without any, so a SessionEnd stays fast however long the history.
+pub fn session_records(
+    journal: &Journal,
+    session: &str,
+) -> std::io::Result<(Vec<Record>, Vec<String>)> {
+    let mut found = Vec::new();
+    let mut damaged = Vec::new();
+    for file in journal.files().into_iter().rev() {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let mut here = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            match serde_json::from_str::<Record>(line) {
+                Ok(r) if r.session == session => here.push(r),
+                Ok(_) => {}
+                Err(_) => damaged.push(format!("{}:{}", file.display(), i + 1)),
+            }
+        }
+        if here.is_empty() && !found.is_empty() {
+            break;
+        }
+        here.extend(found);
+        found = here;
+    }
+    Ok((found, damaged))
+}
+
+/// Cuts a subject to 300 characters.
+pub fn subject(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > 300 {
+        format!("{}…", flat.chars().take(300).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(tier: Tier, local: Verdict, verdict: &str, shadow: bool) -> Record {
+        Record {
+            ts_ms: 1,
+            session: "s".into(),
+            agent: "claude".into(),
+            tool: "Bash".into(),
+            subject: "npm install".into(),
+            tier,
+            verdict: verdict.into(),
+            local,
+            rule: None,
+            latency_us: 100,
+            api_ms: (tier != Tier::Local).then_some(1200),
+            tokens: (tier == Tier::Api).then_some((700, 60)),
+            shadow,
+        }
+    }
+
+    #[test]
+    fn the_summary_line_counts_each_tier() {
+        let records = vec![
+            rec(Tier::Local, Verdict::Allow, "allow", false),
+            rec(Tier::Local, Verdict::Allow, "allow", false),
+            rec(Tier::Local, Verdict::Deny, "deny", false),
+            rec(Tier::Api, Verdict::Uncertain, "allow", false),
+            rec(Tier::Api, Verdict::Uncertain, "deny", false),
+            rec(Tier::Fail, Verdict::Uncertain, "allow", false),
+            rec(Tier::Local, Verdict::Uncertain, "ask", false),
+        ];
+        let s = summarize(&records);
+        assert_eq!(
+            s.line(),
+            "sentinel: 7 checks — local 3 (allow 2, block 1) · api 2 (allow 1, block 1) · asked 1 · errors 1 · api time 3.6 s · ~$0.0020"
+        );
+        assert_eq!(s.api_calls, 3);
+        assert!((s.local_resolution_pct - 300.0 / 7.0).abs() < 1e-9);
+        assert_eq!(s.top_tier2, vec![("npm install".to_string(), 3)]);
+    }
+
+    #[test]
+    fn shadow_counts_what_would_have_happened() {
+        let s = summarize(&[
+            rec(Tier::Local, Verdict::Deny, "deny", true),
+            rec(Tier::Local, Verdict::Allow, "allow", true),
+        ]);
+        assert!(
+            s.line().ends_with("shadow: would allow 1, block 1, ask 0"),
+            "{}",
+            s.line()
+        );
+    }
 }

@@ -114,6 +114,28 @@ fn every_fixture_gets_its_decision_in_its_agents_shape() {
             case.agent.as_str()
         };
         let out = hook.run(&["--agent", agent_flag], &event);
+        if case.expect == "summary" {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let in_message = |m: &str| m.contains(" checks — ");
+            let (code, shown) = match case.agent.as_str() {
+                "claude" => (2, stderr.starts_with("sentinel: ") && in_message(&stderr)),
+                "gemini" => (
+                    0,
+                    serde_json::from_str::<Value>(&stdout)
+                        .is_ok_and(|v| v["systemMessage"].as_str().is_some_and(in_message)),
+                ),
+                _ => (0, in_message(&stderr)),
+            };
+            if out.status.code() != Some(code) || !shown {
+                wrong.push(format!(
+                    "{}: the session summary: exit {:?}, stdout {stdout:?}, stderr {stderr:?}",
+                    case.file,
+                    out.status.code()
+                ));
+            }
+            continue;
+        }
         let got = verdict(&case.agent, &out);
         // Gemini CLI cannot ask: what needs a person is refused with a reason that says so.
         let want = if case.agent == "gemini" && case.expect == "ask" {
@@ -167,6 +189,16 @@ fn the_events_claude_code_really_sent() {
             &[],
             &std::fs::read(dir.join(format!("{name}.json"))).unwrap(),
         );
+        if name == "SessionEnd" {
+            // The summary goes to the user: stderr with exit 2, the channel Claude Code documents.
+            assert_eq!(out.status.code(), Some(2));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.starts_with("sentinel: 4 checks — local 3 (allow 3, block 0)"),
+                "{stderr}"
+            );
+            continue;
+        }
         assert_eq!(
             out.status.code(),
             Some(0),
