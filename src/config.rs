@@ -27,6 +27,15 @@ pub fn sentinel_home() -> Option<PathBuf> {
     }
 }
 
+/// True when a read failed because the file is not there (a missing directory on the way counts:
+/// a SENTINEL_HOME that does not exist means defaults, not an error).
+pub fn is_absent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
 /// The user's home directory, for `~` in commands and path lists.
 pub fn user_home() -> Option<PathBuf> {
     dirs::home_dir()
@@ -231,7 +240,7 @@ impl Config {
             Ok(bytes) => {
                 Some(String::from_utf8(bytes).map_err(|_| "file is not valid UTF-8".to_string()))
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) if is_absent(&e) => None,
             Err(e) => Some(Err(format!("cannot read: {e}"))),
         };
         Config::from_parts(home, home_source, text, &|name| std::env::var(name).ok())

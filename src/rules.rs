@@ -412,7 +412,7 @@ impl Rules {
                     Ok(text) => sources.push((file, origin.clone(), text)),
                     Err(_) => errors.push(unreadable("file is not valid UTF-8".into())),
                 },
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(e) if crate::config::is_absent(&e) => {
                     sources.push((file, "bundled".to_string(), file.bundled().to_string()))
                 }
                 Err(e) => errors.push(unreadable(format!("cannot read: {e}"))),
