@@ -461,6 +461,7 @@ fn path_args(cmd: &SimpleCommand) -> Vec<Word> {
                 out.push(Word {
                     text: v.to_string(),
                     kind: w.kind,
+                    value: None,
                 });
             }
             continue;
@@ -473,6 +474,7 @@ fn path_args(cmd: &SimpleCommand) -> Vec<Word> {
             out.push(Word {
                 text: v.to_string(),
                 kind: w.kind,
+                value: None,
             });
             continue;
         }
@@ -615,6 +617,7 @@ fn excluded_write(
                 targets.push(Word {
                     text: v.to_string(),
                     kind: w.kind,
+                    value: None,
                 });
             }
         }

@@ -5,6 +5,7 @@
 //! unwraps wrappers and normalises command names. Whatever it cannot see through is recorded in
 //! [`Analysis::unknowns`], which makes the command UNCERTAIN: it never turns into an ALLOW.
 
+mod decode;
 mod unwrap;
 mod walk;
 
@@ -63,6 +64,10 @@ pub struct Word {
     pub text: String,
     /// Whether the text is the value.
     pub kind: WordKind,
+    /// The value of a computed word when sentinel can work it out (a `$( )` whose output is
+    /// literal or decoded, an ANSI-C `$'…'` string). The word still counts as computed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
 }
 
 impl Word {
@@ -71,12 +76,21 @@ impl Word {
         Word {
             text: text.into(),
             kind: WordKind::Literal,
+            value: None,
         }
     }
 
     /// True when the word's value is exactly its text.
     pub fn is_literal(&self) -> bool {
         self.kind == WordKind::Literal
+    }
+
+    /// The word's value when it is known: its text if literal, else a worked-out value.
+    pub fn known_value(&self) -> Option<&str> {
+        match self.kind {
+            WordKind::Literal => Some(&self.text),
+            _ => self.value.as_deref(),
+        }
     }
 }
 

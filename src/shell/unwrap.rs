@@ -32,6 +32,7 @@ pub(super) fn split_env_assignments(words: Vec<Word>) -> (Vec<(String, Word)>, V
                     Word {
                         text: value.to_string(),
                         kind: w.kind,
+                        value: None,
                     },
                 ));
                 rest.next();
@@ -121,6 +122,25 @@ pub(super) fn split_find(argv: Vec<Word>) -> (Vec<Word>, Vec<(String, Vec<Word>)
     (own, execs)
 }
 
+/// Words joined by spaces into one script (`eval a b`), literal only when every word is, with
+/// a value when every word's value is known.
+fn joined(words: &[Word]) -> Word {
+    let text = words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if words.iter().all(Word::is_literal) {
+        return Word::literal(text);
+    }
+    let value: Option<Vec<&str>> = words.iter().map(Word::known_value).collect();
+    Word {
+        text,
+        kind: WordKind::Computed,
+        value: value.map(|v| v.join(" ")),
+    }
+}
+
 /// Recognises a wrapper at the front of argv.
 pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
     let Some(name) = argv.first().map(|w| w.text.as_str()) else {
@@ -192,6 +212,7 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
                     Some(Word {
                         text: v.to_string(),
                         kind: opt.kind,
+                        value: None,
                     })
                 };
                 let rest: Vec<&str> = argv[start.min(argv.len())..]
@@ -292,18 +313,8 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
             if args.is_empty() {
                 return Unwrap::No;
             }
-            let kind = if args.iter().all(Word::is_literal) {
-                WordKind::Literal
-            } else {
-                WordKind::Computed
-            };
-            let text = args
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
             Unwrap::Script {
-                text: Word { text, kind },
+                text: joined(args),
                 label: "eval".to_string(),
             }
         }
@@ -320,18 +331,8 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
             if args.is_empty() {
                 return Unwrap::No;
             }
-            let kind = if args.iter().all(Word::is_literal) {
-                WordKind::Literal
-            } else {
-                WordKind::Computed
-            };
-            let text = args
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
             Unwrap::Script {
-                text: Word { text, kind },
+                text: joined(args),
                 label: "watch".to_string(),
             }
         }

@@ -1,5 +1,6 @@
 //! The walk over brush-parser's syntax tree: every simple command, every place code can hide.
 
+use super::decode;
 use super::unwrap::{Unwrap, find_roots, split_env_assignments, split_find, wrapper};
 use super::*;
 use brush_parser::ParserOptions;
@@ -23,6 +24,8 @@ pub(super) struct Walker {
     depth: usize,
     via: Vec<String>,
     options: ParserOptions,
+    /// The output of the last pipeline walked, when it is known (literal or decoded text).
+    last_output: Option<String>,
 }
 
 impl Walker {
@@ -33,6 +36,7 @@ impl Walker {
             depth: 0,
             via: Vec::new(),
             options: ParserOptions::default(),
+            last_output: None,
         }
     }
 
@@ -44,7 +48,9 @@ impl Walker {
     }
 
     /// Parses and walks a script; a parse failure is returned for the caller to record.
-    pub(super) fn script(&mut self, src: &str) -> Result<(), String> {
+    /// Parses and walks a script; returns its output when it is one pipeline whose output is
+    /// known. A parse failure is returned for the caller to record.
+    pub(super) fn script(&mut self, src: &str) -> Result<Option<String>, String> {
         if bracket_nesting(src) > MAX_BRACKET_NESTING {
             return Err(format!("brackets nest deeper than {MAX_BRACKET_NESTING}"));
         }
@@ -52,23 +58,30 @@ impl Walker {
         let program = parser
             .parse_program()
             .map_err(|e| one_line(&e.to_string()))?;
+        self.last_output = None;
         for list in &program.complete_commands {
             self.list(list);
         }
-        Ok(())
+        let single = matches!(program.complete_commands.as_slice(), [list] if list.0.len() == 1 && list.0[0].0.additional.is_empty());
+        Ok(if single {
+            self.last_output.take()
+        } else {
+            None
+        })
     }
 
     /// Walks code found inside another command (`$( )`, `bash -c`, `eval` …) one level deeper.
-    fn nested(&mut self, src: &str, label: &str) {
+    fn nested(&mut self, src: &str, label: &str) -> Option<String> {
         if self.depth >= MAX_DEPTH {
             self.unknown(format!(
                 "code nested deeper than {MAX_DEPTH} levels ({label})"
             ));
-            return;
+            return None;
         }
         self.depth += 1;
         self.via.push(label.to_string());
-        if let Err(e) = self.script(src) {
+        let result = self.script(src);
+        if let Err(e) = &result {
             self.unknown(format!("{label}: cannot parse `{}`: {e}", excerpt(src)));
             self.out.unknowns.extend(
                 rough_segments(src)
@@ -78,13 +91,15 @@ impl Walker {
         }
         self.via.pop();
         self.depth -= 1;
+        result.ok().flatten()
     }
 
     /// Walks code that runs in a subshell: a `cd` inside does not change what follows.
-    fn in_subshell(&mut self, f: impl FnOnce(&mut Self)) {
+    fn in_subshell<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         let saved = self.cwd.clone();
-        f(self);
+        let r = f(self);
         self.cwd = saved;
+        r
     }
 
     fn list(&mut self, list: &ast::CompoundList) {
@@ -103,32 +118,48 @@ impl Walker {
     }
 
     fn pipeline(&mut self, p: &ast::Pipeline) {
-        if p.seq.len() == 1 {
-            self.command(&p.seq[0], Stdin::Inherited);
+        if let [only] = p.seq.as_slice() {
+            let first = self.out.commands.len();
+            self.command(only, Stdin::Inherited);
+            self.last_output = self
+                .stage_innermost(first)
+                .and_then(|c| decode::stage_output(c, None));
             return;
         }
         let mut stages = Vec::new();
         let mut stdin = Stdin::Inherited;
+        let mut output = None;
         for cmd in &p.seq {
-            let mut produced = None;
-            let mut text = None;
-            self.in_subshell(|w| {
+            let (text, produced) = self.in_subshell(|w| {
                 let first = w.out.commands.len();
                 w.command(cmd, stdin.clone());
-                // The stage as the pipe sees it: its innermost command (a shell reading the
-                // pipe is a wrapper with nothing inside).
-                let stage = &w.out.commands[first..];
-                let inner = stage
-                    .iter()
-                    .rfind(|c| c.role == Role::Command)
-                    .or_else(|| stage.iter().rfind(|c| c.role == Role::Wrapper));
-                text = inner.map(SimpleCommand::text);
-                produced = inner.and_then(literal_output);
+                let inner = w.stage_innermost(first);
+                let input = match &stdin {
+                    Stdin::Text(t) => Some(t.as_str()),
+                    _ => None,
+                };
+                (
+                    inner.map(SimpleCommand::text),
+                    inner.and_then(|c| decode::stage_output(c, input)),
+                )
             });
             stages.push(text.unwrap_or_else(|| "( … )".to_string()));
+            output = produced.clone();
             stdin = produced.map(Stdin::Text).unwrap_or(Stdin::Pipe);
         }
+        self.last_output = output;
         self.out.pipelines.push(stages.join(" | "));
+    }
+
+    /// The command a pipeline stage amounts to, as the pipe sees it: its innermost command
+    /// (a shell reading the pipe is a wrapper with nothing inside).
+    fn stage_innermost(&self, first: usize) -> Option<&SimpleCommand> {
+        let stage = &self.out.commands[first..];
+        stage
+            .iter()
+            .rfind(|c| c.role == Role::Command && c.via.len() == self.via.len())
+            .or_else(|| stage.iter().rfind(|c| c.role == Role::Command))
+            .or_else(|| stage.iter().rfind(|c| c.role == Role::Wrapper))
     }
 
     fn command(&mut self, cmd: &ast::Command, stdin: Stdin) {
@@ -293,6 +324,7 @@ impl Walker {
                         argv.push(Word {
                             text,
                             kind: value.kind,
+                            value: None,
                         });
                     }
                 }
@@ -322,6 +354,7 @@ impl Walker {
                             label_close = ")"
                         ),
                         kind: WordKind::Computed,
+                        value: None,
                     });
                 }
             }
@@ -362,6 +395,7 @@ impl Walker {
                 Word {
                     text,
                     kind: WordKind::Computed,
+                    value: None,
                 }
             }
         }
@@ -421,29 +455,40 @@ impl Walker {
             }
             ast::IoRedirect::HereDocument(_, doc) => {
                 let body = &doc.doc.value;
-                let kind = if doc.requires_expansion {
+                let (kind, value) = if doc.requires_expansion {
                     match word::parse_heredoc(body, &self.options) {
                         Ok(pieces) => {
-                            let mut text = String::new();
-                            let mut kind = WordKind::Literal;
+                            let mut w = WordBuild {
+                                text: String::new(),
+                                kind: WordKind::Literal,
+                                value: Some(String::new()),
+                            };
                             for p in &pieces {
-                                self.piece(p, body, true, &mut text, &mut kind);
+                                self.piece(p, body, true, &mut w);
                             }
-                            kind
+                            (
+                                w.kind,
+                                if w.kind == WordKind::Computed {
+                                    w.value
+                                } else {
+                                    None
+                                },
+                            )
                         }
                         Err(_) => {
                             self.unknown("a here-document whose expansions cannot be parsed");
-                            WordKind::Computed
+                            (WordKind::Computed, None)
                         }
                     }
                 } else {
-                    WordKind::Literal
+                    (WordKind::Literal, None)
                 };
                 Some(Redirect {
                     kind: RedirectKind::HereDoc,
                     target: Word {
                         text: body.clone(),
                         kind,
+                        value,
                     },
                 })
             }
@@ -466,12 +511,24 @@ impl Walker {
     fn word(&mut self, raw: &str) -> Word {
         match word::parse(raw, &self.options) {
             Ok(pieces) => {
-                let mut text = String::new();
-                let mut kind = WordKind::Literal;
+                let mut w = WordBuild {
+                    text: String::new(),
+                    kind: WordKind::Literal,
+                    value: Some(String::new()),
+                };
                 for p in &pieces {
-                    self.piece(p, raw, false, &mut text, &mut kind);
+                    self.piece(p, raw, false, &mut w);
                 }
-                Word { text, kind }
+                let value = if w.kind == WordKind::Computed {
+                    w.value
+                } else {
+                    None
+                };
+                Word {
+                    text: w.text,
+                    kind: w.kind,
+                    value,
+                }
             }
             Err(_) => {
                 self.unknown(format!("cannot parse the word `{}`", excerpt(raw)));
@@ -479,54 +536,60 @@ impl Walker {
                 Word {
                     text: raw.to_string(),
                     kind: WordKind::Computed,
+                    value: None,
                 }
             }
         }
     }
 
-    fn piece(
-        &mut self,
-        p: &WordPieceWithSource,
-        raw: &str,
-        quoted: bool,
-        text: &mut String,
-        kind: &mut WordKind,
-    ) {
+    fn piece(&mut self, p: &WordPieceWithSource, raw: &str, quoted: bool, w: &mut WordBuild) {
         let source = raw.get(p.start_index..p.end_index).unwrap_or("");
-        let computed = |kind: &mut WordKind| *kind = WordKind::Computed;
         match &p.piece {
             WordPiece::Text(s) => {
-                text.push_str(s);
-                if !quoted && *kind == WordKind::Literal && has_glob_or_brace(s) {
-                    *kind = WordKind::Glob;
+                w.push(s);
+                if !quoted && w.kind == WordKind::Literal && has_glob_or_brace(s) {
+                    w.kind = WordKind::Glob;
                 }
                 if !quoted && has_brace_expansion(s) {
-                    computed(kind);
+                    w.unknown_value();
                 }
             }
-            WordPiece::SingleQuotedText(s) => text.push_str(s),
-            WordPiece::AnsiCQuotedText(s) => {
-                text.push_str(s);
-                if s.contains('\\') {
-                    computed(kind);
+            WordPiece::SingleQuotedText(s) => w.push(s),
+            WordPiece::AnsiCQuotedText(s) => match decode::unescape(s, decode::Escapes::AnsiC) {
+                // `$'\x72m'` is `rm`: the text is the decoded value, and an escape in it makes
+                // the word count as computed, so a name spelled this way is never trusted.
+                Some(decoded) if s.contains('\\') => {
+                    w.text.push_str(&decoded);
+                    if let Some(v) = &mut w.value {
+                        v.push_str(&decoded);
+                    }
+                    w.kind = WordKind::Computed;
                 }
-            }
+                Some(decoded) => w.push(&decoded),
+                None => {
+                    w.text.push_str(s);
+                    w.unknown_value();
+                }
+            },
             WordPiece::DoubleQuotedSequence(inner)
             | WordPiece::GettextDoubleQuotedSequence(inner) => {
                 for i in inner {
-                    self.piece(i, raw, true, text, kind);
+                    self.piece(i, raw, true, w);
                 }
             }
             WordPiece::TildeExpansion(t) => match t {
-                word::TildeExpr::Home => text.push('~'),
+                word::TildeExpr::Home => {
+                    w.text.push('~');
+                    w.value = None;
+                }
                 _ => {
-                    text.push_str(source);
-                    computed(kind);
+                    w.text.push_str(source);
+                    w.unknown_value();
                 }
             },
             WordPiece::ParameterExpansion(expr) => {
-                text.push_str(source);
-                computed(kind);
+                w.text.push_str(source);
+                w.unknown_value();
                 if !matches!(
                     expr,
                     word::ParameterExpr::Parameter {
@@ -538,22 +601,18 @@ impl Walker {
                 }
             }
             WordPiece::CommandSubstitution(inner) => {
-                text.push_str(source);
-                computed(kind);
-                self.in_subshell(|w| w.nested(inner, "$( )"));
+                let output = self.in_subshell(|s| s.nested(inner, "$( )"));
+                w.substitution(source, output);
             }
             WordPiece::BackquotedCommandSubstitution(inner) => {
-                text.push_str(source);
-                computed(kind);
                 let inner = unescape_backquoted(inner);
-                self.in_subshell(|w| w.nested(&inner, "` `"));
+                let output = self.in_subshell(|s| s.nested(&inner, "` `"));
+                w.substitution(source, output);
             }
-            WordPiece::EscapeSequence(s) => {
-                text.push_str(s.strip_prefix('\\').unwrap_or(s));
-            }
+            WordPiece::EscapeSequence(s) => w.push(s.strip_prefix('\\').unwrap_or(s)),
             WordPiece::ArithmeticExpression(e) => {
-                text.push_str(source);
-                computed(kind);
+                w.text.push_str(source);
+                w.unknown_value();
                 self.arithmetic(&e.value);
             }
         }
@@ -569,8 +628,12 @@ impl Walker {
             let tail = &rest[i..];
             if let Ok(pieces) = word::parse(tail, &self.options) {
                 match pieces.first().map(|p| &p.piece) {
-                    Some(WordPiece::CommandSubstitution(s)) => self.nested(s, "$( )"),
-                    Some(WordPiece::BackquotedCommandSubstitution(s)) => self.nested(s, "` `"),
+                    Some(WordPiece::CommandSubstitution(s)) => {
+                        self.nested(s, "$( )");
+                    }
+                    Some(WordPiece::BackquotedCommandSubstitution(s)) => {
+                        self.nested(s, "` `");
+                    }
                     Some(WordPiece::ArithmeticExpression(e)) if e.value != tail => {
                         self.arithmetic(&e.value)
                     }
@@ -617,6 +680,7 @@ impl Walker {
                         let value = Word {
                             text: value.to_string(),
                             kind: a.kind,
+                            value: None,
                         };
                         self.check_assignment(var, &value);
                     }
@@ -724,6 +788,11 @@ impl Walker {
                             "{label} runs a computed script `{}`",
                             excerpt(&script.text)
                         ));
+                        // Still check what it will run when that can be worked out
+                        // (`bash -c "$(echo … | base64 -d)"`): a block inside stands.
+                        if let Some(value) = &script.value {
+                            self.nested(value, &format!("{label} (decoded)"));
+                        }
                     } else {
                         self.nested(&script.text, &label);
                     }
@@ -739,7 +808,9 @@ impl Walker {
                         name_dir,
                     );
                     match &stdin {
-                        Stdin::Text(t) => self.nested(t, &label),
+                        Stdin::Text(t) => {
+                            self.nested(t, &label);
+                        }
                         Stdin::Pipe => {
                             self.unknown(format!("{label} reads its script from a pipe"))
                         }
@@ -872,12 +943,14 @@ impl Walker {
             let value = Word {
                 text: value.to_string(),
                 kind: setting.kind,
+                value: None,
             };
             if key.starts_with("alias.") {
                 if let Some(code) = value.text.strip_prefix('!') {
                     let code = Word {
                         text: code.to_string(),
                         kind: value.kind,
+                        value: None,
                     };
                     self.run_config_script(&code, "git -c alias");
                 }
@@ -893,6 +966,41 @@ impl Walker {
             self.unknown(format!("{label} runs a computed script"));
         } else {
             self.nested(&code.text, label);
+        }
+    }
+}
+
+/// A word being assembled from its pieces: its text, what is known of it, and its value when
+/// every piece's value is known.
+struct WordBuild {
+    text: String,
+    kind: WordKind,
+    value: Option<String>,
+}
+
+impl WordBuild {
+    /// A piece whose text is its value.
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        if let Some(v) = &mut self.value {
+            v.push_str(s);
+        }
+    }
+
+    /// A piece whose value is not known: the word is computed and has no value.
+    fn unknown_value(&mut self) {
+        self.kind = WordKind::Computed;
+        self.value = None;
+    }
+
+    /// A command substitution: computed, with the output as its value when known (bash drops
+    /// the trailing newlines).
+    fn substitution(&mut self, source: &str, output: Option<String>) {
+        self.text.push_str(source);
+        self.kind = WordKind::Computed;
+        match (output, &mut self.value) {
+            (Some(out), Some(v)) => v.push_str(out.trim_end_matches('\n')),
+            _ => self.value = None,
         }
     }
 }
@@ -959,36 +1067,6 @@ fn has_brace_expansion(s: &str) -> bool {
     };
     let inner = &s[open + 1..open + close];
     inner.contains(',') || inner.contains("..")
-}
-
-/// The output of a pipeline stage that prints literal text, so a shell reading it can be checked.
-fn literal_output(cmd: &SimpleCommand) -> Option<String> {
-    let args = cmd.args();
-    if args.iter().any(|a| !a.is_literal()) {
-        return None;
-    }
-    match cmd.name() {
-        "echo" => Some(
-            args.iter()
-                .skip_while(|a| matches!(a.text.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
-                .map(|a| a.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
-        "printf" => Some(
-            args.iter()
-                .map(|a| a.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
-        "cat" if args.is_empty() => cmd
-            .redirects
-            .iter()
-            .find(|r| matches!(r.kind, RedirectKind::HereDoc | RedirectKind::HereString))
-            .filter(|r| r.target.is_literal())
-            .map(|r| r.target.text.clone()),
-        _ => None,
-    }
 }
 
 /// Backslashes in backquotes escape `$`, `` ` `` and `\` before the inner text is parsed.
