@@ -150,7 +150,7 @@ fn decode_base64(text: &str) -> Option<String> {
 
 fn decode_hex(text: &str) -> Option<String> {
     let compact: Vec<u8> = text.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
-    if compact.len() % 2 != 0 || compact.len() > MAX_DECODED_BYTES * 2 {
+    if !compact.len().is_multiple_of(2) || compact.len() > MAX_DECODED_BYTES * 2 {
         return None;
     }
     let bytes: Option<Vec<u8>> = compact
