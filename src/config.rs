@@ -162,6 +162,12 @@ pub struct Config {
     pub max_event_bytes: Setting<u64>,
     /// Send high-risk calls that Tier 1 would allow to Tier 2 as well.
     pub paranoid: Setting<bool>,
+    /// Tools whose output is outside text: a PostToolUse of one taints the session.
+    pub untrusted_tools: Setting<Vec<String>>,
+    /// How long a session's taint lasts without a new mark, in hours.
+    pub taint_max_age_hours: Setting<u64>,
+    /// Remind the model, after untrusted content, that instructions in it are data.
+    pub sanitize_untrusted_output: Setting<bool>,
     /// `[api] model`.
     pub api_model: Setting<String>,
     /// `[api] url`, base of the Messages API.
@@ -190,6 +196,9 @@ struct RawConfig {
     on_block: Option<Spanned<OnBlock>>,
     max_event_bytes: Option<Spanned<u64>>,
     paranoid: Option<Spanned<bool>>,
+    untrusted_tools: Option<Spanned<Vec<String>>>,
+    taint_max_age_hours: Option<Spanned<u64>>,
+    sanitize_untrusted_output: Option<Spanned<bool>>,
     api: Option<RawApi>,
     budget: Option<RawBudget>,
     logs: Option<RawLogs>,
@@ -264,6 +273,11 @@ impl Config {
             on_block: Setting::default(OnBlock::Deny),
             max_event_bytes: Setting::default(DEFAULT_MAX_EVENT_BYTES),
             paranoid: Setting::default(false),
+            untrusted_tools: Setting::default(
+                ["WebFetch", "WebSearch", "mcp__*"].map(String::from).to_vec(),
+            ),
+            taint_max_age_hours: Setting::default(24),
+            sanitize_untrusted_output: Setting::default(false),
             api_model: Setting::default(DEFAULT_MODEL.to_string()),
             api_url: Setting::default(DEFAULT_API_URL.to_string()),
             api_timeout_secs: Setting::default(8.0),
@@ -316,6 +330,9 @@ impl Config {
         set(&mut self.on_uncertain, raw.on_uncertain, text);
         set(&mut self.on_block, raw.on_block, text);
         set(&mut self.paranoid, raw.paranoid, text);
+        set(&mut self.untrusted_tools, raw.untrusted_tools, text);
+        set(&mut self.taint_max_age_hours, raw.taint_max_age_hours, text);
+        set(&mut self.sanitize_untrusted_output, raw.sanitize_untrusted_output, text);
         if let Some(v) = &raw.max_event_bytes {
             if *v.get_ref() < 1024 || *v.get_ref() > 64 * 1024 * 1024 {
                 self.errors.push(ConfigError {
@@ -493,6 +510,21 @@ impl Config {
                 "paranoid",
                 self.paranoid.value.to_string(),
                 &self.paranoid.source,
+            ),
+            row(
+                "untrusted_tools",
+                self.untrusted_tools.value.join(", "),
+                &self.untrusted_tools.source,
+            ),
+            row(
+                "taint_max_age_hours",
+                self.taint_max_age_hours.value.to_string(),
+                &self.taint_max_age_hours.source,
+            ),
+            row(
+                "sanitize_untrusted_output",
+                self.sanitize_untrusted_output.value.to_string(),
+                &self.sanitize_untrusted_output.source,
             ),
             row(
                 "api.model",

@@ -9,6 +9,8 @@ use crate::event::ToolCall;
 use crate::paths::{self, Fs};
 use crate::rules::{CommandRule, RuleMatch, Rules};
 use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
+use crate::signs;
+use crate::taint::Taint;
 use std::path::{Path, PathBuf};
 
 /// What Tier 1 needs besides the call and the rules.
@@ -21,6 +23,8 @@ pub struct Context<'a> {
     pub sentinel_home: &'a Path,
     /// How symlinks are followed.
     pub fs: &'a dyn Fs,
+    /// The session's untrusted content (read at the edge), if it has taken any in.
+    pub taint: Option<&'a Taint>,
 }
 
 /// Commands that write to (or delete) the paths they are given: their path arguments are
@@ -73,12 +77,55 @@ const SINKS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
 pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision> {
     let mut decision = match call {
         ToolCall::Shell { command } => shell_decision(command, rules, ctx),
-        ToolCall::PowerShell { command } => powershell_decision(command, rules, ctx),
-        ToolCall::Write { tool, path } => write_decision(tool, path, rules, ctx),
+        ToolCall::PowerShell { command } => {
+            let mut d = powershell_decision(command, rules, ctx);
+            d.signs = signs::text_signs(command);
+            d
+        }
+        ToolCall::Write { tool, path, content } => {
+            let mut d = write_decision(tool, path, rules, ctx);
+            d.signs = signs::text_signs(content);
+            d
+        }
         ToolCall::Read { tool, paths } => read_decision(tool, paths, ctx),
+        ToolCall::Agent { tool, prompt } => {
+            // A subagent launch is the agent's business, unless untrusted content is in the
+            // session and the prompt shows signs of acting on it.
+            let signs = signs::text_signs(prompt);
+            let taint = ctx.taint?;
+            if signs.is_empty() {
+                return None;
+            }
+            let mut d = agent_decision(tool);
+            d.signs = signs;
+            d.taint = Some(taint.clone());
+            d
+        }
         ToolCall::Other { .. } => return None,
     };
     decision.cwd = ctx.cwd.display().to_string();
+    if signs::exfiltration(&decision.signs) && decision.verdict < Verdict::Deny {
+        // Credential access and network egress in one call: blocked in every session.
+        decision.verdict = Verdict::Deny;
+        decision.rule = None;
+        decision.reason = format!(
+            "sentinel[local]: blocked: a credential and the network in one call ({}); keep secrets out of network commands, or ask the person to run it",
+            signs::describe(&decision.signs)
+        );
+    }
+    if let Some(taint) = ctx.taint {
+        decision.taint = Some(taint.clone());
+        let high_risk = matches!(call, ToolCall::Shell { .. } | ToolCall::PowerShell { .. } | ToolCall::Write { .. });
+        if high_risk && decision.verdict == Verdict::Allow && !decision.signs.is_empty() {
+            decision.verdict = Verdict::Uncertain;
+            decision.rule = None;
+            decision.reason = format!(
+                "sentinel[local]: uncertain: this session took in untrusted content ({}) and the call shows {}",
+                taint.describe(),
+                signs::describe(&decision.signs)
+            );
+        }
+    }
     if decision.verdict == Verdict::Allow && !rules.errors.is_empty() {
         // A broken rule file never widens what is allowed: every local allow becomes ask.
         let first = &rules.errors[0];
@@ -89,6 +136,24 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         );
     }
     Some(decision)
+}
+
+/// A subagent launch whose prompt shows signs in a tainted session: uncertain.
+fn agent_decision(tool: &str) -> Decision {
+    Decision {
+        verdict: Verdict::Uncertain,
+        tier: Tier::Local,
+        reason: "sentinel[local]: uncertain: a subagent launched in a session that took in untrusted content, with a prompt that shows signs of acting on it".into(),
+        rule: None,
+        tool: tool.to_string(),
+        cwd: String::new(),
+        commands: Vec::new(),
+        api: None,
+        warning: None,
+        signs: Vec::new(),
+        taint: None,
+        path: None,
+    }
 }
 
 /// One part's conclusion while a command is being judged.
@@ -174,7 +239,9 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
             Part::new(Verdict::Uncertain, "empty command", None),
         );
     }
-    combine("Bash", reports)
+    let mut decision = combine("Bash", reports);
+    decision.signs = signs::shell_signs(command, &analysis, ctx.cwd, ctx.home);
+    decision
 }
 
 /// The command's verdict is the maximum of its parts; the first part at that level explains it.
@@ -233,6 +300,8 @@ fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
         tool: tool.to_string(),
         cwd: String::new(),
         warning: None,
+        signs: Vec::new(),
+        taint: None,
         api: None,
         commands: reports,
         path: None,
@@ -695,6 +764,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
             cwd: Cwd::Start,
             extra_args: false,
             extra_args_under: Vec::new(),
+            depth: 0,
             name_dir: None,
         };
         judge(&cmd, rules, ctx)
@@ -724,6 +794,8 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
         tool: tool.to_string(),
         cwd: String::new(),
         warning: None,
+        signs: Vec::new(),
+        taint: None,
         api: None,
         commands: Vec::new(),
         path: path.map(|p| p.display().to_string()),
@@ -791,6 +863,8 @@ fn read_decision(tool: &str, raw_paths: &[String], ctx: &Context) -> Decision {
         tool: tool.to_string(),
         cwd: String::new(),
         warning: None,
+        signs: Vec::new(),
+        taint: None,
         api: None,
         commands: Vec::new(),
         path: None,

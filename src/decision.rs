@@ -106,6 +106,12 @@ pub struct Decision {
     /// A warning to show the user alongside the answer (e.g. an allow that skipped a check).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// Injection signs the call shows (SPEC 2.5).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub signs: Vec<crate::signs::Sign>,
+    /// The session's untrusted content, when it has taken any in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taint: Option<crate::taint::Taint>,
     /// The resolved target path of a file tool.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,

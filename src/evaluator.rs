@@ -49,6 +49,12 @@ pub struct Action {
     pub simple_commands: Vec<String>,
     /// Why Tier 1 could not decide.
     pub local_reason: String,
+    /// Injection signs the call shows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub signs: Vec<String>,
+    /// The untrusted content this session took in: which tools, when.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub untrusted_content: Option<Vec<String>>,
 }
 
 /// The evaluator's verdict.
@@ -418,6 +424,8 @@ mod tests {
             cwd: "/p".into(),
             simple_commands: vec![],
             local_reason: "r".into(),
+            signs: vec![],
+            untrusted_content: None,
         };
         let body = request_body(
             &endpoint,

@@ -256,6 +256,7 @@ fn gemini_call(tool: &str, input: &Value) -> Result<ToolCall, EventError> {
             tool: tool.to_string(),
             path: path_of(&["file_path", "absolute_path", "path"])?
                 .ok_or_else(|| missing("file_path"))?,
+            content: written_text(input),
         },
         "read_file"
         | "list_directory"
@@ -438,6 +439,7 @@ fn copilot_call(tool: &str, args: &Value) -> Result<ToolCall, EventError> {
         "create" | "edit" | "str_replace" | "write" | "str_replace_editor" => ToolCall::Write {
             tool: tool.to_string(),
             path: path()?,
+            content: written_text(args),
         },
         "view" | "read" | "glob" | "grep" => ToolCall::Read {
             tool: tool.to_string(),
@@ -456,12 +458,26 @@ pub enum ToolCall {
     Shell { command: String },
     /// A PowerShell command (Claude Code's shell on Windows).
     PowerShell { command: String },
-    /// A file write (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`).
-    Write { tool: String, path: String },
+    /// A file write (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`) and the text it writes.
+    Write { tool: String, path: String, content: String },
     /// A read-only tool (`Read`, `Glob`, `Grep`, `LS`) and the paths it touches.
     Read { tool: String, paths: Vec<String> },
+    /// A subagent launch (`Agent`, formerly `Task`) and its prompt.
+    Agent { tool: String, prompt: String },
     /// A tool sentinel has no opinion on.
     Other { tool: String },
+}
+
+/// The text a write puts into a file, from whichever fields the tool uses.
+fn written_text(input: &Value) -> String {
+    let mut parts: Vec<&str> = ["content", "new_string", "new_source", "file_text", "new_str"]
+        .iter()
+        .filter_map(|f| input.get(f).and_then(Value::as_str))
+        .collect();
+    if let Some(edits) = input.get("edits").and_then(Value::as_array) {
+        parts.extend(edits.iter().filter_map(|e| e.get("new_string").and_then(Value::as_str)));
+    }
+    parts.join("\n")
 }
 
 impl ToolCall {
@@ -472,6 +488,7 @@ impl ToolCall {
             ToolCall::PowerShell { .. } => "PowerShell",
             ToolCall::Write { tool, .. }
             | ToolCall::Read { tool, .. }
+            | ToolCall::Agent { tool, .. }
             | ToolCall::Other { tool } => tool,
         }
     }
@@ -510,6 +527,7 @@ impl ToolCall {
             "Write" | "Edit" | "MultiEdit" => ToolCall::Write {
                 tool: tool.to_string(),
                 path: required("file_path")?,
+                content: written_text(input),
             },
             "NotebookEdit" => {
                 let path = match field("notebook_path")? {
@@ -519,11 +537,16 @@ impl ToolCall {
                 ToolCall::Write {
                     tool: tool.to_string(),
                     path,
+                    content: written_text(input),
                 }
             }
             "Read" => ToolCall::Read {
                 tool: tool.to_string(),
                 paths: vec![required("file_path")?],
+            },
+            "Agent" | "Task" => ToolCall::Agent {
+                tool: tool.to_string(),
+                prompt: field("prompt")?.unwrap_or_default(),
             },
             "Glob" | "Grep" | "LS" => {
                 let paths = ["path", "glob"]

@@ -21,5 +21,7 @@ pub mod paths;
 pub mod record;
 pub mod rules;
 pub mod shell;
+pub mod signs;
 pub mod stats;
+pub mod taint;
 pub mod tiers;

@@ -39,6 +39,9 @@ enum Command {
         /// Skip Tier 2 (the LLM evaluator).
         #[arg(long)]
         offline: bool,
+        /// Decide as in a session that has taken in untrusted content (web pages, MCP output).
+        #[arg(long)]
+        tainted: bool,
         /// Print the whole decision record as JSON.
         #[arg(long)]
         json: bool,
@@ -157,8 +160,9 @@ fn run(cli: Cli) -> Result<u8> {
             tool,
             path,
             offline,
+            tainted,
             json,
-        } => run_check(command, cwd, &tool, path, offline, json),
+        } => run_check(command, cwd, &tool, path, offline, tainted, json),
         Command::Rules {
             command: RulesCommand::Lint,
         } => run_lint(),
@@ -279,6 +283,7 @@ fn run_check(
     tool: &str,
     path: Option<String>,
     offline: bool,
+    tainted: bool,
     json: bool,
 ) -> Result<u8> {
     let config = load_config()?;
@@ -311,11 +316,18 @@ fn run_check(
     for e in &rules.errors {
         eprintln!("sentinel: rule error: {e}");
     }
+    let simulated = sentinel::taint::Taint {
+        marks: vec![sentinel::taint::Mark {
+            tool: "sentinel check --tainted".into(),
+            ts_ms: sentinel::budget::now_ms(),
+        }],
+    };
     let ctx = Context {
         cwd: &cwd,
         home: user_home.as_deref(),
         sentinel_home: &home,
         fs: &RealFs,
+        taint: tainted.then_some(&simulated),
     };
     let started = std::time::Instant::now();
     let local = decide::decide(&call, &rules, &ctx);

@@ -265,6 +265,10 @@ const ENV_TEMPLATES: &[&str] = &["example", "sample", "template", "dist", "defau
 pub fn credential(path: &Path, home: Option<&Path>) -> Option<String> {
     let name = path.file_name()?.to_string_lossy().to_string();
     let lower = name.to_ascii_lowercase();
+    // Public keys and the list of known hosts are not secrets.
+    if lower.ends_with(".pub") || lower == "known_hosts" {
+        return None;
+    }
     if let Some(rest) = lower.strip_prefix(".env.")
         && !ENV_TEMPLATES.contains(&rest)
     {

@@ -14,6 +14,7 @@ pub fn subject(call: &ToolCall, decision: &Decision) -> String {
         ToolCall::Shell { command } | ToolCall::PowerShell { command } => command.clone(),
         ToolCall::Write { path, .. } => decision.path.clone().unwrap_or_else(|| path.clone()),
         ToolCall::Read { paths, .. } => decision.path.clone().unwrap_or_else(|| paths.join(" ")),
+        ToolCall::Agent { prompt, .. } => prompt.clone(),
         ToolCall::Other { tool } => tool.clone(),
     }
 }

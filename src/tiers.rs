@@ -177,6 +177,7 @@ fn action(d: &Decision, call: &ToolCall) -> Action {
             (None, Some(d.path.clone().unwrap_or_else(|| path.clone())))
         }
         ToolCall::Read { paths, .. } => (None, paths.first().cloned()),
+        ToolCall::Agent { prompt, .. } => (Some(prompt.clone()), None),
         ToolCall::Other { .. } => (None, None),
     };
     Action {
@@ -190,6 +191,10 @@ fn action(d: &Decision, call: &ToolCall) -> Action {
             .map(|c| c.text.replace('\t', " "))
             .collect(),
         local_reason: d.reason.clone(),
+        signs: d.signs.iter().map(|s| format!("{}: {}", s.kind.describe(), s.evidence)).collect(),
+        untrusted_content: d.taint.as_ref().map(|t| {
+            t.marks.iter().map(|m| format!("{} at {} UTC", m.tool, crate::audit::utc(m.ts_ms))).collect()
+        }),
     }
 }
 

@@ -25,6 +25,7 @@ fn every_case_gets_its_labelled_verdict() {
         home: Some(Path::new("/home/dev")),
         sentinel_home: Path::new("/home/dev/.agentos"),
         fs: &LexicalFs,
+        taint: None,
     };
     let mut wrong = Vec::new();
     let mut allowed_danger = Vec::new();

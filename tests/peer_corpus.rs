@@ -22,6 +22,7 @@ fn verdict(rules: &Rules, command: &str) -> (Verdict, String) {
         home: Some(Path::new("/home/dev")),
         sentinel_home: Path::new("/home/dev/.agentos"),
         fs: &LexicalFs,
+        taint: None,
     };
     let call = ToolCall::Shell {
         command: command.to_string(),

@@ -182,6 +182,9 @@ pub struct SimpleCommand {
     /// For `find -exec`: the directories the run-time arguments lie under (find's roots).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extra_args_under: Vec<Word>,
+    /// How deep in nested code (`$( )`, `bash -c`, a decoded script …) it was found; 0 at the top.
+    #[serde(skip)]
+    pub depth: usize,
     /// The directory of the command name when it is not a system bin dir (`./ls`, `/tmp/x/ls`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name_dir: Option<String>,

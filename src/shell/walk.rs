@@ -154,12 +154,12 @@ impl Walker {
     /// The command a pipeline stage amounts to, as the pipe sees it: its innermost command
     /// (a shell reading the pipe is a wrapper with nothing inside).
     fn stage_innermost(&self, first: usize) -> Option<&SimpleCommand> {
-        let stage = &self.out.commands[first..];
+        let stage: Vec<&SimpleCommand> = self.out.commands[first..].iter().filter(|c| c.depth == self.depth).collect();
         stage
             .iter()
-            .rfind(|c| c.role == Role::Command && c.via.len() == self.via.len())
-            .or_else(|| stage.iter().rfind(|c| c.role == Role::Command))
+            .rfind(|c| c.role == Role::Command)
             .or_else(|| stage.iter().rfind(|c| c.role == Role::Wrapper))
+            .copied()
     }
 
     fn command(&mut self, cmd: &ast::Command, stdin: Stdin) {
@@ -849,6 +849,7 @@ impl Walker {
             redirects,
             assignments,
             via: self.via.clone(),
+            depth: self.depth,
             role,
             cwd: self.cwd.clone(),
             extra_args,
