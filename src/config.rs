@@ -274,7 +274,9 @@ impl Config {
             max_event_bytes: Setting::default(DEFAULT_MAX_EVENT_BYTES),
             paranoid: Setting::default(false),
             untrusted_tools: Setting::default(
-                ["WebFetch", "WebSearch", "mcp__*"].map(String::from).to_vec(),
+                ["WebFetch", "WebSearch", "mcp__*"]
+                    .map(String::from)
+                    .to_vec(),
             ),
             taint_max_age_hours: Setting::default(24),
             sanitize_untrusted_output: Setting::default(false),
@@ -332,7 +334,11 @@ impl Config {
         set(&mut self.paranoid, raw.paranoid, text);
         set(&mut self.untrusted_tools, raw.untrusted_tools, text);
         set(&mut self.taint_max_age_hours, raw.taint_max_age_hours, text);
-        set(&mut self.sanitize_untrusted_output, raw.sanitize_untrusted_output, text);
+        set(
+            &mut self.sanitize_untrusted_output,
+            raw.sanitize_untrusted_output,
+            text,
+        );
         if let Some(v) = &raw.max_event_bytes {
             if *v.get_ref() < 1024 || *v.get_ref() > 64 * 1024 * 1024 {
                 self.errors.push(ConfigError {

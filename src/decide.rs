@@ -82,7 +82,11 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
             d.signs = signs::text_signs(command);
             d
         }
-        ToolCall::Write { tool, path, content } => {
+        ToolCall::Write {
+            tool,
+            path,
+            content,
+        } => {
             let mut d = write_decision(tool, path, rules, ctx);
             d.signs = signs::text_signs(content);
             d
@@ -115,7 +119,10 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
     }
     if let Some(taint) = ctx.taint {
         decision.taint = Some(taint.clone());
-        let high_risk = matches!(call, ToolCall::Shell { .. } | ToolCall::PowerShell { .. } | ToolCall::Write { .. });
+        let high_risk = matches!(
+            call,
+            ToolCall::Shell { .. } | ToolCall::PowerShell { .. } | ToolCall::Write { .. }
+        );
         if high_risk && decision.verdict == Verdict::Allow && !decision.signs.is_empty() {
             decision.verdict = Verdict::Uncertain;
             decision.rule = None;

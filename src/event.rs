@@ -459,7 +459,11 @@ pub enum ToolCall {
     /// A PowerShell command (Claude Code's shell on Windows).
     PowerShell { command: String },
     /// A file write (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`) and the text it writes.
-    Write { tool: String, path: String, content: String },
+    Write {
+        tool: String,
+        path: String,
+        content: String,
+    },
     /// A read-only tool (`Read`, `Glob`, `Grep`, `LS`) and the paths it touches.
     Read { tool: String, paths: Vec<String> },
     /// A subagent launch (`Agent`, formerly `Task`) and its prompt.
@@ -470,12 +474,22 @@ pub enum ToolCall {
 
 /// The text a write puts into a file, from whichever fields the tool uses.
 fn written_text(input: &Value) -> String {
-    let mut parts: Vec<&str> = ["content", "new_string", "new_source", "file_text", "new_str"]
-        .iter()
-        .filter_map(|f| input.get(f).and_then(Value::as_str))
-        .collect();
+    let mut parts: Vec<&str> = [
+        "content",
+        "new_string",
+        "new_source",
+        "file_text",
+        "new_str",
+    ]
+    .iter()
+    .filter_map(|f| input.get(f).and_then(Value::as_str))
+    .collect();
     if let Some(edits) = input.get("edits").and_then(Value::as_array) {
-        parts.extend(edits.iter().filter_map(|e| e.get("new_string").and_then(Value::as_str)));
+        parts.extend(
+            edits
+                .iter()
+                .filter_map(|e| e.get("new_string").and_then(Value::as_str)),
+        );
     }
     parts.join("\n")
 }

@@ -196,7 +196,9 @@ fn pre_tool_use(
 /// A tool that brings outside text into the context has run: mark the session (and audit the
 /// mark). With `sanitize_untrusted_output`, remind the model that the text is data.
 fn post_tool_use(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -> HookOutput {
-    let Some(call) = &event.call else { return HookOutput::default() };
+    let Some(call) = &event.call else {
+        return HookOutput::default();
+    };
     let tool = call.tool();
     if !taint::is_untrusted(tool, &config.untrusted_tools.value) {
         return HookOutput::default();
@@ -217,11 +219,16 @@ fn post_tool_use(agent: Agent, shadow: bool, config: &Config, event: &HookEvent)
         cwd: event.cwd.clone().unwrap_or_default(),
         tier: "post".into(),
         verdict: "tainted".into(),
-        reason: format!("sentinel: {tool} brought outside text into the session; calls that show injection signs are no longer allowed locally"),
+        reason: format!(
+            "sentinel: {tool} brought outside text into the session; calls that show injection signs are no longer allowed locally"
+        ),
         rule: None,
         shadow,
     };
-    if let Err(e) = audit::append(&audit::journal(&config.home.value, config.log_max_bytes.value), &entry) {
+    if let Err(e) = audit::append(
+        &audit::journal(&config.home.value, config.log_max_bytes.value),
+        &entry,
+    ) {
         problems.push(format!("audit not recorded ({e})"));
     }
     if !problems.is_empty() {

@@ -30,8 +30,16 @@ impl Taint {
         match self.marks.as_slice() {
             [] => "no untrusted content".into(),
             [first, rest @ ..] => {
-                let more = if rest.is_empty() { String::new() } else { format!(" and {} more", rest.len()) };
-                format!("{} at {} UTC{more}", first.tool, crate::audit::utc(first.ts_ms))
+                let more = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and {} more", rest.len())
+                };
+                format!(
+                    "{} at {} UTC{more}",
+                    first.tool,
+                    crate::audit::utc(first.ts_ms)
+                )
             }
         }
     }
@@ -46,21 +54,40 @@ pub fn is_untrusted(tool: &str, patterns: &[String]) -> bool {
 }
 
 fn path(home: &Path, session: &str) -> PathBuf {
-    let safe: String = session.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')).take(128).collect();
-    home.join("taint").join(format!("{}.json", if safe.is_empty() { "unknown-session" } else { &safe }))
+    let safe: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .take(128)
+        .collect();
+    home.join("taint").join(format!(
+        "{}.json",
+        if safe.is_empty() {
+            "unknown-session"
+        } else {
+            &safe
+        }
+    ))
 }
 
 /// Marks `session` as carrying text from `tool`.
 pub fn mark(home: &Path, session: &str, tool: &str, now_ms: u64) -> std::io::Result<()> {
     let p = path(home, session);
     std::fs::create_dir_all(p.parent().unwrap_or(home))?;
-    let mut f = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&p)?;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&p)?;
     f.lock_exclusive()?;
     let result = (|| {
         let mut text = String::new();
         f.read_to_string(&mut text)?;
         let mut taint: Taint = serde_json::from_str(&text).unwrap_or_default();
-        taint.marks.push(Mark { tool: tool.to_string(), ts_ms: now_ms });
+        taint.marks.push(Mark {
+            tool: tool.to_string(),
+            ts_ms: now_ms,
+        });
         let bytes = serde_json::to_vec(&taint).map_err(std::io::Error::other)?;
         f.set_len(0)?;
         f.rewind()?;
@@ -77,7 +104,14 @@ pub fn read(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) -> Option<
     let f = match std::fs::File::open(&p) {
         Ok(f) => f,
         Err(e) if crate::config::is_absent(&e) => return None,
-        Err(_) => return Some(Taint { marks: vec![Mark { tool: "unreadable taint file".into(), ts_ms: now_ms }] }),
+        Err(_) => {
+            return Some(Taint {
+                marks: vec![Mark {
+                    tool: "unreadable taint file".into(),
+                    ts_ms: now_ms,
+                }],
+            });
+        }
     };
     let _ = f.lock_shared();
     let mut text = String::new();
@@ -85,7 +119,14 @@ pub fn read(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) -> Option<
     let _ = FileExt::unlock(&f);
     let taint = match serde_json::from_str::<Taint>(&text) {
         Ok(t) if ok => t,
-        _ => return Some(Taint { marks: vec![Mark { tool: "damaged taint file".into(), ts_ms: now_ms }] }),
+        _ => {
+            return Some(Taint {
+                marks: vec![Mark {
+                    tool: "damaged taint file".into(),
+                    ts_ms: now_ms,
+                }],
+            });
+        }
     };
     let newest = taint.marks.iter().map(|m| m.ts_ms).max()?;
     if newest + max_age_ms < now_ms {
@@ -98,7 +139,11 @@ pub fn read(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) -> Option<
 /// Ends a session's taint, and removes every other mark older than `max_age_ms`.
 pub fn clear(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) {
     let _ = std::fs::remove_file(path(home, session));
-    for entry in std::fs::read_dir(home.join("taint")).into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir(home.join("taint"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let stale = entry
             .metadata()
             .and_then(|m| m.modified())

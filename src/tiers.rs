@@ -191,9 +191,16 @@ fn action(d: &Decision, call: &ToolCall) -> Action {
             .map(|c| c.text.replace('\t', " "))
             .collect(),
         local_reason: d.reason.clone(),
-        signs: d.signs.iter().map(|s| format!("{}: {}", s.kind.describe(), s.evidence)).collect(),
+        signs: d
+            .signs
+            .iter()
+            .map(|s| format!("{}: {}", s.kind.describe(), s.evidence))
+            .collect(),
         untrusted_content: d.taint.as_ref().map(|t| {
-            t.marks.iter().map(|m| format!("{} at {} UTC", m.tool, crate::audit::utc(m.ts_ms))).collect()
+            t.marks
+                .iter()
+                .map(|m| format!("{} at {} UTC", m.tool, crate::audit::utc(m.ts_ms)))
+                .collect()
         }),
     }
 }

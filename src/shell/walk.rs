@@ -154,7 +154,10 @@ impl Walker {
     /// The command a pipeline stage amounts to, as the pipe sees it: its innermost command
     /// (a shell reading the pipe is a wrapper with nothing inside).
     fn stage_innermost(&self, first: usize) -> Option<&SimpleCommand> {
-        let stage: Vec<&SimpleCommand> = self.out.commands[first..].iter().filter(|c| c.depth == self.depth).collect();
+        let stage: Vec<&SimpleCommand> = self.out.commands[first..]
+            .iter()
+            .filter(|c| c.depth == self.depth)
+            .collect();
         stage
             .iter()
             .rfind(|c| c.role == Role::Command)
