@@ -213,6 +213,11 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     for cmd in &analysis.commands {
         report(cmd.text(), cmd.via.clone(), judge(cmd, rules, ctx));
     }
+    for segment in &analysis.unparsed {
+        if let Some(part) = hard_block(&[segment.as_str()], rules) {
+            report(segment.clone(), Vec::new(), part);
+        }
+    }
     for pipeline in &analysis.pipelines {
         if let Some(part) = hard_block(&[pipeline.as_str()], rules) {
             report(pipeline.clone(), Vec::new(), part);

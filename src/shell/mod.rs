@@ -251,6 +251,10 @@ pub struct Analysis {
     /// Functions whose body calls the function itself (`:(){ :|:& };:`): fork bombs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub self_calling_functions: Vec<String>,
+    /// Rough segments of nested code that did not parse (`bash -c '…'` with a syntax error),
+    /// which the hard-block rules still look at.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unparsed: Vec<String>,
     /// Set when the command does not parse at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse_error: Option<String>,

@@ -324,3 +324,16 @@ fn rough_segments_split_at_operators() {
         ["ls", "rm -rf /", "x"]
     );
 }
+
+#[test]
+fn text_that_is_not_arithmetic_is_a_subshell() {
+    // bash runs `$(( cat x; rm y ))` as `$( ( cat x; rm y ) )`; found by the property test.
+    assert!(has("echo $(( cat README.md; rm -rf / ))", "rm -rf /"));
+    assert!(has("(( ls; rm -rf ~ ))", "rm -rf ~"));
+    assert!(
+        unknowns("echo $(( cat x; ls ))")
+            .iter()
+            .any(|u| u.contains("not arithmetic"))
+    );
+    assert!(unknowns("echo $(( 1 + 2 * x ))").is_empty());
+}

@@ -83,11 +83,7 @@ impl Walker {
         let result = self.script(src);
         if let Err(e) = &result {
             self.unknown(format!("{label}: cannot parse `{}`: {e}", excerpt(src)));
-            self.out.unknowns.extend(
-                rough_segments(src)
-                    .into_iter()
-                    .map(|s| format!("unparsed segment: {s}")),
-            );
+            self.out.unparsed.extend(rough_segments(src));
         }
         self.via.pop();
         self.depth -= 1;
@@ -290,9 +286,19 @@ impl Walker {
         }
     }
 
-    /// Arithmetic can hide command substitutions (`$(( $(cmd) ))`, `a[$(cmd)]`).
+    /// Arithmetic can hide command substitutions (`$(( $(cmd) ))`, `a[$(cmd)]`). And text that is
+    /// not arithmetic at all is, to bash, a subshell: `$(( cat x; rm -rf / ))` is
+    /// `$( ( cat x; rm -rf / ) )`, and `(( … ))` as a command is `( ( … ) )`. So what does not
+    /// parse as arithmetic is walked as a script, and the command is uncertain.
     fn arithmetic(&mut self, text: &str) {
         self.hidden_substitutions(text, "arithmetic");
+        if brush_parser::arithmetic::parse(text).is_err() {
+            self.unknown(format!(
+                "`(( {} ))` is not arithmetic: bash runs it as a subshell",
+                excerpt(text)
+            ));
+            self.in_subshell(|w| w.nested(text, "$(( ))"));
+        }
     }
 
     fn simple(&mut self, s: &ast::SimpleCommand, stdin: Stdin) {
