@@ -337,3 +337,10 @@ fn text_that_is_not_arithmetic_is_a_subshell() {
     );
     assert!(unknowns("echo $(( 1 + 2 * x ))").is_empty());
 }
+
+#[test]
+fn a_comment_hides_the_rest_of_its_line() {
+    // The fuzzer's first find: `rm` after `#` on the same line never runs, so allowing is right.
+    assert_eq!(commands("find . -name #*' x; rm -rf ~"), ["find . -name"]);
+    assert_eq!(commands("ls #x\nrm -rf ~"), ["ls", "rm -rf ~"]);
+}
