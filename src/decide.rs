@@ -7,7 +7,7 @@
 use crate::decision::{CommandReport, Decision, RuleRef, Tier, Verdict};
 use crate::event::ToolCall;
 use crate::paths::{self, Fs};
-use crate::rules::{CommandRule, RuleMatch, Rules};
+use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
 use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
 use crate::signs;
 use crate::taint::Taint;
@@ -347,8 +347,8 @@ fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part> {
     None
 }
 
-fn first_match<'r>(list: &'r [CommandRule], text: &str) -> Option<(&'r CommandRule, RuleMatch)> {
-    list.iter().find_map(|r| match r.test(text) {
+fn first_match<'r>(list: &'r RuleList, text: &str) -> Option<(&'r CommandRule, RuleMatch)> {
+    list.candidates(text).find_map(|r| match r.test(text) {
         RuleMatch::No => None,
         m => Some((r, m)),
     })
@@ -462,7 +462,9 @@ fn judge(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> Part {
             .map(|r| &r.target),
     );
     for word in reads {
-        if word.kind == WordKind::Computed && !shell::is_home_ref(&word.text) {
+        if (word.kind == WordKind::Computed && !shell::is_home_ref(&word.text))
+            || (word.text.starts_with('-') && !word.text.contains('='))
+        {
             continue;
         }
         let base = cwd.as_deref().unwrap_or(ctx.cwd);
@@ -480,9 +482,9 @@ fn judge(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> Part {
 }
 
 /// A positive safe rule matches the whole command and no `!` exception does.
-fn safe_match(list: &[CommandRule], text: &str) -> Option<RuleRef> {
+fn safe_match(list: &RuleList, text: &str) -> Option<RuleRef> {
     let mut positive = None;
-    for r in list {
+    for r in list.candidates(text) {
         match (r.negated, r.test(text)) {
             (true, RuleMatch::Yes | RuleMatch::Broken(_)) => return None,
             (false, RuleMatch::Yes) if positive.is_none() => positive = Some(r.rule.clone()),

@@ -263,26 +263,36 @@ const ENV_TEMPLATES: &[&str] = &["example", "sample", "template", "dist", "defau
 
 /// Names the credential a path points at, if it does.
 pub fn credential(path: &Path, home: Option<&Path>) -> Option<String> {
-    let name = path.file_name()?.to_string_lossy().to_string();
-    let lower = name.to_ascii_lowercase();
+    // Called for every argument of every command: string comparisons, no allocation until a
+    // credential is found.
+    let name = path.file_name()?.to_string_lossy();
+    let is = |s: &str| name.eq_ignore_ascii_case(s);
+    let ends = |s: &str| {
+        name.len() >= s.len()
+            && name.is_char_boundary(name.len() - s.len())
+            && name[name.len() - s.len()..].eq_ignore_ascii_case(s)
+    };
     // Public keys and the list of known hosts are not secrets.
-    if lower.ends_with(".pub") || lower == "known_hosts" {
+    if ends(".pub") || is("known_hosts") {
         return None;
     }
-    if let Some(rest) = lower.strip_prefix(".env.")
-        && !ENV_TEMPLATES.contains(&rest)
-    {
-        return Some(name);
+    if name.len() > 5 && name.is_char_boundary(5) && name[..5].eq_ignore_ascii_case(".env.") {
+        let rest = &name[5..];
+        if !ENV_TEMPLATES.iter().any(|t| rest.eq_ignore_ascii_case(t)) {
+            return Some(name.into_owned());
+        }
     }
-    if CREDENTIAL_NAMES.contains(&lower.as_str())
-        || CREDENTIAL_EXTENSIONS.iter().any(|e| lower.ends_with(e))
-    {
-        return Some(name);
+    if CREDENTIAL_NAMES.iter().any(|n| is(n)) || CREDENTIAL_EXTENSIONS.iter().any(|e| ends(e)) {
+        return Some(name.into_owned());
     }
-    let home = home?;
+    let rel = path.strip_prefix(home?).ok()?;
+    let rel = rel.to_str()?;
     CREDENTIAL_HOME_DIRS
         .iter()
-        .find(|d| path.starts_with(home.join(d)))
+        .find(|d| {
+            rel.strip_prefix(**d)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
         .map(|d| format!("~/{d}"))
 }
 

@@ -374,15 +374,87 @@ fn has_top_level_alternation(body: &str) -> bool {
     false
 }
 
+/// A list of command rules, with each rule also filed under the first byte of each of its literal
+/// prefixes, so a command is only tested against rules that could match it.
+#[derive(Debug, Default)]
+pub struct RuleList {
+    rules: Vec<CommandRule>,
+    /// For each first byte: the rules filed under it and every rule without a prefix, in order.
+    by_first_byte: Vec<Vec<usize>>,
+    /// Rules without a literal prefix: tested against every command.
+    unindexed: Vec<usize>,
+}
+
+impl RuleList {
+    fn push(&mut self, rule: CommandRule) {
+        self.rules.push(rule);
+    }
+
+    /// Builds the index; called once the list is complete.
+    fn index(&mut self) {
+        self.unindexed = (0..self.rules.len())
+            .filter(|&i| self.rules[i].prefixes.is_empty())
+            .collect();
+        self.by_first_byte = (0..=255u8)
+            .map(|b| {
+                (0..self.rules.len())
+                    .filter(|&i| {
+                        let r = &self.rules[i];
+                        r.prefixes.is_empty()
+                            || r.prefixes.iter().any(|x| match x.as_bytes().first() {
+                                Some(&f) if r.ignore_case => f.eq_ignore_ascii_case(&b),
+                                Some(&f) => f == b,
+                                None => true,
+                            })
+                    })
+                    .collect()
+            })
+            .collect();
+    }
+
+    /// The rules that could match `text`, in file order.
+    pub fn candidates<'a>(&'a self, text: &str) -> impl Iterator<Item = &'a CommandRule> {
+        let ids = match text.as_bytes().first() {
+            Some(&b) if !self.by_first_byte.is_empty() => &self.by_first_byte[b as usize],
+            _ => &self.unindexed,
+        };
+        ids.iter().map(|&i| &self.rules[i])
+    }
+
+    /// Every rule, in file order.
+    pub fn iter(&self) -> std::slice::Iter<'_, CommandRule> {
+        self.rules.iter()
+    }
+
+    /// How many rules.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a RuleList {
+    type Item = &'a CommandRule;
+    type IntoIter = std::slice::Iter<'a, CommandRule>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.rules.iter()
+    }
+}
+
 /// The loaded rules: the three command lists, the two path lists, and any load errors.
 #[derive(Debug, Default)]
 pub struct Rules {
     /// `hard_block_commands.txt`
-    pub hard_block: Vec<CommandRule>,
+    pub hard_block: RuleList,
     /// `safe_commands.txt` (positive and `!` lines)
-    pub safe: Vec<CommandRule>,
+    pub safe: RuleList,
     /// `conditional_block_commands.txt`
-    pub conditional: Vec<CommandRule>,
+    pub conditional: RuleList,
     /// `safe_paths.txt`
     pub safe_paths: Vec<(PathPattern, RuleRef)>,
     /// `excluded_paths.txt`
@@ -518,6 +590,9 @@ impl Rules {
                 }
             }
         }
+        rules.hard_block.index();
+        rules.safe.index();
+        rules.conditional.index();
         rules
     }
 
@@ -616,16 +691,28 @@ mod tests {
                 t
             })
             .collect();
-        for r in rules
-            .hard_block
-            .iter()
-            .chain(&rules.safe)
-            .chain(&rules.conditional)
-        {
-            let re = compile(&r.compiled_pattern).unwrap();
-            for t in &texts {
-                if re.is_match(t.as_bytes()) {
-                    assert_eq!(r.test(t), RuleMatch::Yes, "{} on {t}", r.rule.pattern);
+        let mut texts = texts;
+        texts.extend(
+            [
+                "Remove-Item -Recurse -Force C:\\",
+                "FORMAT-VOLUME -DriveLetter D",
+                "PSQL -c DROP TABLE x",
+            ]
+            .map(String::from),
+        );
+        // …and the first-byte index must offer the rule for that text.
+        for list in [&rules.hard_block, &rules.safe, &rules.conditional] {
+            for r in list {
+                let re = compile(&r.compiled_pattern).unwrap();
+                for t in &texts {
+                    if re.is_match(t.as_bytes()) {
+                        assert_eq!(r.test(t), RuleMatch::Yes, "{} on {t}", r.rule.pattern);
+                        assert!(
+                            list.candidates(t).any(|c| std::ptr::eq(c, r)),
+                            "{} not indexed for {t}",
+                            r.rule.pattern
+                        );
+                    }
                 }
             }
         }
