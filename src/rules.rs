@@ -7,7 +7,8 @@
 use crate::decision::RuleRef;
 use crate::paths::PathPattern;
 use crate::shell::one_line;
-use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::meta::Regex;
+use regex_automata::util::syntax;
 use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -185,9 +186,18 @@ impl CommandRule {
 /// Compiles a rule. Classes are ASCII (`\S`, `\w`, `(?i)`): Unicode classes cost several times
 /// more to compile, and rendered commands keep words apart with ASCII spaces.
 fn compile(pattern: &str) -> Result<Regex, String> {
-    RegexBuilder::new(pattern)
-        .unicode(false)
-        .build()
+    // Only `is_match` is ever asked: no capture groups and no one-pass DFA to build, which is
+    // most of the compile cost of a rule.
+    Regex::builder()
+        .configure(
+            Regex::config()
+                .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+                .onepass(false)
+                .backtrack(false)
+                .dfa(false),
+        )
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .build(pattern)
         .map_err(|e| e.to_string())
 }
 
@@ -390,24 +400,36 @@ impl RuleList {
         self.rules.push(rule);
     }
 
-    /// Builds the index; called once the list is complete.
+    /// Builds the index in one pass over the rules; called once the list is complete.
     fn index(&mut self) {
-        self.unindexed = (0..self.rules.len())
-            .filter(|&i| self.rules[i].prefixes.is_empty())
-            .collect();
-        self.by_first_byte = (0..=255u8)
-            .map(|b| {
-                (0..self.rules.len())
-                    .filter(|&i| {
-                        let r = &self.rules[i];
-                        r.prefixes.is_empty()
-                            || r.prefixes.iter().any(|x| match x.as_bytes().first() {
-                                Some(&f) if r.ignore_case => f.eq_ignore_ascii_case(&b),
-                                Some(&f) => f == b,
-                                None => true,
-                            })
-                    })
-                    .collect()
+        let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); 256];
+        self.unindexed.clear();
+        for (i, r) in self.rules.iter().enumerate() {
+            if r.prefixes.is_empty() {
+                self.unindexed.push(i);
+                continue;
+            }
+            for p in &r.prefixes {
+                let Some(&b) = p.as_bytes().first() else { continue };
+                let variants = if r.ignore_case { [b.to_ascii_lowercase(), b.to_ascii_uppercase()] } else { [b, b] };
+                for v in variants {
+                    if buckets[v as usize].last() != Some(&i) {
+                        buckets[v as usize].push(i);
+                    }
+                }
+            }
+        }
+        // Each bucket also holds the unindexed rules, merged back into file order.
+        self.by_first_byte = buckets
+            .into_iter()
+            .map(|mut bucket| {
+                if bucket.is_empty() {
+                    return Vec::new();
+                }
+                bucket.extend(&self.unindexed);
+                bucket.sort_unstable();
+                bucket.dedup();
+                bucket
             })
             .collect();
     }
@@ -415,7 +437,9 @@ impl RuleList {
     /// The rules that could match `text`, in file order.
     pub fn candidates<'a>(&'a self, text: &str) -> impl Iterator<Item = &'a CommandRule> {
         let ids = match text.as_bytes().first() {
-            Some(&b) if !self.by_first_byte.is_empty() => &self.by_first_byte[b as usize],
+            Some(&b) if !self.by_first_byte.is_empty() && !self.by_first_byte[b as usize].is_empty() => {
+                &self.by_first_byte[b as usize]
+            }
             _ => &self.unindexed,
         };
         ids.iter().map(|&i| &self.rules[i])

@@ -7,7 +7,7 @@
 
 use crate::paths;
 use crate::shell::{Analysis, RedirectKind, Role, SimpleCommand, WordKind};
-use regex::Regex;
+use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -57,11 +57,18 @@ fn sign(kind: SignKind, evidence: &str) -> Sign {
     }
 }
 
-/// Phrases that try to replace the model's instructions.
+/// Words one of which every override phrase contains: text without any of them is not run
+/// through the regex (whose compilation would otherwise be most of a hook's cost).
+const OVERRIDE_TRIGGERS: &[&str] = &[
+    "ignore", "disregard", "forget", "override", "bypass", "system", "you are now", "mode",
+    "assistant", "instruction", "do not", "act as",
+];
+
+/// Phrases that try to replace the model's instructions (ASCII classes: cheap to compile).
 fn override_phrases() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(concat!(
+        RegexBuilder::new(concat!(
             r"(?i)\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(previous|prior|above|earlier|all|any|your|the|system|safety)\b[^.\n]{0,30}\b(instructions?|prompts?|rules|guidelines|guardrails|directives|constraints)\b",
             r"|(?i)\bnew\s+system\s+prompt\b",
             r"|(?i)\byou\s+are\s+now\s+(a|an|in|the|no\s+longer)\b",
@@ -70,6 +77,8 @@ fn override_phrases() -> &'static Regex {
             r"|(?i)\bdo\s+not\s+(tell|inform|alert|notify|ask)\s+the\s+user\b",
             r"|(?i)\bact\s+as\s+(an?\s+)?(unrestricted|unfiltered|jailbroken)\b",
         ))
+        .unicode(false)
+        .build()
         .expect("the override-phrase regex is a constant")
     })
 }
@@ -78,7 +87,9 @@ fn override_phrases() -> &'static Regex {
 fn secret_variable() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"\$\{?[A-Za-z_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Za-z_0-9]*")
+        RegexBuilder::new(r"\$\{?[A-Za-z_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Za-z_0-9]*")
+            .unicode(false)
+            .build()
             .expect("the secret-variable regex is a constant")
     })
 }
@@ -86,10 +97,20 @@ fn secret_variable() -> &'static Regex {
 /// Signs in free text (written file content, a subagent's prompt).
 pub fn text_signs(text: &str) -> Vec<Sign> {
     let mut out = Vec::new();
-    if let Some(m) = override_phrases().find(text) {
-        out.push(sign(SignKind::InstructionOverride, m.as_str()));
+    let lower = text.to_ascii_lowercase();
+    if OVERRIDE_TRIGGERS.iter().any(|t| lower.contains(t))
+        && let Some(m) = override_phrases().find(text.as_bytes())
+    {
+        out.push(sign(SignKind::InstructionOverride, &String::from_utf8_lossy(m.as_bytes())));
     }
     out
+}
+
+/// Whether the text names a secret environment variable (`$GITHUB_TOKEN`, `${AWS_SECRET…}`).
+fn names_secret_variable(text: &str) -> bool {
+    text.contains('$')
+        && ["TOKEN", "SECRET", "PASSW", "KEY", "CREDENTIAL"].iter().any(|w| text.contains(w))
+        && secret_variable().is_match(text.as_bytes())
 }
 
 const EGRESS: &[&str] = &[
@@ -129,7 +150,7 @@ pub fn shell_signs(
         if let Some(evidence) = egress(c) {
             add(sign(SignKind::NetworkEgress, &evidence));
         }
-        if secret_variable().is_match(&text) {
+        if names_secret_variable(&text) {
             add(sign(SignKind::CredentialAccess, &text));
         }
     }

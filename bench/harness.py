@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Whole-process cost of `sentinel hook` per decision path, against the floor, in one run.
+
+Runs are interleaved (every round runs each path once, in a shuffled order) so machine noise
+hits all paths alike. Wall time per run is measured around the process; peak RSS comes from
+wait4; instructions from one valgrind --tool=callgrind run per path.
+"""
+import http.server, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, threading, time
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sentinel = os.path.join(root, "target/release/sentinel")
+floor = os.path.join(root, "bench/floor/target/release/floor")
+rounds = int(os.environ.get("BENCH_ROUNDS", "200"))
+work = tempfile.mkdtemp(prefix="sentinel-bench-")
+
+
+class StandIn(http.server.BaseHTTPRequestHandler):
+    """The Messages API, answering at once: ALLOW, with the canary echoed."""
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        canary = re.search(r"[0-9a-f]{64}", body["system"]).group(0)
+        text = json.dumps({"verdict": "ALLOW", "reason": "bench", "canary": canary})
+        out = json.dumps({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                          "usage": {"input_tokens": 700, "output_tokens": 50}}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, *args):
+        pass
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+api_url = f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def event(tool, tool_input):
+    return json.dumps({"session_id": "bench", "cwd": "/home/dev/demo/proj", "hook_event_name": "PreToolUse",
+                       "tool_name": tool, "tool_input": tool_input}).encode()
+
+
+paths = {
+    "floor (serde_json read/print)": ([floor], event("Bash", {"command": "git status && cargo test"}), {}),
+    "local allow": ([sentinel, "hook"], event("Bash", {"command": "git status && cargo test"}), {}),
+    "local block": ([sentinel, "hook"], event("Bash", {"command": "ls; rm -rf ~"}), {}),
+    "file write": ([sentinel, "hook"], event("Write", {"file_path": "/home/dev/demo/proj/src/a.rs", "content": "x"}), {}),
+    "uncertain, Tier 2 off": ([sentinel, "hook"], event("Bash", {"command": "python train.py"}), {}),
+    "Tier 2 (loopback API)": ([sentinel, "hook"], event("Bash", {"command": "python train.py"}),
+                              {"SENTINEL_API_URL": api_url, "ANTHROPIC_API_KEY": "bench"}),
+}
+envs = {}
+for i, (name, (_, _, extra)) in enumerate(paths.items()):
+    home = os.path.join(work, f"home{i}")
+    os.makedirs(home)
+    with open(os.path.join(home, "sentinel.toml"), "w") as f:
+        f.write("[budget]\ncalls_per_minute = 1000000\ncalls_per_day = 100000000\n")
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": "/home/dev/demo/home", "SENTINEL_HOME": home}
+    env.update(extra)
+    envs[name] = env
+
+
+def run(name):
+    argv, stdin, _ = paths[name]
+    start = time.perf_counter()
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=envs[name])
+    p.stdin.write(stdin)
+    p.stdin.close()
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    elapsed = time.perf_counter() - start
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, usage.ru_maxrss, out
+
+
+# Warm-up, and a check that each path answers as it should.
+for name in paths:
+    _, _, out = run(name)
+    if name != list(paths)[0] and b"permissionDecision" not in out:
+        sys.exit(f"{name}: no answer: {out!r}")
+
+times = {n: [] for n in paths}
+rss = {n: 0 for n in paths}
+for _ in range(rounds):
+    order = list(paths)
+    random.shuffle(order)
+    for name in order:
+        t, m, _ = run(name)
+        times[name].append(t)
+        rss[name] = max(rss[name], m)
+
+
+def instructions(name):
+    argv, stdin, _ = paths[name]
+    log = os.path.join(work, "cg.log")
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={work}/cg.out", f"--log-file={log}"] + argv,
+                   input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=envs[name])
+    m = re.search(r"Collected : (\d+)", open(log).read())
+    return int(m.group(1)) if m else 0
+
+
+have_valgrind = shutil.which("valgrind") is not None
+floor_name = list(paths)[0]
+median = {n: statistics.median(v) for n, v in times.items()}
+p99 = {n: sorted(v)[int(len(v) * 0.99) - 1] for n, v in times.items()}
+instr = {n: instructions(n) for n in paths} if have_valgrind else {n: 0 for n in paths}
+
+print(f"{rounds} interleaved rounds; wall time per process, instructions from callgrind, peak RSS from wait4")
+print(f"{'path':<30} {'median':>9} {'p99':>9} {'× floor':>8} {'instructions':>13} {'× floor':>8} {'peak RSS':>9}")
+for n in paths:
+    ratio_i = instr[n] / instr[floor_name] if instr[floor_name] else 0
+    print(f"{n:<30} {median[n]*1000:>7.2f}ms {p99[n]*1000:>7.2f}ms {median[n]/median[floor_name]:>8.2f} "
+          f"{instr[n]:>13,} {ratio_i:>8.2f} {rss[n]/1024:>7.1f}MiB")
+server.shutdown()
+shutil.rmtree(work)
