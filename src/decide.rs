@@ -323,7 +323,7 @@ fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
 /// The first hard-block rule that matches any of the texts, as a deny part.
 fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part> {
     for text in texts {
-        match first_match(&rules.hard_block, text) {
+        match first_match(rules.hard_block(), text) {
             Some((rule, RuleMatch::Yes)) => {
                 return Some(Part::new(
                     Verdict::Deny,
@@ -375,7 +375,7 @@ fn judge(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> Part {
     }
 
     let cwd = effective_cwd(cmd, ctx);
-    if let Some((rule, m)) = first_match(&rules.conditional, &text) {
+    if let Some((rule, m)) = first_match(rules.conditional(), &text) {
         if let RuleMatch::Broken(e) = m {
             return Part::new(
                 Verdict::Ask,
@@ -434,7 +434,7 @@ fn judge(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> Part {
     let safe_rule = if cmd.argv.is_empty() {
         None
     } else {
-        match safe_match(&rules.safe, &text) {
+        match safe_match(rules.safe(), &text) {
             Some(rule) => Some(rule),
             None => {
                 return Part::new(
@@ -526,7 +526,7 @@ fn resolve_word(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<PathBu
 /// Where writing is fine: the project, a safe path, or a sink.
 fn in_safe_area(path: &Path, rules: &Rules, ctx: &Context) -> bool {
     let project = ctx.fs.real_path(ctx.cwd);
-    paths::is_within(path, &project) || paths::list_matches(&rules.safe_paths, path).is_some()
+    paths::is_within(path, &project) || paths::list_matches(rules.safe_paths(), path).is_some()
 }
 
 /// The words of a command that name paths: its arguments that are not options.
@@ -729,7 +729,7 @@ fn excluded(path: &Path, shown: &str, rules: &Rules, ctx: &Context) -> Option<Pa
             None,
         ));
     }
-    let rule = paths::list_matches(&rules.excluded_paths, path)?;
+    let rule = paths::list_matches(rules.excluded_paths(), path)?;
     Some(Part::new(
         Verdict::Deny,
         format!("`{shown}` is an excluded path ({})", path.display()),
@@ -849,7 +849,7 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
             Some(&path),
         );
     }
-    if let Some(rule) = paths::list_matches(&rules.safe_paths, &path) {
+    if let Some(rule) = paths::list_matches(rules.safe_paths(), &path) {
         return make(
             Verdict::Allow,
             format!("allowed by {rule} ({})", path.display()),

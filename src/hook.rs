@@ -190,6 +190,9 @@ fn pre_tool_use(
     if !shadow && let Some(answer) = answer {
         out.stdout = render(agent, &answer);
     }
+    // The process ends right after this answer: freeing every rule would cost more than the
+    // decision took, and the OS takes the memory back anyway.
+    std::mem::forget(rules);
     Ok(out)
 }
 

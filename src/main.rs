@@ -374,11 +374,11 @@ fn run_lint() -> Result<u8> {
     for e in &errors {
         println!("{e}");
     }
-    let count = rules.hard_block.len()
-        + rules.safe.len()
-        + rules.conditional.len()
-        + rules.safe_paths.len()
-        + rules.excluded_paths.len();
+    let count = rules.hard_block().len()
+        + rules.safe().len()
+        + rules.conditional().len()
+        + rules.safe_paths().len()
+        + rules.excluded_paths().len();
     for (file, origin) in &rules.origins {
         eprintln!("  {file}: {origin}");
     }

@@ -147,8 +147,15 @@ pub struct PathPattern {
 pub enum PathMatcher {
     /// The path and everything below it.
     Prefix(PathBuf),
-    /// A glob, matched against the path and each of its ancestors; compiled on first use.
-    Glob(globset::Glob, std::sync::OnceLock<globset::GlobMatcher>),
+    /// A glob, matched against the path and each of its ancestors; compiled on first use, and
+    /// only for a path that contains every literal run of the glob (lower case when
+    /// case-insensitive), so `?:/Windows` costs nothing against a Linux path.
+    Glob {
+        glob: globset::Glob,
+        literals: Vec<String>,
+        case_insensitive: bool,
+        matcher: std::sync::OnceLock<globset::GlobMatcher>,
+    },
 }
 
 impl PathPattern {
@@ -177,7 +184,23 @@ impl PathPattern {
                 .literal_separator(true)
                 .build()
                 .map_err(|e| format!("bad glob: {e}"))?;
-            PathMatcher::Glob(glob, std::sync::OnceLock::new())
+            let literals = normalised
+                .split(['*', '?', '[', ']', '{', '}', ','])
+                .filter(|l| !l.is_empty())
+                .map(|l| {
+                    if case_insensitive {
+                        l.to_ascii_lowercase()
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect();
+            PathMatcher::Glob {
+                glob,
+                literals,
+                case_insensitive,
+                matcher: std::sync::OnceLock::new(),
+            }
         } else if normalised.starts_with('/') || is_windows_path(&normalised) {
             PathMatcher::Prefix(clean(Path::new(&normalised)))
         } else {
@@ -202,7 +225,21 @@ impl PathPattern {
                 p == d || p.starts_with(&format!("{}/", d.trim_end_matches('/')))
             }
             PathMatcher::Prefix(dir) => is_within(path, dir),
-            PathMatcher::Glob(glob, matcher) => {
+            PathMatcher::Glob {
+                glob,
+                literals,
+                case_insensitive,
+                matcher,
+            } => {
+                let text = path.to_string_lossy();
+                let text = if *case_insensitive {
+                    text.to_ascii_lowercase()
+                } else {
+                    text.into_owned()
+                };
+                if !literals.iter().all(|l| text.contains(l.as_str())) {
+                    return false;
+                }
                 let m = matcher.get_or_init(|| glob.compile_matcher());
                 path.ancestors().any(|a| m.is_match(a))
             }
@@ -329,6 +366,17 @@ mod tests {
         assert_eq!(r("c:/a/../Windows").as_deref(), Some("C:/Windows"));
         let p = PathPattern::parse("C:/Windows", None, true).unwrap();
         assert!(p.matches(Path::new("C:/WINDOWS/system32")));
+    }
+
+    #[test]
+    fn globs_skip_paths_without_their_literals() {
+        let p = PathPattern::parse("?:/Users/*/AppData", None, true).unwrap();
+        assert!(p.matches(Path::new("C:/Users/bob/AppData/Roaming/x")));
+        assert!(p.matches(Path::new("c:/users/bob/appdata")));
+        assert!(!p.matches(Path::new("/home/bob/AppData")));
+        let q = PathPattern::parse("/home/*/secret-*", None, false).unwrap();
+        assert!(q.matches(Path::new("/home/u/secret-x/y")));
+        assert!(!q.matches(Path::new("/home/u/public")));
     }
 
     #[test]

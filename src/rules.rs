@@ -10,7 +10,7 @@ use crate::shell::one_line;
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// One of the five rule files.
@@ -410,8 +410,14 @@ impl RuleList {
                 continue;
             }
             for p in &r.prefixes {
-                let Some(&b) = p.as_bytes().first() else { continue };
-                let variants = if r.ignore_case { [b.to_ascii_lowercase(), b.to_ascii_uppercase()] } else { [b, b] };
+                let Some(&b) = p.as_bytes().first() else {
+                    continue;
+                };
+                let variants = if r.ignore_case {
+                    [b.to_ascii_lowercase(), b.to_ascii_uppercase()]
+                } else {
+                    [b, b]
+                };
                 for v in variants {
                     if buckets[v as usize].last() != Some(&i) {
                         buckets[v as usize].push(i);
@@ -437,7 +443,9 @@ impl RuleList {
     /// The rules that could match `text`, in file order.
     pub fn candidates<'a>(&'a self, text: &str) -> impl Iterator<Item = &'a CommandRule> {
         let ids = match text.as_bytes().first() {
-            Some(&b) if !self.by_first_byte.is_empty() && !self.by_first_byte[b as usize].is_empty() => {
+            Some(&b)
+                if !self.by_first_byte.is_empty() && !self.by_first_byte[b as usize].is_empty() =>
+            {
                 &self.by_first_byte[b as usize]
             }
             _ => &self.unindexed,
@@ -470,19 +478,27 @@ impl<'a> IntoIterator for &'a RuleList {
     }
 }
 
+/// A rule file's parsed lines.
+#[derive(Debug)]
+enum Parsed {
+    Commands(RuleList),
+    Paths(Vec<(PathPattern, RuleRef)>),
+}
+
+/// A rule file whose text is the bundled default, parsed the first time it is needed: most calls
+/// need only some of the five files (a Bash command never the path lists unless it writes, a file
+/// tool never the command lists), and this text is known to be valid.
+#[derive(Debug)]
+struct Lazy {
+    origin: String,
+    parsed: OnceLock<Parsed>,
+}
+
 /// The loaded rules: the three command lists, the two path lists, and any load errors.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Rules {
-    /// `hard_block_commands.txt`
-    pub hard_block: RuleList,
-    /// `safe_commands.txt` (positive and `!` lines)
-    pub safe: RuleList,
-    /// `conditional_block_commands.txt`
-    pub conditional: RuleList,
-    /// `safe_paths.txt`
-    pub safe_paths: Vec<(PathPattern, RuleRef)>,
-    /// `excluded_paths.txt`
-    pub excluded_paths: Vec<(PathPattern, RuleRef)>,
+    files: [Lazy; 5],
+    home: Option<PathBuf>,
     /// Bad lines and unreadable files; any of them turns local ALLOWs into `ask`.
     pub errors: Vec<RuleError>,
     /// Where each file came from: (name, `bundled` or path).
@@ -505,19 +521,21 @@ impl Rules {
             };
             match std::fs::read(&path) {
                 Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(text) => sources.push((file, origin.clone(), text)),
+                    Ok(text) => sources.push((file, origin.clone(), Some(text))),
                     Err(_) => errors.push(unreadable("file is not valid UTF-8".into())),
                 },
-                Err(e) if crate::config::is_absent(&e) => {
-                    sources.push((file, "bundled".to_string(), file.bundled().to_string()))
-                }
+                Err(e) if crate::config::is_absent(&e) => {}
                 Err(e) => errors.push(unreadable(format!("cannot read: {e}"))),
             }
         }
-        let mut rules = Rules::from_sources(
-            sources.iter().map(|(f, o, t)| (*f, o.as_str(), t.as_str())),
-            home,
-        );
+        let mut rules = Rules::from_owned_sources(sources, home);
+        for file in RuleFile::ALL {
+            if !rules.origins.iter().any(|(name, _)| name == file.name()) {
+                rules
+                    .origins
+                    .push((file.name().to_string(), "bundled".to_string()));
+            }
+        }
         rules.errors.extend(errors);
         rules
     }
@@ -535,99 +553,106 @@ impl Rules {
         sources: impl IntoIterator<Item = (RuleFile, &'a str, &'a str)>,
         home: Option<&Path>,
     ) -> Rules {
-        let mut rules = Rules::default();
+        let sources = sources
+            .into_iter()
+            .map(|(f, o, t)| (f, o.to_string(), (t != f.bundled()).then(|| t.to_string())))
+            .collect();
+        Rules::from_owned_sources(sources, home)
+    }
+
+    /// (file, origin, text): None as the text means the bundled default, read from the binary.
+    fn from_owned_sources(
+        sources: Vec<(RuleFile, String, Option<String>)>,
+        home: Option<&Path>,
+    ) -> Rules {
+        let mut rules = Rules {
+            files: std::array::from_fn(|_| Lazy {
+                origin: "bundled".into(),
+                parsed: OnceLock::new(),
+            }),
+            home: home.map(Path::to_path_buf),
+            errors: Vec::new(),
+            origins: Vec::new(),
+        };
         for (file, origin, text) in sources {
-            // A copy of the bundled default (as `sentinel install` seeds) is known to be valid.
-            let trusted = origin == "bundled" || text == file.bundled();
             rules
                 .origins
-                .push((file.name().to_string(), origin.to_string()));
-            let display = if origin == "bundled" {
-                format!("{} (bundled)", file.name())
-            } else {
-                origin.to_string()
-            };
-            for (i, raw) in text.lines().enumerate() {
-                let Some((pattern, why)) = split_line(raw) else {
-                    continue;
-                };
-                let rule = RuleRef {
-                    file: file.name().to_string(),
-                    line: i + 1,
-                    origin: origin.to_string(),
-                    pattern: pattern.to_string(),
-                    why: why.map(str::to_string),
-                };
-                let error = |message: String| RuleError {
-                    file: display.clone(),
-                    line: i + 1,
-                    message,
-                };
-                match file {
-                    RuleFile::HardBlock | RuleFile::ConditionalBlock | RuleFile::Safe => {
-                        let negated = file == RuleFile::Safe && pattern.starts_with('!');
-                        if pattern.starts_with('!') && file != RuleFile::Safe {
-                            rules.errors.push(error(
-                                "`!` exceptions are only allowed in safe_commands.txt".into(),
-                            ));
-                            continue;
-                        }
-                        let body = pattern.trim_start_matches('!').trim();
-                        if body.is_empty() {
-                            rules.errors.push(error("empty pattern".into()));
-                            continue;
-                        }
-                        // The bundled rules are compiled by the test suite; a user's are checked
-                        // here so that a bad line is reported at once, not when first matched.
-                        if !trusted
-                            && let Err(e) = regex_syntax::ParserBuilder::new()
-                                .unicode(false)
-                                .utf8(false)
-                                .build()
-                                .parse(body)
-                        {
-                            let message = format!("bad regex: {}", one_line(&e.to_string()));
-                            rules.errors.push(error(message));
-                            continue;
-                        }
-                        let r = CommandRule::new(rule, negated, file == RuleFile::Safe);
-                        match file {
-                            RuleFile::HardBlock => rules.hard_block.push(r),
-                            RuleFile::Safe => rules.safe.push(r),
-                            _ => rules.conditional.push(r),
-                        }
-                    }
-                    RuleFile::SafePaths | RuleFile::ExcludedPaths => {
-                        let excluded = file == RuleFile::ExcludedPaths;
-                        if !excluded && pattern.starts_with('!') {
-                            rules.errors.push(error(
-                                "`!` exceptions are only allowed in excluded_paths.txt".into(),
-                            ));
-                            continue;
-                        }
-                        match PathPattern::parse(pattern, home, excluded) {
-                            Ok(p) if excluded => rules.excluded_paths.push((p, rule)),
-                            Ok(p) => rules.safe_paths.push((p, rule)),
-                            Err(e) => rules.errors.push(error(e)),
-                        }
-                    }
-                }
+                .push((file.name().to_string(), origin.clone()));
+            let slot = &mut rules.files[file as usize];
+            slot.origin = origin.clone();
+            // The bundled text (also what `sentinel install` seeds) is checked by the test suite
+            // and parsed on first use; anything else is parsed now, so a bad line is reported
+            // at once.
+            if let Some(text) = text.filter(|t| t != file.bundled()) {
+                let (parsed, errors) = parse_file(file, &origin, &text, home, true);
+                let _ = slot.parsed.set(parsed);
+                rules.errors.extend(errors);
             }
         }
-        rules.hard_block.index();
-        rules.safe.index();
-        rules.conditional.index();
         rules
+    }
+
+    fn parsed(&self, file: RuleFile) -> &Parsed {
+        let slot = &self.files[file as usize];
+        slot.parsed.get_or_init(|| {
+            parse_file(
+                file,
+                &slot.origin,
+                file.bundled(),
+                self.home.as_deref(),
+                false,
+            )
+            .0
+        })
+    }
+
+    fn commands(&self, file: RuleFile) -> &RuleList {
+        match self.parsed(file) {
+            Parsed::Commands(list) => list,
+            Parsed::Paths(_) => unreachable!("{} holds commands", file.name()),
+        }
+    }
+
+    fn paths(&self, file: RuleFile) -> &[(PathPattern, RuleRef)] {
+        match self.parsed(file) {
+            Parsed::Paths(list) => list,
+            Parsed::Commands(_) => unreachable!("{} holds paths", file.name()),
+        }
+    }
+
+    /// `hard_block_commands.txt`
+    pub fn hard_block(&self) -> &RuleList {
+        self.commands(RuleFile::HardBlock)
+    }
+
+    /// `safe_commands.txt` (positive and `!` lines)
+    pub fn safe(&self) -> &RuleList {
+        self.commands(RuleFile::Safe)
+    }
+
+    /// `conditional_block_commands.txt`
+    pub fn conditional(&self) -> &RuleList {
+        self.commands(RuleFile::ConditionalBlock)
+    }
+
+    /// `safe_paths.txt`
+    pub fn safe_paths(&self) -> &[(PathPattern, RuleRef)] {
+        self.paths(RuleFile::SafePaths)
+    }
+
+    /// `excluded_paths.txt`
+    pub fn excluded_paths(&self) -> &[(PathPattern, RuleRef)] {
+        self.paths(RuleFile::ExcludedPaths)
     }
 
     /// Compiles every command rule and reports each that fails, plus the load errors.
     pub fn lint(&self) -> Vec<RuleError> {
         let mut errors = self.errors.clone();
         for r in self
-            .hard_block
+            .hard_block()
             .iter()
-            .chain(&self.safe)
-            .chain(&self.conditional)
+            .chain(self.safe())
+            .chain(self.conditional())
         {
             if let Err(e) = r.compile() {
                 let file = if r.rule.origin == "bundled" {
@@ -646,6 +671,90 @@ impl Rules {
         errors.dedup();
         errors
     }
+}
+
+/// Parses one rule file. `validate` checks each regex's syntax (a user's file); the bundled text
+/// is validated by the test suite instead.
+fn parse_file(
+    file: RuleFile,
+    origin: &str,
+    text: &str,
+    home: Option<&Path>,
+    validate: bool,
+) -> (Parsed, Vec<RuleError>) {
+    let mut errors = Vec::new();
+    let mut commands = RuleList::default();
+    let mut paths = Vec::new();
+    let display = if origin == "bundled" {
+        format!("{} (bundled)", file.name())
+    } else {
+        origin.to_string()
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let Some((pattern, why)) = split_line(raw) else {
+            continue;
+        };
+        let rule = RuleRef {
+            file: file.name().to_string(),
+            line: i + 1,
+            origin: origin.to_string(),
+            pattern: pattern.to_string(),
+            why: why.map(str::to_string),
+        };
+        let error = |message: String| RuleError {
+            file: display.clone(),
+            line: i + 1,
+            message,
+        };
+        match file {
+            RuleFile::HardBlock | RuleFile::ConditionalBlock | RuleFile::Safe => {
+                let negated = file == RuleFile::Safe && pattern.starts_with('!');
+                if pattern.starts_with('!') && file != RuleFile::Safe {
+                    errors.push(error(
+                        "`!` exceptions are only allowed in safe_commands.txt".into(),
+                    ));
+                    continue;
+                }
+                let body = pattern.trim_start_matches('!').trim();
+                if body.is_empty() {
+                    errors.push(error("empty pattern".into()));
+                    continue;
+                }
+                if validate
+                    && let Err(e) = regex_syntax::ParserBuilder::new()
+                        .unicode(false)
+                        .utf8(false)
+                        .build()
+                        .parse(body)
+                {
+                    errors.push(error(format!("bad regex: {}", one_line(&e.to_string()))));
+                    continue;
+                }
+                commands.push(CommandRule::new(rule, negated, file == RuleFile::Safe));
+            }
+            RuleFile::SafePaths | RuleFile::ExcludedPaths => {
+                let excluded = file == RuleFile::ExcludedPaths;
+                if !excluded && pattern.starts_with('!') {
+                    errors.push(error(
+                        "`!` exceptions are only allowed in excluded_paths.txt".into(),
+                    ));
+                    continue;
+                }
+                match PathPattern::parse(pattern, home, excluded) {
+                    Ok(p) => paths.push((p, rule)),
+                    Err(e) => errors.push(error(e)),
+                }
+            }
+        }
+    }
+    let parsed = match file {
+        RuleFile::SafePaths | RuleFile::ExcludedPaths => Parsed::Paths(paths),
+        _ => {
+            commands.index();
+            Parsed::Commands(commands)
+        }
+    };
+    (parsed, errors)
 }
 
 /// Splits a rule line into pattern and `# why` comment; None for blank and comment lines.
@@ -725,7 +834,7 @@ mod tests {
             .map(String::from),
         );
         // …and the first-byte index must offer the rule for that text.
-        for list in [&rules.hard_block, &rules.safe, &rules.conditional] {
+        for list in [rules.hard_block(), rules.safe(), rules.conditional()] {
             for r in list {
                 let re = compile(&r.compiled_pattern).unwrap();
                 for t in &texts {
@@ -773,13 +882,13 @@ mod tests {
             "{errors:?}"
         );
         assert!(errors[1].starts_with("/h/safe_paths.txt:1: "), "{errors:?}");
-        assert_eq!(rules.hard_block.len(), 1);
+        assert_eq!(rules.hard_block().len(), 1);
     }
 
     #[test]
     fn every_bundled_rule_compiles() {
         let rules = Rules::bundled(Some(Path::new("/home/u")));
         assert_eq!(rules.lint(), Vec::<RuleError>::new());
-        assert!(rules.hard_block.len() > 20);
+        assert!(rules.hard_block().len() > 20);
     }
 }

@@ -60,8 +60,18 @@ fn sign(kind: SignKind, evidence: &str) -> Sign {
 /// Words one of which every override phrase contains: text without any of them is not run
 /// through the regex (whose compilation would otherwise be most of a hook's cost).
 const OVERRIDE_TRIGGERS: &[&str] = &[
-    "ignore", "disregard", "forget", "override", "bypass", "system", "you are now", "mode",
-    "assistant", "instruction", "do not", "act as",
+    "ignore",
+    "disregard",
+    "forget",
+    "override",
+    "bypass",
+    "system",
+    "you are now",
+    "mode",
+    "assistant",
+    "instruction",
+    "do not",
+    "act as",
 ];
 
 /// Phrases that try to replace the model's instructions (ASCII classes: cheap to compile).
@@ -101,7 +111,10 @@ pub fn text_signs(text: &str) -> Vec<Sign> {
     if OVERRIDE_TRIGGERS.iter().any(|t| lower.contains(t))
         && let Some(m) = override_phrases().find(text.as_bytes())
     {
-        out.push(sign(SignKind::InstructionOverride, &String::from_utf8_lossy(m.as_bytes())));
+        out.push(sign(
+            SignKind::InstructionOverride,
+            &String::from_utf8_lossy(m.as_bytes()),
+        ));
     }
     out
 }
@@ -109,7 +122,9 @@ pub fn text_signs(text: &str) -> Vec<Sign> {
 /// Whether the text names a secret environment variable (`$GITHUB_TOKEN`, `${AWS_SECRET…}`).
 fn names_secret_variable(text: &str) -> bool {
     text.contains('$')
-        && ["TOKEN", "SECRET", "PASSW", "KEY", "CREDENTIAL"].iter().any(|w| text.contains(w))
+        && ["TOKEN", "SECRET", "PASSW", "KEY", "CREDENTIAL"]
+            .iter()
+            .any(|w| text.contains(w))
         && secret_variable().is_match(text.as_bytes())
 }
 

@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
         let blocked_inside = analyse(&command)
             .commands
             .iter()
-            .any(|c| rules.hard_block.iter().any(|r| r.test(&c.text()) == RuleMatch::Yes));
+            .any(|c| rules.hard_block().iter().any(|r| r.test(&c.text()) == RuleMatch::Yes));
         if blocked_inside {
             assert_ne!(verdict, Some(Verdict::Allow), "allowed with a blocked command inside: {command:?}");
         }
