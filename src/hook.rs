@@ -162,7 +162,7 @@ fn pre_tool_use(
     let Some(local) = decide::decide(call, &rules, &ctx) else {
         return Ok(HookOutput::default());
     };
-    let answer = tiers::resolve(Some(local.clone()), call, config, tiers::Tier2::Enabled);
+    let answer = tiers::resolve(Some(local.clone()), call, config);
     let latency_us = started.elapsed().as_micros();
 
     let mut out = HookOutput::default();

@@ -335,7 +335,7 @@ fn run_check(
     let decision = if offline {
         local.clone()
     } else {
-        tiers::resolve(local.clone(), &call, &config, tiers::Tier2::Enabled)
+        tiers::resolve(local.clone(), &call, &config)
     };
     for e in &config.errors {
         eprintln!("sentinel: config error: {e}");

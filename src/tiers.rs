@@ -17,22 +17,8 @@ pub const POLICY_FILE: &str = "evaluator_policy.md";
 /// The largest policy sent (the rest is cut, with a note).
 const MAX_POLICY_BYTES: usize = 16 * 1024;
 
-/// Whether Tier 2 may be used for this decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tier2 {
-    /// Use it when a key is configured.
-    Enabled,
-    /// Skip it (`sentinel check --offline`).
-    Offline,
-}
-
 /// Turns Tier 1's decision into the answer to give. None means: say nothing, the agent decides.
-pub fn resolve(
-    local: Option<Decision>,
-    call: &ToolCall,
-    config: &Config,
-    tier2: Tier2,
-) -> Option<Decision> {
+pub fn resolve(local: Option<Decision>, call: &ToolCall, config: &Config) -> Option<Decision> {
     let mut d = local?;
     let high_risk = matches!(
         call,
@@ -40,15 +26,12 @@ pub fn resolve(
     );
     let wants_tier2 = d.verdict == Verdict::Uncertain
         || (config.paranoid.value && high_risk && d.verdict == Verdict::Allow);
-    let endpoint = match (&config.api_key, tier2) {
-        (Some(key), Tier2::Enabled) => Some(Endpoint {
-            url: config.api_url.value.clone(),
-            key: key.value.clone(),
-            model: config.api_model.value.clone(),
-            timeout: Duration::from_secs_f64(config.api_timeout_secs.value),
-        }),
-        _ => None,
-    };
+    let endpoint = config.api_key.as_ref().map(|key| Endpoint {
+        url: config.api_url.value.clone(),
+        key: key.value.clone(),
+        model: config.api_model.value.clone(),
+        timeout: Duration::from_secs_f64(config.api_timeout_secs.value),
+    });
     match (d.verdict, wants_tier2, endpoint) {
         (Verdict::Deny, _, _) if config.on_block.value == OnBlock::Ask => {
             d.verdict = Verdict::Ask;
