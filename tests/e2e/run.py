@@ -15,8 +15,10 @@ import http.server, json, os, re, shutil, ssl, subprocess, sys, tempfile, thread
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VERSION = "2.1.328"
 CACHE = os.environ.get("E2E_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "sentinel-e2e"))
-# Not under /tmp: sentinel treats temp dirs as scratch space, which would change the decisions.
-WORK = os.path.join(ROOT, "target", "e2e")
+# Not under a temp dir (the repo itself may be cloned under /tmp): sentinel treats temp dirs as
+# scratch space, which would change the decisions this run asserts.
+WORK = os.environ.get("E2E_WORK") or os.path.join(os.path.expanduser("~"), ".cache", "sentinel-e2e", f"work-{os.getpid()}")
+TEMP_DIRS = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/folders", "/dev/shm")
 
 
 def claude_binary():
@@ -258,6 +260,9 @@ SCENARIOS = {"safe": scenario_safe, "blocked": scenario_blocked, "shadow": scena
 
 def main():
     names = sys.argv[1:] or list(SCENARIOS)
+    work = os.path.realpath(os.path.dirname(WORK) or WORK)
+    if any(work == t or work.startswith(t + "/") for t in TEMP_DIRS + ((os.environ.get("TMPDIR") or "/tmp").rstrip("/"),)):
+        sys.exit(f"e2e: the work dir {WORK} is in a temp dir, where sentinel decides differently; set E2E_WORK")
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     claude = claude_binary()
     if claude is None or not shutil.which("openssl"):
