@@ -176,49 +176,47 @@ fn tool_input<'a>(
 }
 
 fn claude_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
-    let name = required_name(obj, "hook_event_name")?;
-    let kind = match name.as_str() {
-        "PreToolUse" => EventKind::PreToolUse,
-        "PostToolUse" => EventKind::PostToolUse,
-        "SessionEnd" => EventKind::SessionEnd,
-        n if CLAUDE_OTHER_EVENTS.contains(&n) => EventKind::Ignored(name.clone()),
-        _ => return Err(EventError::UnknownEvent(name)),
-    };
-    let call = match kind {
-        EventKind::PreToolUse | EventKind::PostToolUse => {
-            let tool = opt_str(obj, "tool_name")?
-                .ok_or(EventError::MissingEvent { field: "tool_name" })?;
-            Some(ToolCall::from_tool_input(
-                &tool,
-                tool_input(obj, "tool_input")?,
-            )?)
-        }
-        _ => None,
-    };
-    Ok(HookEvent {
-        kind,
-        session_id: opt_str(obj, "session_id")?,
-        cwd: opt_str(obj, "cwd")?,
-        call,
-        permission_mode: opt_str(obj, "permission_mode")?,
-        reason: opt_str(obj, "reason")?,
-    })
+    let mut event = tool_event(
+        obj,
+        ["PreToolUse", "PostToolUse"],
+        CLAUDE_OTHER_EVENTS,
+        ToolCall::from_tool_input,
+    )?;
+    event.permission_mode = opt_str(obj, "permission_mode")?;
+    Ok(event)
 }
 
 fn gemini_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
+    tool_event(
+        obj,
+        ["BeforeTool", "AfterTool"],
+        GEMINI_OTHER_EVENTS,
+        gemini_call,
+    )
+}
+
+/// The shape Claude Code and Gemini CLI share: `hook_event_name`, `tool_name`, `tool_input`,
+/// `session_id`, `cwd`, `reason`. `tool_events` names the pre- and post-tool events; `to_call`
+/// maps the agent's tool onto a [`ToolCall`].
+fn tool_event(
+    obj: &Map<String, Value>,
+    tool_events: [&str; 2],
+    others: &[&str],
+    to_call: fn(&str, &Value) -> Result<ToolCall, EventError>,
+) -> Result<HookEvent, EventError> {
     let name = required_name(obj, "hook_event_name")?;
     let kind = match name.as_str() {
-        "BeforeTool" => EventKind::PreToolUse,
-        "AfterTool" => EventKind::PostToolUse,
+        n if n == tool_events[0] => EventKind::PreToolUse,
+        n if n == tool_events[1] => EventKind::PostToolUse,
         "SessionEnd" => EventKind::SessionEnd,
-        n if GEMINI_OTHER_EVENTS.contains(&n) => EventKind::Ignored(name.clone()),
+        n if others.contains(&n) => EventKind::Ignored(name.clone()),
         _ => return Err(EventError::UnknownEvent(name)),
     };
     let call = match kind {
         EventKind::PreToolUse | EventKind::PostToolUse => {
             let tool = opt_str(obj, "tool_name")?
                 .ok_or(EventError::MissingEvent { field: "tool_name" })?;
-            Some(gemini_call(&tool, tool_input(obj, "tool_input")?)?)
+            Some(to_call(&tool, tool_input(obj, "tool_input")?)?)
         }
         _ => None,
     };

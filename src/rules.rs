@@ -321,67 +321,72 @@ fn leading_literal(body: &str) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
+/// The structural characters of a pattern: every character outside escapes and `[…]` classes,
+/// with the group depth it is at (`)` reports the depth it closes). One walk that the three
+/// questions below ask of a pattern.
+fn structure(s: &str) -> impl Iterator<Item = (usize, char, usize)> + '_ {
+    let (mut depth, mut in_class, mut escaped) = (0usize, false, false);
+    s.char_indices().filter_map(move |(i, c)| {
+        if escaped {
+            escaped = false;
+            return None;
+        }
+        match c {
+            '\\' => {
+                escaped = true;
+                None
+            }
+            '[' if !in_class => {
+                in_class = true;
+                None
+            }
+            ']' if in_class => {
+                in_class = false;
+                None
+            }
+            _ if in_class => None,
+            '(' => {
+                depth += 1;
+                Some((i, c, depth - 1))
+            }
+            ')' => {
+                let closed = depth;
+                depth = depth.saturating_sub(1);
+                Some((i, c, closed))
+            }
+            _ => Some((i, c, depth)),
+        }
+    })
+}
+
 /// The index of the `)` closing a group whose `(` was just before `s`.
 fn closing_paren(s: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut in_class = false;
-    let mut escaped = false;
-    for (i, c) in s.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '[' if !in_class => in_class = true,
-            ']' if in_class => in_class = false,
-            '(' if !in_class => depth += 1,
-            ')' if !in_class && depth == 0 => return Some(i),
-            ')' if !in_class => depth -= 1,
-            _ => {}
-        }
-    }
-    None
+    structure(s)
+        .find(|&(_, c, depth)| c == ')' && depth == 0)
+        .map(|(i, _, _)| i)
+}
+
+/// The `|`s of a pattern that are not inside a group or a class.
+fn top_level_bars(s: &str) -> impl Iterator<Item = usize> + '_ {
+    structure(s)
+        .filter(|&(_, c, depth)| c == '|' && depth == 0)
+        .map(|(i, _, _)| i)
 }
 
 /// Splits a group's body at its own `|`s (not those of nested groups or classes).
 fn split_top_level_alternation(s: &str) -> Vec<&str> {
     let mut parts = Vec::new();
-    let (mut depth, mut in_class, mut escaped, mut start) = (0usize, false, false, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '[' if !in_class => in_class = true,
-            ']' if in_class => in_class = false,
-            '(' if !in_class => depth += 1,
-            ')' if !in_class => depth = depth.saturating_sub(1),
-            '|' if !in_class && depth == 0 => {
-                parts.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
+    let mut start = 0;
+    for i in top_level_bars(s) {
+        parts.push(&s[start..i]);
+        start = i + 1;
     }
     parts.push(&s[start..]);
     parts
 }
 
 fn has_top_level_alternation(body: &str) -> bool {
-    let mut depth = 0i32;
-    let mut in_class = false;
-    let mut chars = body.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                chars.next();
-            }
-            '[' if !in_class => in_class = true,
-            ']' if in_class => in_class = false,
-            '(' if !in_class => depth += 1,
-            ')' if !in_class => depth -= 1,
-            '|' if !in_class && depth == 0 => return true,
-            _ => {}
-        }
-    }
-    false
+    top_level_bars(body).next().is_some()
 }
 
 /// A list of command rules, with each rule also filed under the first byte of each of its literal

@@ -266,15 +266,7 @@ pub fn session_records(
 
 /// Cuts a subject to 300 characters.
 pub fn subject(text: &str) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| if c.is_whitespace() { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > 300 {
-        format!("{}…", flat.chars().take(300).collect::<String>())
-    } else {
-        flat
-    }
+    crate::shell::excerpt_to(text, 300)
 }
 
 #[cfg(test)]

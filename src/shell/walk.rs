@@ -166,22 +166,7 @@ impl Walker {
             ast::Command::Simple(s) => self.simple(s, stdin),
             ast::Command::Compound(c, redirects) => {
                 self.compound(c);
-                if let Some(list) = redirects {
-                    // Redirections of a compound apply to every command inside: report them
-                    // as a command of their own so their targets are checked.
-                    let redirects: Vec<_> =
-                        list.0.iter().filter_map(|r| self.redirect(r)).collect();
-                    if !redirects.is_empty() {
-                        self.push(
-                            Vec::new(),
-                            redirects,
-                            Vec::new(),
-                            Role::Command,
-                            false,
-                            None,
-                        );
-                    }
-                }
+                self.compound_redirects(redirects.as_ref());
             }
             ast::Command::Function(f) => {
                 // The body is checked where it is defined; calling it by name is an unknown
@@ -200,21 +185,25 @@ impl Walker {
             }
             ast::Command::ExtendedTest(t, redirects) => {
                 self.test_expr(&t.expr);
-                if let Some(list) = redirects {
-                    let redirects: Vec<_> =
-                        list.0.iter().filter_map(|r| self.redirect(r)).collect();
-                    if !redirects.is_empty() {
-                        self.push(
-                            Vec::new(),
-                            redirects,
-                            Vec::new(),
-                            Role::Command,
-                            false,
-                            None,
-                        );
-                    }
-                }
+                self.compound_redirects(redirects.as_ref());
             }
+        }
+    }
+
+    /// Redirections of a compound command (or `[[ ]]`) apply to everything inside it: they are
+    /// reported as a command of their own so their targets are checked.
+    fn compound_redirects(&mut self, list: Option<&ast::RedirectList>) {
+        let Some(list) = list else { return };
+        let redirects: Vec<_> = list.0.iter().filter_map(|r| self.redirect(r)).collect();
+        if !redirects.is_empty() {
+            self.push(
+                Vec::new(),
+                redirects,
+                Vec::new(),
+                Role::Command,
+                false,
+                None,
+            );
         }
     }
 
