@@ -3,7 +3,6 @@
 
 use sentinel::decide::{Context, decide};
 use sentinel::event::ToolCall;
-use sentinel::paths::LexicalFs;
 use sentinel::rules::Rules;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -23,13 +22,11 @@ fn main() {
     })
     .collect();
     let rules = Rules::bundled(Some(Path::new("/home/dev")));
-    let ctx = Context {
-        cwd: Path::new("/home/dev/proj"),
-        home: Some(Path::new("/home/dev")),
-        sentinel_home: Path::new("/home/dev/.agentos"),
-        fs: &LexicalFs,
-        taint: None,
-    };
+    let ctx = Context::lexical(
+        Path::new("/home/dev/proj"),
+        Some(Path::new("/home/dev")),
+        Path::new("/home/dev/.agentos"),
+    );
     // One pass to compile the regexes every command needs, as the first calls of a process would.
     for call in &corpus {
         std::hint::black_box(decide(call, &rules, &ctx));

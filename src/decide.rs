@@ -6,7 +6,7 @@
 
 use crate::decision::{CommandReport, Decision, RuleRef, Tier, Verdict};
 use crate::event::ToolCall;
-use crate::paths::{self, Fs};
+use crate::paths::{self, Fs, LexicalFs};
 use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
 use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
 use crate::signs;
@@ -25,6 +25,37 @@ pub struct Context<'a> {
     pub fs: &'a dyn Fs,
     /// The session's untrusted content (read at the edge), if it has taken any in.
     pub taint: Option<&'a Taint>,
+    /// `cwd` and `sentinel_home` with symlinks followed, resolved once: every path check
+    /// compares against them.
+    project_real: PathBuf,
+    sentinel_home_real: PathBuf,
+}
+
+impl<'a> Context<'a> {
+    /// A context; the project and SENTINEL_HOME are resolved through `fs` here, once.
+    pub fn new(
+        cwd: &'a Path,
+        home: Option<&'a Path>,
+        sentinel_home: &'a Path,
+        fs: &'a dyn Fs,
+        taint: Option<&'a Taint>,
+    ) -> Context<'a> {
+        Context {
+            project_real: fs.real_path(cwd),
+            sentinel_home_real: fs.real_path(sentinel_home),
+            cwd,
+            home,
+            sentinel_home,
+            fs,
+            taint,
+        }
+    }
+
+    /// A context that never touches the file system, in an untainted session (tests, fuzzing,
+    /// benchmarks).
+    pub fn lexical(cwd: &'a Path, home: Option<&'a Path>, sentinel_home: &'a Path) -> Context<'a> {
+        Context::new(cwd, home, sentinel_home, &LexicalFs, None)
+    }
 }
 
 /// Commands that write to (or delete) the paths they are given: their path arguments are
@@ -525,8 +556,8 @@ fn resolve_word(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<PathBu
 
 /// Where writing is fine: the project, a safe path, or a sink.
 fn in_safe_area(path: &Path, rules: &Rules, ctx: &Context) -> bool {
-    let project = ctx.fs.real_path(ctx.cwd);
-    paths::is_within(path, &project) || paths::list_matches(rules.safe_paths(), path).is_some()
+    paths::is_within(path, &ctx.project_real)
+        || paths::list_matches(rules.safe_paths(), path).is_some()
 }
 
 /// The words of a command that name paths: its arguments that are not options.
@@ -718,8 +749,8 @@ fn excluded_write(
 
 /// A deny part when `path` is SENTINEL_HOME or in the excluded list.
 fn excluded(path: &Path, shown: &str, rules: &Rules, ctx: &Context) -> Option<Part> {
-    let sentinel_home = ctx.fs.real_path(ctx.sentinel_home);
-    if paths::is_within(path, &sentinel_home) {
+    let sentinel_home = &ctx.sentinel_home_real;
+    if paths::is_within(path, sentinel_home) {
         return Some(Part::new(
             Verdict::Deny,
             format!(
@@ -836,8 +867,8 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
         };
         return make(Verdict::Deny, reason, part.rule, Some(&path));
     }
-    let project = ctx.fs.real_path(ctx.cwd);
-    if paths::is_within(&path, &project) {
+    let project = &ctx.project_real;
+    if paths::is_within(&path, project) {
         return make(
             Verdict::Allow,
             format!(

@@ -152,13 +152,13 @@ fn pre_tool_use(
     let max_age_ms = config.taint_max_age_hours.value.saturating_mul(3_600_000);
     let session = event.session_id.as_deref().unwrap_or("");
     let taint = taint::read(&config.home.value, session, max_age_ms, budget::now_ms());
-    let ctx = Context {
-        cwd: &cwd,
-        home: user_home.as_deref(),
-        sentinel_home: &config.home.value,
-        fs: &RealFs,
-        taint: taint.as_ref(),
-    };
+    let ctx = Context::new(
+        &cwd,
+        user_home.as_deref(),
+        &config.home.value,
+        &RealFs,
+        taint.as_ref(),
+    );
     let Some(local) = decide::decide(call, &rules, &ctx) else {
         return Ok(HookOutput::default());
     };

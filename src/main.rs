@@ -322,13 +322,13 @@ fn run_check(
             ts_ms: sentinel::budget::now_ms(),
         }],
     };
-    let ctx = Context {
-        cwd: &cwd,
-        home: user_home.as_deref(),
-        sentinel_home: &home,
-        fs: &RealFs,
-        taint: tainted.then_some(&simulated),
-    };
+    let ctx = Context::new(
+        &cwd,
+        user_home.as_deref(),
+        &home,
+        &RealFs,
+        tainted.then_some(&simulated),
+    );
     let started = std::time::Instant::now();
     let local = decide::decide(&call, &rules, &ctx);
     // --offline shows Tier 1's own verdict; otherwise the call goes through every tier.

@@ -6,7 +6,6 @@ use proptest::prelude::*;
 use sentinel::decide::{Context, decide};
 use sentinel::decision::Verdict;
 use sentinel::event::ToolCall;
-use sentinel::paths::LexicalFs;
 use sentinel::rules::Rules;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -17,13 +16,11 @@ fn rules() -> &'static Rules {
 }
 
 fn verdict(command: &str) -> Verdict {
-    let ctx = Context {
-        cwd: Path::new("/home/dev/proj"),
-        home: Some(Path::new("/home/dev")),
-        sentinel_home: Path::new("/home/dev/.agentos"),
-        fs: &LexicalFs,
-        taint: None,
-    };
+    let ctx = Context::lexical(
+        Path::new("/home/dev/proj"),
+        Some(Path::new("/home/dev")),
+        Path::new("/home/dev/.agentos"),
+    );
     decide(
         &ToolCall::Shell {
             command: command.to_string(),

@@ -6,7 +6,6 @@
 use sentinel::decide::{Context, decide};
 use sentinel::decision::Verdict;
 use sentinel::event::ToolCall;
-use sentinel::paths::LexicalFs;
 use sentinel::rules::Rules;
 use std::path::Path;
 
@@ -20,13 +19,11 @@ struct Case {
 #[test]
 fn every_case_gets_its_labelled_verdict() {
     let rules = Rules::bundled(Some(Path::new("/home/dev")));
-    let ctx = Context {
-        cwd: Path::new("/home/dev/proj"),
-        home: Some(Path::new("/home/dev")),
-        sentinel_home: Path::new("/home/dev/.agentos"),
-        fs: &LexicalFs,
-        taint: None,
-    };
+    let ctx = Context::lexical(
+        Path::new("/home/dev/proj"),
+        Some(Path::new("/home/dev")),
+        Path::new("/home/dev/.agentos"),
+    );
     let mut wrong = Vec::new();
     let mut allowed_danger = Vec::new();
     let mut total = 0;

@@ -5,7 +5,6 @@
 use sentinel::decide::{Context, decide};
 use sentinel::decision::Verdict;
 use sentinel::event::ToolCall;
-use sentinel::paths::LexicalFs;
 use sentinel::rules::Rules;
 use std::path::Path;
 
@@ -17,13 +16,11 @@ struct Case {
 }
 
 fn verdict(rules: &Rules, command: &str) -> (Verdict, String) {
-    let ctx = Context {
-        cwd: Path::new("/home/dev/proj"),
-        home: Some(Path::new("/home/dev")),
-        sentinel_home: Path::new("/home/dev/.agentos"),
-        fs: &LexicalFs,
-        taint: None,
-    };
+    let ctx = Context::lexical(
+        Path::new("/home/dev/proj"),
+        Some(Path::new("/home/dev")),
+        Path::new("/home/dev/.agentos"),
+    );
     let call = ToolCall::Shell {
         command: command.to_string(),
     };

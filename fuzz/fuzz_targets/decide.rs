@@ -9,7 +9,6 @@ use libfuzzer_sys::fuzz_target;
 use sentinel::decide::{Context, decide};
 use sentinel::decision::Verdict;
 use sentinel::event::ToolCall;
-use sentinel::paths::LexicalFs;
 use sentinel::rules::{RuleMatch, Rules};
 use sentinel::shell::analyse;
 use std::path::Path;
@@ -20,13 +19,7 @@ const BLOCKED: &[&str] = &["rm -rf ~", "git push --force origin main", "mkfs.ext
 fuzz_target!(|data: &[u8]| {
     static RULES: OnceLock<Rules> = OnceLock::new();
     let rules = RULES.get_or_init(|| Rules::bundled(Some(Path::new("/home/u"))));
-    let ctx = Context {
-        cwd: Path::new("/home/u/proj"),
-        home: Some(Path::new("/home/u")),
-        sentinel_home: Path::new("/home/u/.agentos"),
-        fs: &LexicalFs,
-        taint: None,
-    };
+    let ctx = Context::lexical(Path::new("/home/u/proj"), Some(Path::new("/home/u")), Path::new("/home/u/.agentos"));
     let text = String::from_utf8_lossy(data).to_string();
     let mut inputs = vec![text.clone()];
     for d in BLOCKED {

@@ -5,7 +5,6 @@
 use libfuzzer_sys::fuzz_target;
 use sentinel::decide::{Context, decide};
 use sentinel::event::{Agent, parse_event};
-use sentinel::paths::LexicalFs;
 use sentinel::rules::Rules;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -18,13 +17,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(event) = parse_event(agent, text)
             && let Some(call) = &event.call
         {
-            let ctx = Context {
-                cwd: Path::new("/home/u/proj"),
-                home: Some(Path::new("/home/u")),
-                sentinel_home: Path::new("/home/u/.agentos"),
-                fs: &LexicalFs,
-                taint: None,
-            };
+            let ctx = Context::lexical(Path::new("/home/u/proj"), Some(Path::new("/home/u")), Path::new("/home/u/.agentos"));
             let _ = decide(call, rules, &ctx);
         }
     }
