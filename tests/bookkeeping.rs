@@ -2,35 +2,12 @@
 //! an unwritable home, rotation; and `sentinel stats` / `sentinel audit` on the results.
 
 use serde_json::Value;
+mod common;
+
+use common::{run, spawn};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-
-fn spawn(home: &Path, args: &[&str], stdin: &str) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-        .args(args)
-        .env("HOME", "/home/dev/demo/home")
-        .env("SENTINEL_HOME", home)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("SENTINEL_API_KEY")
-        .env_remove("SENTINEL_SHADOW")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child
-}
-
-fn run(home: &Path, args: &[&str], stdin: &str) -> Output {
-    spawn(home, args, stdin).wait_with_output().unwrap()
-}
+use std::process::{Child, Command, Output};
 
 fn event(session: &str, command: &str) -> String {
     serde_json::json!({"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/home/dev/demo/proj",

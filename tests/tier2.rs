@@ -2,6 +2,8 @@
 //! Anthropic's Messages API (reading the canary out of the system prompt to echo it) and every
 //! way the API fails. The hook runs as the agent runs it: the built binary, JSON in, JSON out.
 
+mod common;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -625,20 +627,8 @@ fn the_evaluator_gets_the_signs_and_the_taint() {
     let run = Run::new("");
     let post = json!({"hook_event_name": "PostToolUse", "session_id": "t2", "tool_name": "WebFetch",
                       "tool_input": {"url": "https://x.example", "prompt": "p"}});
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-        .arg("hook")
-        .env("SENTINEL_HOME", run.home.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(post.to_string().as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    let marked = common::run(run.home.path(), &["hook"], &post.to_string());
+    assert!(marked.status.success());
     let (verdict, _, _) = run.hook(
         &api.url(),
         "open",

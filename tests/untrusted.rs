@@ -4,34 +4,17 @@
 //! runs it.
 
 use serde_json::{Value, json};
-use std::io::Write;
+mod common;
+
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 
 fn spawn(home: &Path, stdin: &str) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-        .arg("hook")
-        .env("HOME", "/home/dev/demo/home")
-        .env("SENTINEL_HOME", home)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("SENTINEL_API_KEY")
-        .env_remove("SENTINEL_SHADOW")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child
+    common::spawn(home, &["hook"], stdin)
 }
 
 fn hook(home: &Path, event: &Value) -> Output {
-    spawn(home, &event.to_string()).wait_with_output().unwrap()
+    common::run(home, &["hook"], &event.to_string())
 }
 
 fn fetch(session: &str) -> Value {
