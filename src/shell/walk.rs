@@ -456,22 +456,8 @@ impl Walker {
                 let (kind, value) = if doc.requires_expansion {
                     match word::parse_heredoc(body, &self.options) {
                         Ok(pieces) => {
-                            let mut w = WordBuild {
-                                text: String::new(),
-                                kind: WordKind::Literal,
-                                value: Some(String::new()),
-                            };
-                            for p in &pieces {
-                                self.piece(p, body, true, &mut w);
-                            }
-                            (
-                                w.kind,
-                                if w.kind == WordKind::Computed {
-                                    w.value
-                                } else {
-                                    None
-                                },
-                            )
+                            let w = self.assemble(&pieces, body, true);
+                            (w.kind, w.value)
                         }
                         Err(_) => {
                             self.unknown("a here-document whose expansions cannot be parsed");
@@ -508,26 +494,7 @@ impl Walker {
     /// Quote removal and expansion discovery for one word; substitutions inside are walked.
     fn word(&mut self, raw: &str) -> Word {
         match word::parse(raw, &self.options) {
-            Ok(pieces) => {
-                let mut w = WordBuild {
-                    text: String::new(),
-                    kind: WordKind::Literal,
-                    value: Some(String::new()),
-                };
-                for p in &pieces {
-                    self.piece(p, raw, false, &mut w);
-                }
-                let value = if w.kind == WordKind::Computed {
-                    w.value
-                } else {
-                    None
-                };
-                Word {
-                    text: w.text,
-                    kind: w.kind,
-                    value,
-                }
-            }
+            Ok(pieces) => self.assemble(&pieces, raw, false),
             Err(_) => {
                 self.unknown(format!("cannot parse the word `{}`", excerpt(raw)));
                 self.hidden_substitutions(raw, "word");
@@ -537,6 +504,29 @@ impl Walker {
                     value: None,
                 }
             }
+        }
+    }
+
+    /// A word from its pieces (`quoted` inside a here-document): its value is kept only when
+    /// the word is computed, since a literal word's value is its text.
+    fn assemble(&mut self, pieces: &[WordPieceWithSource], raw: &str, quoted: bool) -> Word {
+        let mut w = WordBuild {
+            text: String::new(),
+            kind: WordKind::Literal,
+            value: Some(String::new()),
+        };
+        for p in pieces {
+            self.piece(p, raw, quoted, &mut w);
+        }
+        let value = if w.kind == WordKind::Computed {
+            w.value
+        } else {
+            None
+        };
+        Word {
+            text: w.text,
+            kind: w.kind,
+            value,
         }
     }
 
