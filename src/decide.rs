@@ -242,7 +242,9 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
         );
     }
     for cmd in &analysis.commands {
-        report(cmd.text(), cmd.via.clone(), judge(cmd, rules, ctx));
+        let text = cmd.text();
+        let part = judge(cmd, &text, rules, ctx);
+        report(text, cmd.via.clone(), part);
     }
     for segment in &analysis.unparsed {
         if let Some(part) = hard_block(&[segment.as_str()], rules) {
@@ -385,28 +387,31 @@ fn first_match<'r>(list: &'r RuleList, text: &str) -> Option<(&'r CommandRule, R
     })
 }
 
-/// Judges one simple command on its own.
-fn judge(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> Part {
-    let text = cmd.text();
+/// Judges one simple command on its own; `text` is `cmd.text()`, rendered once by the caller.
+fn judge(cmd: &SimpleCommand, text: &str, rules: &Rules, ctx: &Context) -> Part {
     // A wrapper is also tested from each word on, so a wrapper option sentinel misreads
     // cannot hide the command behind it from the block list.
-    let mut texts = vec![text.clone()];
-    if cmd.role == Role::Wrapper {
-        texts.extend((1..cmd.argv.len()).map(|i| {
-            cmd.argv[i..]
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        }));
-    }
-    let text_refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    if let Some(part) = hard_block(&text_refs, rules) {
+    let suffixes: Vec<String> = match cmd.role {
+        Role::Wrapper => (1..cmd.argv.len())
+            .map(|i| {
+                cmd.argv[i..]
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect(),
+        Role::Command => Vec::new(),
+    };
+    let texts: Vec<&str> = std::iter::once(text)
+        .chain(suffixes.iter().map(String::as_str))
+        .collect();
+    if let Some(part) = hard_block(&texts, rules) {
         return part;
     }
 
     let cwd = effective_cwd(cmd, ctx);
-    if let Some((rule, m)) = first_match(rules.conditional(), &text) {
+    if let Some((rule, m)) = first_match(rules.conditional(), text) {
         if let RuleMatch::Broken(e) = m {
             return Part::new(
                 Verdict::Ask,
@@ -457,7 +462,7 @@ fn judge(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> Part {
     if cmd.via.iter().any(|v| v == "sudo" || v == "doas") {
         return Part::new(
             Verdict::Uncertain,
-            format!("`{}` runs as another user", shell::excerpt(&text)),
+            format!("`{}` runs as another user", shell::excerpt(text)),
             None,
         );
     }
@@ -465,12 +470,12 @@ fn judge(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> Part {
     let safe_rule = if cmd.argv.is_empty() {
         None
     } else {
-        match safe_match(rules.safe(), &text) {
+        match safe_match(rules.safe(), text) {
             Some(rule) => Some(rule),
             None => {
                 return Part::new(
                     Verdict::Uncertain,
-                    format!("no safe rule matches `{}`", shell::excerpt(&text)),
+                    format!("no safe rule matches `{}`", shell::excerpt(text)),
                     None,
                 );
             }
@@ -812,7 +817,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
             depth: 0,
             name_dir: None,
         };
-        judge(&cmd, rules, ctx)
+        judge(&cmd, &cmd.text(), rules, ctx)
     } else {
         Part::new(
             Verdict::Uncertain,
