@@ -191,6 +191,7 @@ fn agent_decision(tool: &str) -> Decision {
         signs: Vec::new(),
         taint: None,
         path: None,
+        person_only: false,
     }
 }
 
@@ -199,6 +200,7 @@ struct Part {
     verdict: Verdict,
     reason: String,
     rule: Option<RuleRef>,
+    person_only: bool,
 }
 
 impl Part {
@@ -207,6 +209,15 @@ impl Part {
             verdict,
             reason: reason.into(),
             rule,
+            person_only: false,
+        }
+    }
+
+    /// A refusal of something that would loosen sentinel itself: only the person may do it.
+    fn person_only(reason: impl Into<String>) -> Part {
+        Part {
+            person_only: true,
+            ..Part::new(Verdict::Deny, reason, None)
         }
     }
 }
@@ -221,6 +232,7 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
             verdict: part.verdict,
             reason: part.reason,
             rule: part.rule,
+            person_only: part.person_only,
         })
     };
 
@@ -314,23 +326,15 @@ fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
             };
             (reason, decider.and_then(|d| d.rule.clone()))
         }
-        (Verdict::Deny, Some(d)) => {
-            let reason = match &d.rule {
-                Some(rule) => {
-                    let why = rule
-                        .why
-                        .as_deref()
-                        .map(|w| format!(": {w}"))
-                        .unwrap_or_default();
-                    format!(
-                        "sentinel[local]: blocked by {rule} ({}){why}",
-                        shell::excerpt(&d.text)
-                    )
-                }
-                None => format!("sentinel[local]: blocked: {}", d.reason),
-            };
-            (reason, d.rule.clone())
-        }
+        (Verdict::Deny, Some(d)) => (
+            deny_reason(
+                d.rule.as_ref(),
+                &d.reason,
+                &shell::excerpt(&d.text),
+                d.person_only,
+            ),
+            d.rule.clone(),
+        ),
         (v, Some(d)) => (
             format!("sentinel[local]: {v}: {}", d.reason),
             d.rule.clone(),
@@ -348,9 +352,60 @@ fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
         signs: Vec::new(),
         taint: None,
         api: None,
+        person_only: worst == Verdict::Deny && decider.is_some_and(|d| d.person_only),
         commands: reports,
         path: None,
     }
+}
+
+/// A deny reason written for the agent: what was refused, why, and what to do instead. `detail`
+/// is what Tier 1 found (the rule's comment, or e.g. which path is outside the project).
+fn deny_reason(rule: Option<&RuleRef>, detail: &str, shown: &str, person_only: bool) -> String {
+    let Some(rule) = rule else {
+        let instead = if person_only {
+            String::new()
+        } else {
+            " Instead: ask the person to run it themselves.".to_string()
+        };
+        return format!("sentinel[local]: blocked `{shown}`: {detail}.{instead}");
+    };
+    let (why, instead) = advice(rule);
+    let mut reasons: Vec<&str> = Vec::new();
+    if !detail.is_empty() && Some(detail) != rule.why.as_deref() {
+        reasons.push(detail);
+    }
+    reasons.extend(why);
+    let why = if reasons.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", reasons.join("; "))
+    };
+    format!("sentinel[local]: blocked by {rule} ({shown}){why}. Instead: {instead}.")
+}
+
+/// A rule's comment split into why it blocks and what to do instead (`…; instead: …`), with a
+/// default alternative for each rule file when the comment names none.
+fn advice(rule: &RuleRef) -> (Option<&str>, String) {
+    let comment = rule.why.as_deref().unwrap_or("");
+    let (why, instead) = match comment.split_once("; instead:") {
+        Some((w, i)) => (w.trim(), Some(i.trim().trim_end_matches('.').to_string())),
+        None => (comment.trim(), None),
+    };
+    let default = || {
+        match rule.file.rsplit('/').next().unwrap_or("") {
+        "conditional_block_commands.txt" => {
+            "keep it inside the project, naming each path, or ask the person to run it".to_string()
+        }
+        "excluded_paths.txt" => {
+            "write inside the project, or ask the person to make this change".to_string()
+        }
+        _ => "do not look for another way to do the same; if it is needed, ask the person to run it themselves".to_string(),
+    }
+    };
+    (
+        (!why.is_empty()).then_some(why),
+        instead.unwrap_or_else(default),
+    )
 }
 
 /// The first hard-block rule that matches any of the texts, as a deny part.
@@ -407,6 +462,9 @@ fn judge(cmd: &SimpleCommand, text: &str, rules: &Rules, ctx: &Context) -> Part 
         .chain(suffixes.iter().map(String::as_str))
         .collect();
     if let Some(part) = hard_block(&texts, rules) {
+        return part;
+    }
+    if let Some(part) = self_loosening(cmd) {
         return part;
     }
 
@@ -752,18 +810,13 @@ fn excluded_write(
     None
 }
 
-/// A deny part when `path` is SENTINEL_HOME or in the excluded list.
+/// A deny part when `path` is part of the agent's guard (built in, whatever the rules say) or
+/// in the excluded list.
 fn excluded(path: &Path, shown: &str, rules: &Rules, ctx: &Context) -> Option<Part> {
-    let sentinel_home = &ctx.sentinel_home_real;
-    if paths::is_within(path, sentinel_home) {
-        return Some(Part::new(
-            Verdict::Deny,
-            format!(
-                "`{shown}` is inside SENTINEL_HOME ({}): an agent may not edit its own guard",
-                sentinel_home.display()
-            ),
-            None,
-        ));
+    if let Some(what) = guard_file(path, ctx) {
+        return Some(Part::person_only(format!(
+            "`{shown}` is {what}: an agent may not change its own guard; only the person edits it, in their own terminal"
+        )));
     }
     let rule = paths::list_matches(rules.excluded_paths(), path)?;
     Some(Part::new(
@@ -771,6 +824,69 @@ fn excluded(path: &Path, shown: &str, rules: &Rules, ctx: &Context) -> Option<Pa
         format!("`{shown}` is an excluded path ({})", path.display()),
         Some(rule.clone()),
     ))
+}
+
+/// Agent settings files that register hooks or permissions, as trailing path components
+/// (compared case-insensitively: macOS and Windows file systems are).
+const AGENT_SETTINGS: &[&[&str]] = &[
+    &[".claude", "settings.json"],
+    &[".claude", "settings.local.json"],
+    &[".claude.json"],
+    &[".gemini", "settings.json"],
+    &[".cursor", "hooks.json"],
+    &[".codex", "hooks.json"],
+    &[".codex", "config.toml"],
+];
+
+/// What part of the agent's guard `path` is, if it is one: SENTINEL_HOME, a project's
+/// `.sentinel/` rules, or an agent's settings or hook registrations.
+fn guard_file(path: &Path, ctx: &Context) -> Option<String> {
+    if paths::is_within(path, &ctx.sentinel_home_real) {
+        return Some(format!(
+            "inside SENTINEL_HOME ({})",
+            ctx.sentinel_home_real.display()
+        ));
+    }
+    let parts: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+        .collect();
+    if parts.iter().any(|p| p == crate::project::DIR) {
+        return Some(format!("in a project's {}/ rules", crate::project::DIR));
+    }
+    for tail in AGENT_SETTINGS {
+        if parts.len() >= tail.len() && parts[parts.len() - tail.len()..].iter().eq(tail.iter()) {
+            return Some("an agent settings file".to_string());
+        }
+    }
+    // Copilot CLI's and GitHub's hook directories: every file inside registers hooks.
+    let dirs = parts
+        .windows(2)
+        .any(|w| (w[0] == ".github" || w[0] == ".copilot") && w[1] == "hooks");
+    dirs.then(|| "in an agent's hook directory".to_string())
+}
+
+/// `sentinel` subcommands that loosen the guard: the person runs them, never the agent.
+const PERSON_ONLY: &[&str] = &["trust", "allow-once", "install", "uninstall"];
+
+/// A deny part when the command runs sentinel to loosen itself.
+fn self_loosening(cmd: &SimpleCommand) -> Option<Part> {
+    if cmd.name() != "sentinel" {
+        return None;
+    }
+    let args: Vec<&str> = cmd.args().iter().map(|w| w.text.as_str()).collect();
+    let sub = args.iter().find(|a| !a.starts_with('-'))?;
+    let applies = *sub == "suggest"
+        && args
+            .iter()
+            .any(|a| *a == "--apply" || a.starts_with("--apply="));
+    if !PERSON_ONLY.contains(sub) && !applies {
+        return None;
+    }
+    let what = if applies { "suggest --apply" } else { sub };
+    Some(Part::person_only(format!(
+        "`sentinel {what}` changes what sentinel lets through; an agent cannot loosen its own guard. Only the person runs it, in their own terminal: tell them what you need and why"
+    )))
 }
 
 fn write_target_is_safe(target: &Word, cwd: Option<&Path>, rules: &Rules, ctx: &Context) -> bool {
@@ -796,6 +912,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
                 verdict: part.verdict,
                 reason: part.reason,
                 rule: part.rule,
+                person_only: part.person_only,
             });
         }
     }
@@ -831,6 +948,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
         verdict: part.verdict,
         reason: part.reason,
         rule: part.rule,
+        person_only: part.person_only,
     });
     combine("PowerShell", reports)
 }
@@ -849,6 +967,7 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
         api: None,
         commands: Vec::new(),
         path: path.map(|p| p.display().to_string()),
+        person_only: false,
     };
     let Some(path) = paths::resolve(raw, ctx.cwd, ctx.home).map(|p| ctx.fs.real_path(&p)) else {
         return make(
@@ -859,18 +978,12 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
         );
     };
     if let Some(part) = excluded(&path, raw, rules, ctx) {
-        let reason = match &part.rule {
-            Some(rule) => {
-                let why = rule
-                    .why
-                    .as_deref()
-                    .map(|w| format!(": {w}"))
-                    .unwrap_or_default();
-                format!("blocked by {rule} ({tool} {}){why}", path.display())
-            }
-            None => format!("blocked: {}", part.reason),
-        };
-        return make(Verdict::Deny, reason, part.rule, Some(&path));
+        let shown = format!("{tool} {}", path.display());
+        let reason = deny_reason(part.rule.as_ref(), &part.reason, &shown, part.person_only);
+        let mut d = make(Verdict::Deny, String::new(), part.rule, Some(&path));
+        d.reason = reason;
+        d.person_only = part.person_only;
+        return d;
     }
     let project = &ctx.project_real;
     if paths::is_within(&path, project) {
@@ -918,6 +1031,7 @@ fn read_decision(tool: &str, raw_paths: &[String], ctx: &Context) -> Decision {
         api: None,
         commands: Vec::new(),
         path: None,
+        person_only: false,
     };
     for raw in raw_paths {
         let trimmed = raw.trim_start_matches("**/");

@@ -115,6 +115,10 @@ pub struct Decision {
     /// The resolved target path of a file tool.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// Refused because it would loosen sentinel itself: only the person may do it, in their own
+    /// terminal, so no allow-once code is offered.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub person_only: bool,
 }
 
 /// What happened at Tier 2.
@@ -144,4 +148,7 @@ pub struct CommandReport {
     /// The rule that decided this command, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<RuleRef>,
+    /// Refused because only the person may do it (see [`Decision::person_only`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub person_only: bool,
 }

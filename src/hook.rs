@@ -8,11 +8,11 @@
 //! which blocks). None of them produces an allow.
 
 use crate::config::{self, Config, FailMode, Mode};
-use crate::decide::{self, Context};
+use crate::decide::Context;
 use crate::decision::{Decision, Verdict};
 use crate::event::{self, Agent, EventKind, HookEvent};
 use crate::paths::RealFs;
-use crate::rules::Rules;
+use crate::project::Layered;
 use crate::shell::one_line;
 use crate::{audit, budget, record, stats, taint, tiers};
 use serde_json::json;
@@ -148,7 +148,10 @@ fn pre_tool_use(
         _ => process_cwd,
     };
     let user_home = config::user_home();
-    let rules = Rules::load(&config.home.value, user_home.as_deref());
+    // The project's `.sentinel/` may make the configuration stricter (or laxer, once trusted).
+    let layered = Layered::load(config, &cwd, user_home.as_deref());
+    let config = &layered.config;
+    let rules = &layered.rules;
     let max_age_ms = config.taint_max_age_hours.value.saturating_mul(3_600_000);
     let session = event.session_id.as_deref().unwrap_or("");
     let taint = taint::read(&config.home.value, session, max_age_ms, budget::now_ms());
@@ -159,7 +162,7 @@ fn pre_tool_use(
         &RealFs,
         taint.as_ref(),
     );
-    let Some(local) = decide::decide(call, &rules, &ctx) else {
+    let Some(local) = layered.decide(call, &ctx, user_home.as_deref()) else {
         return Ok(HookOutput::default());
     };
     let answer = tiers::resolve(Some(local.clone()), call, config);
@@ -187,12 +190,20 @@ fn pre_tool_use(
     for e in &rules.errors {
         out.stderr.push_str(&format!("sentinel: rule error: {e}\n"));
     }
+    for e in config
+        .errors
+        .iter()
+        .filter(|e| e.at.starts_with(".sentinel"))
+    {
+        out.stderr
+            .push_str(&format!("sentinel: project config error: {e}\n"));
+    }
     if !shadow && let Some(answer) = answer {
         out.stdout = render(agent, &answer);
     }
     // The process ends right after this answer: freeing every rule would cost more than the
     // decision took, and the OS takes the memory back anyway.
-    std::mem::forget(rules);
+    std::mem::forget(layered);
     Ok(out)
 }
 

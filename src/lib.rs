@@ -6,6 +6,7 @@
 //! and the configuration ([`tiers`], [`config`]), and comes out as a [`decision::Decision`],
 //! recorded ([`stats`]) and answered in the agent's protocol.
 
+pub mod allow_once;
 pub mod audit;
 pub mod budget;
 pub mod check;
@@ -18,10 +19,12 @@ pub mod hook;
 pub mod install;
 pub mod journal;
 pub mod paths;
+pub mod project;
 pub mod record;
 pub mod rules;
 pub mod shell;
 pub mod signs;
+pub mod state;
 pub mod stats;
 pub mod taint;
 pub mod tiers;

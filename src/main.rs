@@ -3,10 +3,12 @@
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use sentinel::config::Config;
-use sentinel::decide::{self, Context};
+use sentinel::decide::Context;
+use sentinel::decision::Decision;
 use sentinel::event::Agent;
 use sentinel::event::ToolCall;
 use sentinel::paths::RealFs;
+use sentinel::project::Layered;
 use sentinel::rules::Rules;
 use sentinel::{audit, check, config, hook, install, record, stats, tiers};
 use std::io::Write;
@@ -162,7 +164,17 @@ fn run(cli: Cli) -> Result<u8> {
             offline,
             tainted,
             json,
-        } => run_check(command, cwd, &tool, path, offline, tainted, json),
+        } => run_check(
+            Question {
+                command,
+                cwd,
+                tool,
+                path,
+                offline,
+                tainted,
+            },
+            json,
+        ),
         Command::Rules {
             command: RulesCommand::Lint,
         } => run_lint(),
@@ -277,23 +289,38 @@ fn run_uninstall(settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
     Ok(0)
 }
 
-fn run_check(
+/// A call decided as `sentinel check` and `sentinel explain` see it.
+struct Evaluated {
+    layered: Layered,
+    call: ToolCall,
+    cwd: PathBuf,
+    user_home: Option<PathBuf>,
+    taint: Option<sentinel::taint::Taint>,
+    /// Tier 1's decision (None: no opinion on this tool).
+    local: Option<Decision>,
+    /// The answer after every tier (or Tier 1's own with --offline).
+    decision: Option<Decision>,
+}
+
+/// What `check` and `explain` are asked about.
+struct Question {
     command: Option<String>,
     cwd: Option<PathBuf>,
-    tool: &str,
+    tool: String,
     path: Option<String>,
     offline: bool,
     tainted: bool,
-    json: bool,
-) -> Result<u8> {
+}
+
+fn evaluate(q: Question) -> Result<Evaluated> {
     let config = load_config()?;
-    let home = config.home.value.clone();
     let user_home = config::user_home();
-    let cwd = match cwd {
-        Some(c) => std::path::absolute(&c).with_context(|| format!("bad --cwd {}", c.display()))?,
+    let cwd = match &q.cwd {
+        Some(c) => std::path::absolute(c).with_context(|| format!("bad --cwd {}", c.display()))?,
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
-    let input = match (tool, command, path) {
+    let tool = q.tool.as_str();
+    let input = match (tool, q.command, q.path) {
         ("Bash" | "PowerShell", Some(c), None) => serde_json::json!({ "command": c }),
         ("Bash" | "PowerShell", None, _) => {
             bail!("usage: sentinel check \"<command>\" (the command is missing)")
@@ -312,35 +339,49 @@ fn run_check(
         input
     };
     let call = ToolCall::from_tool_input(tool, &input)?;
-    let rules = Rules::load(&home, user_home.as_deref());
-    for e in &rules.errors {
-        eprintln!("sentinel: rule error: {e}");
-    }
-    let simulated = sentinel::taint::Taint {
+    let layered = Layered::load(&config, &cwd, user_home.as_deref());
+    let taint = q.tainted.then(|| sentinel::taint::Taint {
         marks: vec![sentinel::taint::Mark {
             tool: "sentinel check --tainted".into(),
             ts_ms: sentinel::budget::now_ms(),
         }],
-    };
+    });
     let ctx = Context::new(
         &cwd,
         user_home.as_deref(),
-        &home,
+        &config.home.value,
         &RealFs,
-        tainted.then_some(&simulated),
+        taint.as_ref(),
     );
-    let started = std::time::Instant::now();
-    let local = decide::decide(&call, &rules, &ctx);
+    let local = layered.decide(&call, &ctx, user_home.as_deref());
     // --offline shows Tier 1's own verdict; otherwise the call goes through every tier.
-    let decision = if offline {
+    let decision = if q.offline {
         local.clone()
     } else {
-        tiers::resolve(local.clone(), &call, &config)
+        tiers::resolve(local.clone(), &call, &layered.config)
     };
-    for e in &config.errors {
-        eprintln!("sentinel: config error: {e}");
+    Ok(Evaluated {
+        layered,
+        call,
+        cwd,
+        user_home,
+        taint,
+        local,
+        decision,
+    })
+}
+
+fn run_check(q: Question, json: bool) -> Result<u8> {
+    let started = std::time::Instant::now();
+    let tool = q.tool.clone();
+    let e = evaluate(q)?;
+    for err in &e.layered.rules.errors {
+        eprintln!("sentinel: rule error: {err}");
     }
-    if let Some(local) = &local {
+    for err in &e.layered.config.errors {
+        eprintln!("sentinel: config error: {err}");
+    }
+    if let Some(local) = &e.local {
         let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let meta = record::Meta {
             session: "check",
@@ -348,11 +389,17 @@ fn run_check(
             latency_us,
             shadow: false,
         };
-        if let Some(warning) = record::record(&config, &call, local, decision.as_ref(), &meta) {
+        if let Some(warning) = record::record(
+            &e.layered.config,
+            &e.call,
+            local,
+            e.decision.as_ref(),
+            &meta,
+        ) {
             eprintln!("{warning}");
         }
     }
-    match (&decision, json) {
+    match (&e.decision, json) {
         (Some(d), true) => println!("{}", serde_json::to_string_pretty(d)?),
         (Some(d), false) => print!("{}", check::render(d)),
         (None, true) => println!(
@@ -363,7 +410,7 @@ fn run_check(
             "verdict: none\nreason:  sentinel has no opinion on {tool}; the agent's own permission flow decides"
         ),
     }
-    Ok(check::exit_code(decision.map(|d| d.verdict)) as u8)
+    Ok(check::exit_code(e.decision.map(|d| d.verdict)) as u8)
 }
 
 fn run_lint() -> Result<u8> {

@@ -458,6 +458,12 @@ impl RuleList {
         ids.iter().map(|&i| &self.rules[i])
     }
 
+    /// Appends another file's rules after these (a project's over SENTINEL_HOME's).
+    fn extend(&mut self, other: RuleList) {
+        self.rules.extend(other.rules);
+        self.index();
+    }
+
     /// Every rule, in file order.
     pub fn iter(&self) -> std::slice::Iter<'_, CommandRule> {
         self.rules.iter()
@@ -508,6 +514,8 @@ pub struct Rules {
     pub errors: Vec<RuleError>,
     /// Where each file came from: (name, `bundled` or path).
     pub origins: Vec<(String, String)>,
+    /// A project's loosening rules held back because the person has not trusted its files.
+    pub suspended: Vec<RuleRef>,
 }
 
 impl Rules {
@@ -578,6 +586,7 @@ impl Rules {
             home: home.map(Path::to_path_buf),
             errors: Vec::new(),
             origins: Vec::new(),
+            suspended: Vec::new(),
         };
         for (file, origin, text) in sources {
             rules
@@ -589,12 +598,77 @@ impl Rules {
             // and parsed on first use; anything else is parsed now, so a bad line is reported
             // at once.
             if let Some(text) = text.filter(|t| t != file.bundled()) {
-                let (parsed, errors) = parse_file(file, &origin, &text, home, true);
+                let (parsed, errors) = parse_file(file, &origin, &text, home, true, Layer::Home);
                 let _ = slot.parsed.set(parsed);
                 rules.errors.extend(errors);
             }
         }
         rules
+    }
+
+    /// Layers a project's `.sentinel/` rule files over these. Tightening rules always apply; the
+    /// loosening ones (safe commands, safe paths, `!` exceptions to excluded paths) only when
+    /// `trusted`, and are listed in [`Rules::suspended`] otherwise.
+    pub fn add_project(&mut self, project: &crate::project::Project, trusted: bool) {
+        for file in RuleFile::ALL {
+            let Some(source) = project.rule_text(file) else {
+                continue;
+            };
+            let origin = source.path.display().to_string();
+            self.origins.push((
+                format!("{}/{}", crate::project::DIR, file.name()),
+                origin.clone(),
+            ));
+            let text = match &source.text {
+                Ok(t) => t,
+                Err(e) => {
+                    self.errors.push(RuleError {
+                        file: origin,
+                        line: 0,
+                        message: e.clone(),
+                    });
+                    continue;
+                }
+            };
+            let (parsed, errors) = parse_file(
+                file,
+                &origin,
+                text,
+                self.home.as_deref(),
+                true,
+                Layer::Project(&project.root),
+            );
+            self.errors.extend(errors);
+            // Make sure the home layer is parsed before the project's rules go after it.
+            let _ = self.parsed(file);
+            let Some(slot) = self.files[file as usize].parsed.get_mut() else {
+                continue;
+            };
+            let suspended = &mut self.suspended;
+            match (slot, parsed) {
+                (Parsed::Commands(list), Parsed::Commands(mut extra)) => {
+                    if file == RuleFile::Safe && !trusted {
+                        // `!` exceptions tighten and stay; positive safe rules wait for trust.
+                        let (keep, held): (Vec<_>, Vec<_>) =
+                            extra.rules.into_iter().partition(|r| r.negated);
+                        suspended.extend(held.into_iter().map(|r| r.rule));
+                        extra.rules = keep;
+                    }
+                    list.extend(extra);
+                }
+                (Parsed::Paths(list), Parsed::Paths(extra)) => {
+                    for (pattern, rule) in extra {
+                        let loosens = file == RuleFile::SafePaths || pattern.negated;
+                        if loosens && !trusted {
+                            suspended.push(rule);
+                        } else {
+                            list.push((pattern, rule));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn parsed(&self, file: RuleFile) -> &Parsed {
@@ -606,6 +680,7 @@ impl Rules {
                 file.bundled(),
                 self.home.as_deref(),
                 false,
+                Layer::Home,
             )
             .0
         })
@@ -678,14 +753,24 @@ impl Rules {
     }
 }
 
+/// Which layer a rule file belongs to: SENTINEL_HOME (or the bundled default), or a project's
+/// `.sentinel/` directory rooted at the given path.
+#[derive(Clone, Copy)]
+enum Layer<'a> {
+    Home,
+    Project(&'a Path),
+}
+
 /// Parses one rule file. `validate` checks each regex's syntax (a user's file); the bundled text
-/// is validated by the test suite instead.
+/// is validated by the test suite instead. Relative paths in a project's path lists are relative
+/// to the project.
 fn parse_file(
     file: RuleFile,
     origin: &str,
     text: &str,
     home: Option<&Path>,
     validate: bool,
+    layer: Layer,
 ) -> (Parsed, Vec<RuleError>) {
     let mut errors = Vec::new();
     let mut commands = RuleList::default();
@@ -695,12 +780,16 @@ fn parse_file(
     } else {
         origin.to_string()
     };
+    let label = match layer {
+        Layer::Home => file.name().to_string(),
+        Layer::Project(_) => format!("{}/{}", crate::project::DIR, file.name()),
+    };
     for (i, raw) in text.lines().enumerate() {
         let Some((pattern, why)) = split_line(raw) else {
             continue;
         };
         let rule = RuleRef {
-            file: file.name().to_string(),
+            file: label.clone(),
             line: i + 1,
             origin: origin.to_string(),
             pattern: pattern.to_string(),
@@ -745,7 +834,11 @@ fn parse_file(
                     ));
                     continue;
                 }
-                match PathPattern::parse(pattern, home, excluded) {
+                let anchored = match layer {
+                    Layer::Project(root) => relative_to(pattern, root),
+                    Layer::Home => None,
+                };
+                match PathPattern::parse(anchored.as_deref().unwrap_or(pattern), home, excluded) {
                     Ok(p) => paths.push((p, rule)),
                     Err(e) => errors.push(error(e)),
                 }
@@ -760,6 +853,16 @@ fn parse_file(
         }
     };
     (parsed, errors)
+}
+
+/// A project's relative path entry made absolute under the project root (`!` kept).
+fn relative_to(pattern: &str, root: &Path) -> Option<String> {
+    let (bang, body) = match pattern.strip_prefix('!') {
+        Some(rest) => ("!", rest.trim()),
+        None => ("", pattern),
+    };
+    let absolute = body.starts_with(['/', '~', '$', '*']) || crate::paths::is_windows_path(body);
+    (!absolute).then(|| format!("{bang}{}/{}", root.display(), body.trim_start_matches("./")))
 }
 
 /// Splits a rule line into pattern and `# why` comment; None for blank and comment lines.

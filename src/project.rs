@@ -1,0 +1,372 @@
+//! A project's own rules in `.sentinel/`, and the person's trust in them.
+//!
+//! A cloned repository is untrusted input, so its rules are split by what they do: rules that
+//! tighten (hard block, conditional block, excluded paths, `!` exceptions to safe commands, a
+//! stricter setting) always apply; rules that loosen (safe commands, safe paths, `!` exceptions to
+//! excluded paths, a laxer setting) apply only while the SHA-256 of every file in `.sentinel/`
+//! is what the person recorded with `sentinel trust`. Any change suspends them until the person
+//! trusts the files again.
+
+use crate::config::Config;
+use crate::decide::{self, Context};
+use crate::decision::{Decision, Verdict};
+use crate::event::ToolCall;
+use crate::rules::{RuleFile, Rules};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The directory a project keeps its rules in.
+pub const DIR: &str = ".sentinel";
+/// The trust store in SENTINEL_HOME.
+pub const TRUST_FILE: &str = "trusted_projects.json";
+/// The files sentinel reads from `.sentinel/`: the five rule files and `sentinel.toml`.
+pub const FILES: [&str; 6] = [
+    "hard_block_commands.txt",
+    "safe_commands.txt",
+    "conditional_block_commands.txt",
+    "safe_paths.txt",
+    "excluded_paths.txt",
+    crate::config::FILE_NAME,
+];
+
+/// One file of a project's `.sentinel/` as read now.
+#[derive(Clone, Debug)]
+pub struct ProjectFile {
+    /// The file name, one of [`FILES`].
+    pub name: &'static str,
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its text, or why it could not be read.
+    pub text: Result<String, String>,
+    /// SHA-256 of its bytes, in hex (of nothing when unreadable).
+    pub sha256: String,
+}
+
+/// A project that carries `.sentinel/`: where it is, its files, and whether they are trusted.
+#[derive(Clone, Debug)]
+pub struct Project {
+    /// The directory that holds `.sentinel/`, symlinks followed.
+    pub root: PathBuf,
+    /// The files found in `.sentinel/`, in [`FILES`] order.
+    pub files: Vec<ProjectFile>,
+    /// Whether the loosening rules apply.
+    pub trust: Trust,
+}
+
+/// The person's trust in a project's current `.sentinel/` files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "state")]
+pub enum Trust {
+    /// Every file is as the person trusted it.
+    Trusted {
+        /// When `sentinel trust` was run, ms since the epoch.
+        since_ms: u64,
+    },
+    /// `sentinel trust` was never run here.
+    Untrusted,
+    /// Trusted once, changed since: the named files differ (added, removed or edited).
+    Changed {
+        /// The files whose digest differs.
+        files: Vec<String>,
+    },
+    /// The trust store cannot be read: nothing loosens.
+    Unknown {
+        /// Why.
+        why: String,
+    },
+}
+
+impl Trust {
+    /// True when the loosening rules apply.
+    pub fn is_trusted(&self) -> bool {
+        matches!(self, Trust::Trusted { .. })
+    }
+
+    /// Why the loosening rules do not apply, for reasons; None when they do.
+    pub fn suspended_because(&self, root: &Path) -> Option<String> {
+        let dir = root.join(DIR);
+        match self {
+            Trust::Trusted { .. } => None,
+            Trust::Untrusted => Some(format!(
+                "{} is not trusted; the person can run `sentinel trust` there after reading it",
+                dir.display()
+            )),
+            Trust::Changed { files } => Some(format!(
+                "{} changed since `sentinel trust` ({}), so its loosening rules are suspended until the person runs `sentinel trust` again",
+                dir.display(),
+                files.join(", ")
+            )),
+            Trust::Unknown { why } => Some(format!(
+                "the trust store cannot be read ({why}), so the loosening rules of {} are suspended",
+                dir.display()
+            )),
+        }
+    }
+}
+
+impl Project {
+    /// The nearest directory at or above `cwd` that holds a `.sentinel/` directory, read now and
+    /// checked against the trust store in `sentinel_home`. None when there is none.
+    pub fn find(cwd: &Path, sentinel_home: &Path) -> Option<Project> {
+        let root = cwd
+            .ancestors()
+            .find(|dir| dir.join(DIR).is_dir())?
+            .to_path_buf();
+        let root = root.canonicalize().unwrap_or(root);
+        let files = read_files(&root.join(DIR));
+        let trust = trust_state(&root, &files, sentinel_home);
+        Some(Project { root, files, trust })
+    }
+
+    /// The text of one of the project's rule files, if it has it.
+    pub fn rule_text(&self, file: RuleFile) -> Option<&ProjectFile> {
+        self.files.iter().find(|f| f.name == file.name())
+    }
+
+    /// The project's `sentinel.toml`, if it has one.
+    pub fn config(&self) -> Option<&ProjectFile> {
+        self.files
+            .iter()
+            .find(|f| f.name == crate::config::FILE_NAME)
+    }
+}
+
+/// The configuration and rules in force for calls made in one directory: SENTINEL_HOME's (or the
+/// bundled defaults), with the project's `.sentinel/` layered over them.
+pub struct Layered {
+    /// The configuration, with the project's stricter (or trusted) settings.
+    pub config: Config,
+    /// The rules, with the project's tightening (or trusted) rules.
+    pub rules: Rules,
+    /// The project, when the directory is inside one that carries `.sentinel/`.
+    pub project: Option<Project>,
+    /// The project's laxer settings held back for want of trust, one line each.
+    pub held: Vec<String>,
+}
+
+impl Layered {
+    /// Loads SENTINEL_HOME's rules and the project's (if any) for a call made in `cwd`.
+    pub fn load(base: &Config, cwd: &Path, user_home: Option<&Path>) -> Layered {
+        let home = &base.home.value;
+        let mut config = base.clone();
+        let mut rules = Rules::load(home, user_home);
+        let mut held = Vec::new();
+        let project = Project::find(cwd, home);
+        if let Some(p) = &project {
+            let trusted = p.trust.is_trusted();
+            rules.add_project(p, trusted);
+            if let Some(f) = p.config() {
+                held = config.add_project(f.text.as_deref().map_err(String::as_str), trusted);
+            }
+        }
+        Layered {
+            config,
+            rules,
+            project,
+            held,
+        }
+    }
+
+    /// Tier 1 under these rules. When the answer is not allow and the project's suspended rules
+    /// would have allowed the call, the reason says so and what the person can do about it.
+    pub fn decide(
+        &self,
+        call: &ToolCall,
+        ctx: &Context,
+        user_home: Option<&Path>,
+    ) -> Option<Decision> {
+        let mut decision = decide::decide(call, &self.rules, ctx)?;
+        let Some(project) = &self.project else {
+            return Some(decision);
+        };
+        let Some(why) = project.trust.suspended_because(&project.root) else {
+            return Some(decision);
+        };
+        if decision.verdict == Verdict::Uncertain && !self.rules.suspended.is_empty() {
+            let mut trusting = Rules::load(&self.config.home.value, user_home);
+            trusting.add_project(project, true);
+            if let Some(would) = decide::decide(call, &trusting, ctx)
+                && would.verdict == Verdict::Allow
+            {
+                let by = would
+                    .commands
+                    .iter()
+                    .filter_map(|c| c.rule.as_ref())
+                    .chain(would.rule.as_ref())
+                    .find(|r| r.file.starts_with(DIR))
+                    .map(|r| format!(" ({r})"))
+                    .unwrap_or_default();
+                decision.reason = format!(
+                    "{}; the project's own rules would allow it{by}, but {why}",
+                    decision.reason
+                );
+            }
+        }
+        Some(decision)
+    }
+}
+
+fn read_files(dir: &Path) -> Vec<ProjectFile> {
+    FILES
+        .iter()
+        .filter_map(|&name| {
+            let path = dir.join(name);
+            let (text, digest) = match std::fs::read(&path) {
+                Ok(bytes) => (
+                    String::from_utf8(bytes.clone()).map_err(|_| "not valid UTF-8".to_string()),
+                    sha256_hex(&bytes),
+                ),
+                Err(e) if crate::config::is_absent(&e) => return None,
+                Err(e) => (Err(format!("cannot read: {e}")), sha256_hex(b"")),
+            };
+            Some(ProjectFile {
+                name,
+                path,
+                text,
+                sha256: digest,
+            })
+        })
+        .collect()
+}
+
+/// SHA-256 in lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What the trust store keeps: for each project root, the digests the person trusted.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct TrustStore {
+    /// Project root → its trusted files.
+    pub projects: BTreeMap<String, TrustRecord>,
+}
+
+/// One trusted project.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrustRecord {
+    /// When the person ran `sentinel trust`, ms since the epoch.
+    pub since_ms: u64,
+    /// File name → SHA-256 of its bytes then.
+    pub files: BTreeMap<String, String>,
+}
+
+fn digests(files: &[ProjectFile]) -> BTreeMap<String, String> {
+    files
+        .iter()
+        .map(|f| (f.name.to_string(), f.sha256.clone()))
+        .collect()
+}
+
+fn trust_state(root: &Path, files: &[ProjectFile], sentinel_home: &Path) -> Trust {
+    let store: TrustStore = match crate::state::read(&sentinel_home.join(TRUST_FILE)) {
+        Ok(s) => s.unwrap_or_default(),
+        Err(e) => return Trust::Unknown { why: e.to_string() },
+    };
+    let Some(record) = store.projects.get(&root.display().to_string()) else {
+        return Trust::Untrusted;
+    };
+    let now = digests(files);
+    let mut changed: Vec<String> = now
+        .iter()
+        .filter(|(name, digest)| record.files.get(*name) != Some(digest))
+        .map(|(name, _)| name.clone())
+        .chain(
+            record
+                .files
+                .keys()
+                .filter(|name| !now.contains_key(*name))
+                .map(|name| format!("{name} (removed)")),
+        )
+        .collect();
+    changed.sort();
+    if changed.is_empty() {
+        Trust::Trusted {
+            since_ms: record.since_ms,
+        }
+    } else {
+        Trust::Changed { files: changed }
+    }
+}
+
+/// Records the project's current files as trusted. Returns the record written.
+pub fn trust(project: &Project, sentinel_home: &Path, now_ms: u64) -> std::io::Result<TrustRecord> {
+    let record = TrustRecord {
+        since_ms: now_ms,
+        files: digests(&project.files),
+    };
+    let key = project.root.display().to_string();
+    let written = record.clone();
+    crate::state::update(&sentinel_home.join(TRUST_FILE), |store: &mut TrustStore| {
+        store.projects.insert(key, written);
+    })?;
+    Ok(record)
+}
+
+/// Forgets the project's trust. Returns whether it was trusted.
+pub fn revoke(root: &Path, sentinel_home: &Path) -> std::io::Result<bool> {
+    let key = root.display().to_string();
+    crate::state::update(&sentinel_home.join(TRUST_FILE), |store: &mut TrustStore| {
+        store.projects.remove(&key).is_some()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trust_follows_every_byte_of_every_file() {
+        let home = tempfile::tempdir().unwrap();
+        let proj = tempfile::tempdir().unwrap();
+        let dir = proj.path().join(DIR);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("safe_commands.txt"), "^make( \\S+)*$\n").unwrap();
+        let sub = proj.path().join("src/deep");
+        std::fs::create_dir_all(&sub).unwrap();
+
+        let p = Project::find(&sub, home.path()).unwrap();
+        assert_eq!(p.root, proj.path().canonicalize().unwrap());
+        assert_eq!(p.trust, Trust::Untrusted);
+        trust(&p, home.path(), 7).unwrap();
+        let p = Project::find(&sub, home.path()).unwrap();
+        assert_eq!(p.trust, Trust::Trusted { since_ms: 7 });
+
+        std::fs::write(dir.join("safe_commands.txt"), "^make( \\S+)*$ \n").unwrap();
+        let p = Project::find(&sub, home.path()).unwrap();
+        assert_eq!(
+            p.trust,
+            Trust::Changed {
+                files: vec!["safe_commands.txt".into()]
+            }
+        );
+        trust(&p, home.path(), 8).unwrap();
+        // A new file also suspends the trust.
+        std::fs::write(dir.join("safe_paths.txt"), "/\n").unwrap();
+        let p = Project::find(&sub, home.path()).unwrap();
+        assert_eq!(
+            p.trust,
+            Trust::Changed {
+                files: vec!["safe_paths.txt".into()]
+            }
+        );
+        assert!(revoke(&p.root, home.path()).unwrap());
+        let p = Project::find(&sub, home.path()).unwrap();
+        assert_eq!(p.trust, Trust::Untrusted);
+    }
+
+    #[test]
+    fn a_damaged_trust_store_trusts_nothing() {
+        let home = tempfile::tempdir().unwrap();
+        let proj = tempfile::tempdir().unwrap();
+        std::fs::create_dir(proj.path().join(DIR)).unwrap();
+        std::fs::write(home.path().join(TRUST_FILE), "{not json").unwrap();
+        let p = Project::find(proj.path(), home.path()).unwrap();
+        assert!(matches!(p.trust, Trust::Unknown { .. }));
+        assert!(!p.trust.is_trusted());
+    }
+}

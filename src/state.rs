@@ -1,0 +1,73 @@
+//! Small JSON state files in SENTINEL_HOME (trusted projects, allow-once codes), read and
+//! rewritten under one exclusive lock so concurrent hooks and the person's own commands never
+//! lose each other's changes.
+
+use fs2::FileExt;
+use serde::{Serialize, de::DeserializeOwned};
+use std::io::{Read, Seek, Write};
+use std::path::Path;
+
+/// Reads the state at `path` (the default when absent or empty), lets `change` modify it, and
+/// writes it back, all under an exclusive lock. A damaged file is an error, not a fresh start:
+/// these files hold the person's decisions.
+pub fn update<T, R>(path: &Path, change: impl FnOnce(&mut T) -> R) -> std::io::Result<R>
+where
+    T: Serialize + DeserializeOwned + Default,
+{
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    file.lock_exclusive()?;
+    let result = (|| {
+        let mut text = String::new();
+        file.read_to_string(&mut text)?;
+        let mut state: T = if text.trim().is_empty() {
+            T::default()
+        } else {
+            serde_json::from_str(&text).map_err(|e| damaged(path, &e))?
+        };
+        let out = change(&mut state);
+        let mut bytes = serde_json::to_vec_pretty(&state).map_err(std::io::Error::other)?;
+        bytes.push(b'\n');
+        file.set_len(0)?;
+        file.rewind()?;
+        file.write_all(&bytes)?;
+        file.sync_data()?;
+        Ok(out)
+    })();
+    let _ = FileExt::unlock(&file);
+    result
+}
+
+/// Reads the state at `path` under a shared lock; None when the file is absent.
+pub fn read<T: DeserializeOwned>(path: &Path) -> std::io::Result<Option<T>> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if crate::config::is_absent(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    file.lock_shared()?;
+    let mut text = String::new();
+    let read = (&file).read_to_string(&mut text);
+    let _ = FileExt::unlock(&file);
+    read?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| damaged(path, &e))
+}
+
+fn damaged(path: &Path, e: &serde_json::Error) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!("{} is damaged ({e})", path.display()),
+    )
+}
