@@ -10,11 +10,12 @@
 use crate::config::{self, Config, FailMode, Mode};
 use crate::decide::Context;
 use crate::decision::{Decision, Verdict};
+use crate::event::ToolCall;
 use crate::event::{self, Agent, EventKind, HookEvent};
 use crate::paths::RealFs;
 use crate::project::Layered;
 use crate::shell::one_line;
-use crate::{audit, budget, record, stats, taint, tiers};
+use crate::{allow_once, audit, budget, record, stats, taint, tiers};
 use serde_json::json;
 use std::io::Read;
 use std::time::Instant;
@@ -165,7 +166,11 @@ fn pre_tool_use(
     let Some(local) = layered.decide(call, &ctx, user_home.as_deref()) else {
         return Ok(HookOutput::default());
     };
-    let answer = tiers::resolve(Some(local.clone()), call, config);
+    let answer = match allowed_once(config, call, &local) {
+        Some(pass) => Some(pass),
+        None => tiers::resolve(Some(local.clone()), call, config)
+            .map(|answer| offer_code(config, call, answer, shadow)),
+    };
     let latency_us = started.elapsed().as_micros();
 
     let mut out = HookOutput::default();
@@ -205,6 +210,67 @@ fn pre_tool_use(
     // decision took, and the OS takes the memory back anyway.
     std::mem::forget(layered);
     Ok(out)
+}
+
+/// The person's allow-once grant for exactly this refused call, used up now, as the answer.
+fn allowed_once(config: &Config, call: &ToolCall, local: &Decision) -> Option<Decision> {
+    if local.verdict != Verdict::Deny || local.person_only {
+        return None;
+    }
+    let subject = record::subject(call, local);
+    let now = budget::now_ms();
+    let code = allow_once::consume(&config.home.value, &local.tool, &subject, &local.cwd, now)
+        .ok()
+        .flatten()?;
+    let mut pass = local.clone();
+    pass.verdict = Verdict::Allow;
+    pass.reason = format!(
+        "sentinel[local]: allowed once: the person ran `sentinel allow-once {}` for exactly this call (Tier 1 said: {})",
+        code.code, local.reason
+    );
+    pass.warning = Some(format!(
+        "sentinel: allow-once {} used for: {}",
+        code.code,
+        crate::shell::excerpt(&subject)
+    ));
+    Some(pass)
+}
+
+/// A local deny gets a code the person can grant with `sentinel allow-once CODE`; the reason
+/// tells the agent so. Not for refusals only the person may override by hand, nor in shadow mode.
+fn offer_code(config: &Config, call: &ToolCall, mut answer: Decision, shadow: bool) -> Decision {
+    if shadow
+        || answer.verdict != Verdict::Deny
+        || answer.tier != crate::decision::Tier::Local
+        || answer.person_only
+    {
+        return answer;
+    }
+    let subject = record::subject(call, &answer);
+    match allow_once::issue(
+        &config.home.value,
+        &answer.tool,
+        &subject,
+        &answer.cwd,
+        &answer.reason,
+        budget::now_ms(),
+    ) {
+        Ok(code) => {
+            answer.reason = format!(
+                "{} If the person wants exactly this call to run, ask them to run `sentinel allow-once {code}` in their own terminal (valid 10 minutes), then try the same call again.",
+                answer.reason
+            );
+        }
+        // No code, no harm: the deny stands and says so.
+        Err(e) => {
+            answer.reason = format!(
+                "{} (no allow-once code: {})",
+                answer.reason,
+                one_line(&e.to_string())
+            );
+        }
+    }
+    answer
 }
 
 /// A tool that brings outside text into the context has run: mark the session (and audit the

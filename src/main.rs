@@ -9,8 +9,11 @@ use sentinel::event::Agent;
 use sentinel::event::ToolCall;
 use sentinel::paths::RealFs;
 use sentinel::project::Layered;
+use sentinel::project::{self, Project};
 use sentinel::rules::Rules;
-use sentinel::{audit, check, config, hook, install, record, stats, tiers};
+use sentinel::{
+    allow_once, audit, check, config, explain, hook, install, record, stats, suggest, tiers,
+};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -99,6 +102,55 @@ enum Command {
         /// user: ~/.claude/settings.json; project: ./.claude/settings.json.
         #[arg(long, value_enum, default_value = "user")]
         scope: Scope,
+    },
+    /// Trust this project's `.sentinel/` rules as they are now (its loosening rules then apply).
+    Trust {
+        /// The project directory [default: the nearest with .sentinel/ at or above the current one].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Forget the trust instead.
+        #[arg(long)]
+        revoke: bool,
+    },
+    /// Let exactly one refused call through, once, within 10 minutes (the code is in the deny reason).
+    AllowOnce {
+        /// The code from the deny reason.
+        code: String,
+    },
+    /// Explain one decision in full: parsed commands, every matching rule, paths, taint, tiers.
+    Explain {
+        /// The shell command (for --tool Bash or PowerShell).
+        command: Option<String>,
+        /// The session's project directory [default: the current directory].
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// The tool: Bash, PowerShell, Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, LS.
+        #[arg(long, default_value = "Bash")]
+        tool: String,
+        /// The target path for a file tool.
+        #[arg(long)]
+        path: Option<String>,
+        /// Skip Tier 2 (the LLM evaluator).
+        #[arg(long)]
+        offline: bool,
+        /// Decide as in a session that has taken in untrusted content.
+        #[arg(long)]
+        tainted: bool,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Propose rules for the commands that reached Tier 2 or `ask` most often.
+    Suggest {
+        /// Append these suggestions (by number) to the rule files in SENTINEL_HOME.
+        #[arg(long, num_args = 1..)]
+        apply: Vec<usize>,
+        /// How many suggestions to list.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Remove exactly what install added to the settings file.
     Uninstall {
@@ -204,6 +256,28 @@ fn run(cli: Cli) -> Result<u8> {
             scope,
         } => run_install(shadow, settings, scope),
         Command::Uninstall { settings, scope } => run_uninstall(settings, scope),
+        Command::Trust { dir, revoke } => run_trust(dir, revoke),
+        Command::AllowOnce { code } => run_allow_once(&code),
+        Command::Explain {
+            command,
+            cwd,
+            tool,
+            path,
+            offline,
+            tainted,
+            json,
+        } => run_explain(
+            Question {
+                command,
+                cwd,
+                tool,
+                path,
+                offline,
+                tainted,
+            },
+            json,
+        ),
+        Command::Suggest { apply, limit, json } => run_suggest(&apply, limit, json),
     }
 }
 
@@ -244,7 +318,199 @@ fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf> {
     })
 }
 
+/// The commands that loosen the guard refuse to run inside an agent's own shell: the hook stops
+/// the agent from running them by name, and this stops a renamed copy.
+fn person_only(what: &str) -> Result<()> {
+    for var in ["CLAUDECODE", "GEMINI_CLI"] {
+        if std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
+            bail!(
+                "`sentinel {what}` must be run by the person in their own terminal, not inside an agent session ({var} is set)"
+            );
+        }
+    }
+    Ok(())
+}
+
+fn run_trust(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
+    person_only("trust")?;
+    let config = load_config()?;
+    let home = &config.home.value;
+    let start = match dir {
+        Some(d) => std::path::absolute(&d).with_context(|| format!("bad --dir {}", d.display()))?,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let Some(project) = Project::find(&start, home) else {
+        bail!(
+            "no {}/ directory at or above {}",
+            project::DIR,
+            start.display()
+        );
+    };
+    let dir = project.root.join(project::DIR);
+    let now = sentinel::budget::now_ms();
+    if revoke {
+        let was = project::revoke(&project.root, home).with_context(|| {
+            format!("cannot update {}", home.join(project::TRUST_FILE).display())
+        })?;
+        audit_person(
+            &config,
+            "trust --revoke",
+            &dir.display().to_string(),
+            "revoked",
+            "the person revoked trust in the project's loosening rules",
+        );
+        println!(
+            "{} {}; its loosening rules no longer apply",
+            if was {
+                "revoked trust in"
+            } else {
+                "was not trusted:"
+            },
+            dir.display()
+        );
+        return Ok(0);
+    }
+    if project.files.is_empty() {
+        bail!(
+            "{} holds none of {}",
+            dir.display(),
+            project::FILES.join(", ")
+        );
+    }
+    let mut rules = Rules::load(home, config::user_home().as_deref());
+    rules.add_project(&project, true);
+    let errors: Vec<_> = rules
+        .lint()
+        .into_iter()
+        .filter(|e| e.file.contains(project::DIR))
+        .collect();
+    if !errors.is_empty() {
+        for e in &errors {
+            println!("{e}");
+        }
+        bail!("not trusted: fix the {} error(s) above first", errors.len());
+    }
+    let record = project::trust(&project, home, now)
+        .with_context(|| format!("cannot update {}", home.join(project::TRUST_FILE).display()))?;
+    let digests: Vec<String> = record
+        .files
+        .iter()
+        .map(|(name, digest)| format!("{name} {}", &digest[..12]))
+        .collect();
+    audit_person(
+        &config,
+        "trust",
+        &dir.display().to_string(),
+        "trusted",
+        &format!(
+            "the person trusted {} ({})",
+            dir.display(),
+            digests.join(", ")
+        ),
+    );
+    println!(
+        "trusted {} as of {} UTC:",
+        dir.display(),
+        sentinel::audit::utc(now)
+    );
+    for f in &project.files {
+        println!("  {:<32} sha256 {}…", f.name, &f.sha256[..16]);
+    }
+    // What trusting changed: the loosening rules, listed so the person sees what they accepted.
+    let mut untrusted = Rules::load(home, config::user_home().as_deref());
+    untrusted.add_project(&project, false);
+    let mut base = config.clone();
+    let held = project
+        .config()
+        .map(|f| base.add_project(f.text.as_deref().map_err(String::as_str), false))
+        .unwrap_or_default();
+    if untrusted.suspended.is_empty() && held.is_empty() {
+        println!("it holds only tightening rules; those applied before and still do");
+    } else {
+        println!(
+            "these loosen what sentinel allows in {} and now apply:",
+            project.root.display()
+        );
+        for r in &untrusted.suspended {
+            println!("  {r}  {}", r.pattern);
+        }
+        for h in &held {
+            println!("  {h}");
+        }
+    }
+    println!("any change to these files suspends them until you run `sentinel trust` again");
+    Ok(0)
+}
+
+fn run_allow_once(code: &str) -> Result<u8> {
+    person_only("allow-once")?;
+    let config = load_config()?;
+    let now = sentinel::budget::now_ms();
+    match allow_once::grant(&config.home.value, code, now) {
+        Ok(granted) => {
+            audit_person(
+                &config,
+                &granted.tool,
+                &granted.subject,
+                "allow-once",
+                &format!(
+                    "the person granted allow-once {} for this call in {}, valid until {} UTC",
+                    granted.code,
+                    granted.cwd,
+                    sentinel::audit::utc(now + allow_once::TTL_MS)
+                ),
+            );
+            println!(
+                "allowed once, until {} UTC:",
+                sentinel::audit::utc(now + allow_once::TTL_MS)
+            );
+            println!("  tool     {}", granted.tool);
+            println!(
+                "  {:<8} {}",
+                if granted.tool == "Bash" || granted.tool == "PowerShell" {
+                    "command"
+                } else {
+                    "path"
+                },
+                granted.subject
+            );
+            println!("  cwd      {}", granted.cwd);
+            println!("  refused  {}", granted.reason);
+            println!("the agent's next identical call runs; any other call is decided as usual");
+            Ok(0)
+        }
+        Err(e) => {
+            eprintln!("sentinel: {e}");
+            Ok(1)
+        }
+    }
+}
+
+/// One audit record of something the person did (trust, allow-once), chained like decisions.
+fn audit_person(config: &Config, tool: &str, subject: &str, verdict: &str, reason: &str) {
+    let entry = sentinel::audit::Entry {
+        ts_ms: sentinel::budget::now_ms(),
+        session: String::new(),
+        agent: "person".into(),
+        tool: tool.to_string(),
+        subject: subject.to_string(),
+        cwd: std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+        tier: "person".into(),
+        verdict: verdict.to_string(),
+        reason: reason.to_string(),
+        rule: None,
+        shadow: false,
+    };
+    let journal = sentinel::audit::journal(&config.home.value, config.log_max_bytes.value);
+    if let Err(e) = sentinel::audit::append(&journal, &entry) {
+        eprintln!("sentinel: warning: not in the audit log ({e})");
+    }
+}
+
 fn run_install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
+    person_only("install")?;
     let config = load_config()?;
     let settings = settings_path(settings, scope)?;
     let binary = std::env::current_exe()
@@ -272,6 +538,7 @@ fn run_install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
 }
 
 fn run_uninstall(settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
+    person_only("uninstall")?;
     let config = load_config()?;
     let settings = settings_path(settings, scope)?;
     let report = install::uninstall(&settings, &config.home.value)?;
@@ -295,7 +562,6 @@ struct Evaluated {
     call: ToolCall,
     cwd: PathBuf,
     user_home: Option<PathBuf>,
-    taint: Option<sentinel::taint::Taint>,
     /// Tier 1's decision (None: no opinion on this tool).
     local: Option<Decision>,
     /// The answer after every tier (or Tier 1's own with --offline).
@@ -365,7 +631,6 @@ fn evaluate(q: Question) -> Result<Evaluated> {
         call,
         cwd,
         user_home,
-        taint,
         local,
         decision,
     })
@@ -411,6 +676,132 @@ fn run_check(q: Question, json: bool) -> Result<u8> {
         ),
     }
     Ok(check::exit_code(e.decision.map(|d| d.verdict)) as u8)
+}
+
+fn run_explain(q: Question, json: bool) -> Result<u8> {
+    let offline = q.offline;
+    let tool = q.tool.clone();
+    let subject = q
+        .command
+        .clone()
+        .or_else(|| q.path.clone())
+        .unwrap_or_default();
+    let e = evaluate(q)?;
+    let explanation = explain::explain(&explain::Inputs {
+        layered: &e.layered,
+        tool: &tool,
+        subject: &subject,
+        cwd: &e.cwd,
+        home: e.user_home.as_deref(),
+        fs: &RealFs,
+        local: e.local.as_ref(),
+        decision: e.decision.as_ref(),
+        offline,
+    });
+    if json {
+        println!("{}", serde_json::to_string_pretty(&explanation)?);
+    } else {
+        print!("{}", explain::render(&explanation));
+    }
+    Ok(check::exit_code(e.decision.map(|d| d.verdict)) as u8)
+}
+
+fn run_suggest(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
+    if !apply.is_empty() {
+        person_only("suggest --apply")?;
+    }
+    let config = load_config()?;
+    let home = &config.home.value;
+    let user_home = config::user_home();
+    let loaded = stats::load(&stats::journal(home, config.log_max_bytes.value))
+        .context("cannot read the stats")?;
+    let audit_records = audit::tail(
+        &audit::journal(home, config.log_max_bytes.value),
+        usize::MAX,
+    )
+    .context("cannot read the audit log")?;
+    let rules = Rules::load(home, user_home.as_deref());
+    let limit = limit.max(apply.iter().copied().max().unwrap_or(0));
+    let found = suggest::suggest(
+        &loaded.records,
+        &audit_records,
+        &rules,
+        user_home.as_deref(),
+        home,
+        limit,
+    );
+    if apply.is_empty() {
+        if json {
+            println!("{}", serde_json::to_string_pretty(&found)?);
+            return Ok(0);
+        }
+        if found.is_empty() {
+            println!(
+                "nothing to suggest: no command reached Tier 2 or ask that a rule could settle ({} decisions read)",
+                loaded.records.len()
+            );
+            return Ok(0);
+        }
+        for s in &found {
+            let file = s.kind.file().name();
+            println!(
+                "{:>3}. {:<5} {}   → {file}",
+                s.number,
+                format!("{:?}", s.kind).to_lowercase(),
+                s.pattern
+            );
+            println!("       evidence: {}", s.evidence.line());
+            for said in &s.evidence.evaluator_said {
+                println!("       evaluator: \"{said}\"");
+            }
+            for e in &s.evidence.examples {
+                println!("       e.g. {}", sentinel::shell::excerpt(e));
+            }
+        }
+        println!();
+        println!(
+            "apply with: sentinel suggest --apply N [N…] (appends to the rule files in {})",
+            home.display()
+        );
+        return Ok(0);
+    }
+    let mut chosen = Vec::new();
+    for n in apply {
+        match found.iter().find(|s| s.number == *n) {
+            Some(s) => chosen.push(s),
+            None => bail!("no suggestion {n}: run `sentinel suggest` to see the list"),
+        }
+    }
+    let date = audit::utc(sentinel::budget::now_ms());
+    let date = date.split(' ').next().unwrap_or(&date).to_string();
+    match suggest::apply(home, &chosen, &date, user_home.as_deref()) {
+        Ok(applied) => {
+            for (path, n) in &applied.files {
+                println!("appended {n} rule(s) to {}", path.display());
+            }
+            for s in &chosen {
+                println!("  {}  {}  ({})", s.number, s.pattern, s.evidence.line());
+                audit_person(
+                    &config,
+                    "suggest --apply",
+                    &s.pattern,
+                    "rule added",
+                    &format!(
+                        "the person added a {} rule to {}: {}",
+                        format!("{:?}", s.kind).to_lowercase(),
+                        s.kind.file().name(),
+                        s.evidence.line()
+                    ),
+                );
+            }
+            println!("`sentinel rules lint` passes; the next decision uses them");
+            Ok(0)
+        }
+        Err(e) => {
+            eprintln!("sentinel: {e}");
+            Ok(1)
+        }
+    }
 }
 
 fn run_lint() -> Result<u8> {
