@@ -482,6 +482,10 @@ fn judge(cmd: &SimpleCommand, text: &str, rules: &Rules, ctx: &Context) -> Part 
                 return Part::new(Verdict::Deny, why, Some(rule.rule.clone()));
             }
             Some(Outside::Scratch(path)) => {
+                // Scratch space is uncertain, unless the delete reaches a protected path there.
+                if let Some(part) = excluded_write(cmd, cwd.as_deref(), rules, ctx) {
+                    return part;
+                }
                 return Part::new(
                     Verdict::Uncertain,
                     format!("`{path}` is in a temp dir, not the project ({})", rule.rule),

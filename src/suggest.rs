@@ -224,11 +224,7 @@ pub fn suggest(
         out.push(Suggestion {
             number: 0,
             kind: Kind::Safe,
-            pattern: format!(
-                "^{} {}( \\S+)*$",
-                escape(&program),
-                escape(&sub)
-            ),
+            pattern: format!("^{} {}( \\S+)*$", escape(&program), escape(&sub)),
             commands,
             evidence: ev,
         });

@@ -655,3 +655,69 @@ fn the_evaluator_gets_the_signs_and_the_taint() {
         "{action}"
     );
 }
+
+#[test]
+fn suggest_turns_tier_2_answers_into_rules_that_lint_and_change_the_next_decision() {
+    let api = Api::start(vec![
+        Reply::Verdict("ALLOW", Canary::Echo),
+        Reply::Verdict("ALLOW", Canary::Echo),
+        Reply::Verdict("ALLOW", Canary::Echo),
+        Reply::Verdict("BLOCK", Canary::Echo),
+        Reply::Verdict("BLOCK", Canary::Echo),
+    ]);
+    let run = Run::new("");
+    for command in [
+        "frobnicate --check",
+        "cd sub && frobnicate --check",
+        "frobnicate --check",
+        "deploy-prod --now",
+        "deploy-prod --now",
+    ] {
+        run.hook(&api.url(), "open", command, true);
+    }
+    let home = run.home.path();
+    let sentinel = |args: &[&str]| common::run(home, args, "");
+    let out = sentinel(&["suggest", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found = found.as_array().unwrap();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_eq!(found[0]["pattern"], "^frobnicate --check$");
+    assert_eq!(found[0]["kind"], "safe");
+    assert_eq!(found[0]["evidence"]["calls"], 3);
+    assert_eq!(found[0]["evidence"]["api_allow"], 3);
+    assert_eq!(
+        found[0]["evidence"]["evaluator_said"][0],
+        "stand-in says ALLOW"
+    );
+    assert_eq!(found[1]["pattern"], "^deploy-prod --now( |$)");
+    assert_eq!(found[1]["kind"], "block");
+    assert_eq!(found[1]["evidence"]["api_block"], 2);
+
+    // Before: uncertain (ask without Tier 2). After --apply: allowed and blocked locally.
+    let check = |c: &str| sentinel(&["check", "--offline", c]).status.code();
+    assert_eq!(check("frobnicate --check"), Some(3));
+    assert_eq!(check("deploy-prod --now"), Some(3));
+    let out = sentinel(&["suggest", "--apply", "1", "2"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(sentinel(&["rules", "lint"]).status.code(), Some(0));
+    assert_eq!(check("frobnicate --check"), Some(0));
+    assert_eq!(check("deploy-prod --now"), Some(2));
+    // The defaults are still there: the appended file started from the bundled one.
+    assert_eq!(check("git status"), Some(0));
+    let safe = std::fs::read_to_string(home.join("safe_commands.txt")).unwrap();
+    assert!(
+        safe.contains("# added by sentinel suggest on ")
+            && safe.contains("3 call(s) in 1 session(s); evaluator: allow 3, block 0, escalate 0"),
+        "{safe}"
+    );
+    // Nothing left to suggest for these two.
+    let out = sentinel(&["suggest", "--json"]);
+    let left: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(left.as_array().unwrap().len(), 0, "{left:#?}");
+}

@@ -14,6 +14,9 @@ pub fn spawn(home: &Path, args: &[&str], stdin: &str) -> Child {
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("SENTINEL_API_KEY")
         .env_remove("SENTINEL_SHADOW")
+        // The person-only commands refuse to run inside an agent's shell.
+        .env_remove("CLAUDECODE")
+        .env_remove("GEMINI_CLI")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
