@@ -225,7 +225,7 @@ impl Part {
 fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let analysis = shell::analyse(command);
     let mut reports: Vec<CommandReport> = Vec::new();
-    let mut report = |text: String, via: Vec<String>, part: Part| {
+    let mut report_in = |text: String, via: Vec<String>, part: Part, cwd: Option<String>| {
         reports.push(CommandReport {
             text,
             via,
@@ -233,6 +233,7 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
             reason: part.reason,
             rule: part.rule,
             person_only: part.person_only,
+            cwd,
         })
     };
 
@@ -240,10 +241,10 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
         // Not understood: at best uncertain, and the hard-block rules still look at each piece.
         for segment in shell::rough_segments(command) {
             if let Some(part) = hard_block(&[segment.as_str()], rules) {
-                report(segment, Vec::new(), part);
+                report_in(segment, Vec::new(), part, None);
             }
         }
-        report(
+        report_in(
             command.to_string(),
             Vec::new(),
             Part::new(
@@ -251,25 +252,30 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
                 format!("cannot parse the command: {error}"),
                 None,
             ),
+            None,
         );
     }
     for cmd in &analysis.commands {
         let text = cmd.text();
         let part = judge(cmd, &text, rules, ctx);
-        report(text, cmd.via.clone(), part);
+        let runs_in = (cmd.cwd != Cwd::Start).then(|| match effective_cwd(cmd, ctx) {
+            Some(dir) => dir.display().to_string(),
+            None => "unknown".to_string(),
+        });
+        report_in(text, cmd.via.clone(), part, runs_in);
     }
     for segment in &analysis.unparsed {
         if let Some(part) = hard_block(&[segment.as_str()], rules) {
-            report(segment.clone(), Vec::new(), part);
+            report_in(segment.clone(), Vec::new(), part, None);
         }
     }
     for pipeline in &analysis.pipelines {
         if let Some(part) = hard_block(&[pipeline.as_str()], rules) {
-            report(pipeline.clone(), Vec::new(), part);
+            report_in(pipeline.clone(), Vec::new(), part, None);
         }
     }
     for name in &analysis.self_calling_functions {
-        report(
+        report_in(
             format!("{name}() {{ … {name} … }}"),
             Vec::new(),
             Part::new(
@@ -277,23 +283,26 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
                 format!("function `{name}` calls itself: a fork bomb"),
                 None,
             ),
+            None,
         );
     }
     for unknown in &analysis.unknowns {
-        report(
+        report_in(
             unknown.clone(),
             Vec::new(),
             Part::new(Verdict::Uncertain, unknown.clone(), None),
+            None,
         );
     }
     if analysis.commands.is_empty()
         && analysis.unknowns.is_empty()
         && analysis.parse_error.is_none()
     {
-        report(
+        report_in(
             String::new(),
             Vec::new(),
             Part::new(Verdict::Uncertain, "empty command", None),
+            None,
         );
     }
     let mut decision = combine("Bash", reports);
@@ -917,6 +926,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
                 reason: part.reason,
                 rule: part.rule,
                 person_only: part.person_only,
+                cwd: None,
             });
         }
     }
@@ -953,6 +963,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
         reason: part.reason,
         rule: part.rule,
         person_only: part.person_only,
+        cwd: None,
     });
     combine("PowerShell", reports)
 }

@@ -151,4 +151,8 @@ pub struct CommandReport {
     /// Refused because only the person may do it (see [`Decision::person_only`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub person_only: bool,
+    /// The directory it runs in after a `cd` (`unknown` when the `cd` target is not known);
+    /// None when it runs in the session's cwd.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }

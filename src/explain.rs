@@ -65,6 +65,9 @@ pub struct ExplainedCommand {
     pub matches: Vec<Matched>,
     /// Its path-like words, resolved.
     pub paths: Vec<ExplainedPath>,
+    /// Where it runs after a `cd`, when not in the session's cwd.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 /// A rule that matches, and which list it is in.
@@ -146,14 +149,15 @@ pub fn explain(i: &Inputs) -> Explanation {
                     matches: command_matches(rules, &c.text),
                     paths: path_words(&c.text)
                         .into_iter()
-                        .map(|w| explain_path(&w, i, rules))
+                        .map(|w| explain_path(&w, c.cwd.as_deref(), i, rules))
                         .collect(),
+                    cwd: c.cwd.clone(),
                 })
                 .collect()
         })
         .unwrap_or_default();
     let is_shell = matches!(i.tool, "Bash" | "PowerShell");
-    let path = (!is_shell).then(|| explain_path(i.subject, i, rules));
+    let path = (!is_shell).then(|| explain_path(i.subject, None, i, rules));
     Explanation {
         tool: i.tool.to_string(),
         subject: i.subject.to_string(),
@@ -209,8 +213,18 @@ fn path_words(text: &str) -> Vec<String> {
     out
 }
 
-fn explain_path(word: &str, i: &Inputs, rules: &Rules) -> ExplainedPath {
-    let resolved = paths::resolve(word, i.cwd, i.home).map(|p| i.fs.real_path(&p));
+/// Resolves a path word against the directory its command runs in (`cwd` after a `cd`, else
+/// the session's).
+fn explain_path(word: &str, cwd: Option<&str>, i: &Inputs, rules: &Rules) -> ExplainedPath {
+    let absolute = word.starts_with('/') || word.starts_with('~');
+    let base = match cwd {
+        Some("unknown") if !absolute => None,
+        Some(dir) if dir != "unknown" => Some(Path::new(dir)),
+        _ => Some(i.cwd),
+    };
+    let resolved = base
+        .and_then(|b| paths::resolve(word, b, i.home))
+        .map(|p| i.fs.real_path(&p));
     let mut notes = Vec::new();
     let mut matches = Vec::new();
     if let Some(p) = &resolved {
@@ -438,6 +452,9 @@ pub fn render(e: &Explanation) -> String {
                 format!("   (via {})", c.via.join(" → "))
             };
             line(format!("  {}. {}{via}", n + 1, c.text));
+            if let Some(dir) = &c.cwd {
+                line(format!("       runs in {dir}"));
+            }
             if c.matches.is_empty() {
                 line("       matches no rule".into());
             }

@@ -807,7 +807,14 @@ fn run_suggest(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
 fn run_lint() -> Result<u8> {
     let home =
         config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
-    let rules = Rules::load(&home, config::user_home().as_deref());
+    let mut rules = Rules::load(&home, config::user_home().as_deref());
+    // A project's .sentinel/ is linted whole, trusted or not: its errors are the person's to fix.
+    if let Some(p) = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| Project::find(&cwd, &home))
+    {
+        rules.add_project(&p, true);
+    }
     let errors = rules.lint();
     for e in &errors {
         println!("{e}");

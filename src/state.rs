@@ -38,7 +38,6 @@ where
         file.set_len(0)?;
         file.rewind()?;
         file.write_all(&bytes)?;
-        file.sync_data()?;
         Ok(out)
     })();
     let _ = FileExt::unlock(&file);

@@ -312,9 +312,13 @@ pub fn rule_lines(s: &Suggestion, date: &str) -> String {
             )
         })
         .unwrap_or_default();
-    let why = match s.kind {
-        Kind::Safe => "learned from Tier 2: allowed",
-        Kind::Block => "learned from Tier 2: blocked",
+    let verb = match s.kind {
+        Kind::Safe => "allowed",
+        Kind::Block => "blocked",
+    };
+    let why = match s.evidence.evaluator_said.first() {
+        Some(w) => format!("the evaluator {verb} it: {w}"),
+        None => format!("learned from Tier 2: {verb}"),
     };
     format!(
         "# added by sentinel suggest on {date}: {}{said}{examples}\n{}   # {why}\n",
