@@ -834,7 +834,11 @@ fn excluded(path: &Path, shown: &str, rules: &Rules, ctx: &Context) -> Option<Pa
     let rule = paths::list_matches(rules.excluded_paths(), path)?;
     Some(Part::new(
         Verdict::Deny,
-        format!("`{shown}` is an excluded path ({})", path.display()),
+        if Path::new(shown) == path {
+            format!("`{shown}` is an excluded path")
+        } else {
+            format!("`{shown}` is an excluded path ({})", path.display())
+        },
         Some(rule.clone()),
     ))
 }
