@@ -42,6 +42,9 @@ class StandIn:
 
     def __init__(self):
         self.script = []
+        # Called with each request's tool results before the next turn: the person acting
+        # between two tool calls of one session.
+        self.between = None
         self.evaluator = ("ALLOW", "echo")
         self.requests = []
         stand_in = self
@@ -107,6 +110,8 @@ class StandIn:
         # The conversation so far: how many of our tool calls have come back with a result.
         done = sum(1 for m in body.get("messages", []) if isinstance(m.get("content"), list)
                    for c in m["content"] if isinstance(c, dict) and c.get("type") == "tool_result")
+        if self.between:
+            self.between(body)
         out = ev("message_start", {"type": "message_start", "message": {"id": f"msg_{done}", "type": "message", "role": "assistant",
                  "model": body.get("model", "m"), "content": [], "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 1}}})
         if body.get("tools") and done < len(self.script):
@@ -254,8 +259,41 @@ def scenario_webfetch(claude, stand_in, skip):
     stand_in.evaluator = ("ALLOW", "echo")
 
 
+def scenario_allow_once(claude, stand_in, skip):
+    """A local deny carries a code; the person runs `sentinel allow-once CODE` while the session
+    goes on; the agent's same call then runs, once."""
+    home, project = fresh_home(f"allow-once-{skip}")
+    delete = ("Bash", {"command": "rm -rf ~/target-dir", "description": "clean up"})
+    stand_in.requests = []
+    stand_in.script = [delete, delete, ("Bash", {"command": "mkdir -p ~/target-dir/again", "description": "x"}), delete]
+    granted = []
+
+    def person(body):
+        results = [c for m in body.get("messages", []) if isinstance(m.get("content"), list)
+                   for c in m["content"] if isinstance(c, dict) and c.get("type") == "tool_result"]
+        if len(results) == 1 and not granted:
+            text = json.dumps(results[0].get("content"))
+            code = re.search(r"sentinel allow-once ([A-Z0-9]{6})", text)
+            check(code, f"the deny reason carries a code: {text}")
+            env = {"PATH": os.environ["PATH"], "HOME": home, "SENTINEL_HOME": os.path.join(home, ".agentos")}
+            out = subprocess.run([os.path.join(ROOT, "target", "release", "sentinel"), "allow-once", code.group(1)],
+                                 env=env, capture_output=True, text=True)
+            check(out.returncode == 0, f"the person's grant: {out.stderr}")
+            granted.append(code.group(1))
+
+    stand_in.between = person
+    run_claude(claude, stand_in, home, project, skip)
+    stand_in.between = None
+    results = stand_in.tool_results()
+    check(granted and len(results) == 4, f"four calls, one grant: {results}")
+    check(results[0][1] and "sentinel allow-once" in results[0][0], f"first try refused with a code: {results[0]}")
+    check(not results[1][1], f"the granted retry ran: {results[1]}")
+    check(results[3][1], f"the grant is used up: the same call later is refused again: {results[3]}")
+    check(os.path.exists(os.path.join(home, "target-dir", "again")), "the directory made after the grant is still there")
+
+
 SCENARIOS = {"safe": scenario_safe, "blocked": scenario_blocked, "shadow": scenario_shadow, "tier2": scenario_tier2,
-             "webfetch": scenario_webfetch}
+             "webfetch": scenario_webfetch, "allow-once": scenario_allow_once}
 
 
 def main():
