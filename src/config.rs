@@ -720,7 +720,8 @@ impl Config {
     }
 }
 
-fn enum_name<T: serde::Serialize>(v: &T) -> String {
+/// A setting's value as written in sentinel.toml (`open`, `ask`, `true`).
+pub fn enum_name<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_value(v)
         .ok()
         .map(|v| {

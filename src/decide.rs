@@ -150,11 +150,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
     }
     if let Some(taint) = ctx.taint {
         decision.taint = Some(taint.clone());
-        let high_risk = matches!(
-            call,
-            ToolCall::Shell { .. } | ToolCall::PowerShell { .. } | ToolCall::Write { .. }
-        );
-        if high_risk && decision.verdict == Verdict::Allow && !decision.signs.is_empty() {
+        if call.is_high_risk() && decision.verdict == Verdict::Allow && !decision.signs.is_empty() {
             decision.verdict = Verdict::Uncertain;
             decision.rule = None;
             decision.reason = format!(

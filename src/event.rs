@@ -493,6 +493,15 @@ fn written_text(input: &Value) -> String {
 }
 
 impl ToolCall {
+    /// A call that runs commands or writes files (SPEC 2.5's high-risk calls), as opposed to
+    /// reads and subagent launches.
+    pub fn is_high_risk(&self) -> bool {
+        matches!(
+            self,
+            ToolCall::Shell { .. } | ToolCall::PowerShell { .. } | ToolCall::Write { .. }
+        )
+    }
+
     /// The tool's name as the agent gave it.
     pub fn tool(&self) -> &str {
         match self {

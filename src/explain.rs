@@ -4,7 +4,9 @@
 //! final answer.
 
 use crate::config::Config;
+use crate::config::enum_name;
 use crate::decision::{ApiOutcome, Decision, RuleRef, Tier, Verdict};
+use crate::event::ToolCall;
 use crate::paths::{self, Fs};
 use crate::project::{Layered, Trust};
 use crate::rules::{RuleList, RuleMatch, Rules};
@@ -105,6 +107,8 @@ pub struct Step {
 pub struct Inputs<'a> {
     /// The rules and configuration in force.
     pub layered: &'a Layered,
+    /// The call.
+    pub call: &'a ToolCall,
     /// The tool.
     pub tool: &'a str,
     /// The command or path.
@@ -166,7 +170,7 @@ pub fn explain(i: &Inputs) -> Explanation {
         project,
         commands,
         path,
-        tiers: steps(i.local, i.decision, &i.layered.config, i.offline, i.tool),
+        tiers: steps(i.local, i.decision, &i.layered.config, i.offline, i.call),
         decision: i.decision.cloned(),
     }
 }
@@ -271,8 +275,9 @@ fn steps(
     last: Option<&Decision>,
     config: &Config,
     offline: bool,
-    tool: &str,
+    call: &ToolCall,
 ) -> Vec<Step> {
+    let tool = call.tool();
     let step = |tier: &str, outcome: String| Step {
         tier: tier.to_string(),
         outcome,
@@ -289,12 +294,7 @@ fn steps(
         "Tier 1",
         format!("{}: {}", local.verdict, local.reason),
     )];
-    let high_risk = matches!(
-        tool,
-        "Bash" | "PowerShell" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
-    );
-    let wants_tier2 = local.verdict == Verdict::Uncertain
-        || (config.paranoid.value && high_risk && local.verdict == Verdict::Allow);
+    let wants_tier2 = crate::tiers::wants_tier2(local.verdict, call, config);
     if !wants_tier2 {
         out.push(step(
             "Tier 2",
@@ -308,7 +308,7 @@ fn steps(
                 "Tier 2",
                 format!(
                     "off: no API key (SENTINEL_API_KEY or ANTHROPIC_API_KEY); on_uncertain = {} ({}) decides",
-                    enum_text(&config.on_uncertain.value),
+                    enum_name(&config.on_uncertain.value),
                     config.on_uncertain.source
                 ),
             )),
@@ -326,7 +326,7 @@ fn steps(
                     "Tier 3",
                     format!(
                         "fail_mode = {} ({})",
-                        enum_text(&config.fail_mode.value),
+                        enum_name(&config.fail_mode.value),
                         config.fail_mode.source
                     ),
                 ));
@@ -337,7 +337,7 @@ fn steps(
                     "Tier 3",
                     format!(
                         "fail_mode = {} ({})",
-                        enum_text(&config.fail_mode.value),
+                        enum_name(&config.fail_mode.value),
                         config.fail_mode.source
                     ),
                 ));
@@ -386,13 +386,6 @@ fn steps(
         )),
     }
     out
-}
-
-fn enum_text<T: Serialize>(v: &T) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 /// The explanation as text for a terminal.

@@ -688,6 +688,7 @@ fn run_explain(q: Question, json: bool) -> Result<u8> {
         .unwrap_or_default();
     let e = evaluate(q)?;
     let explanation = explain::explain(&explain::Inputs {
+        call: &e.call,
         layered: &e.layered,
         tool: &tool,
         subject: &subject,

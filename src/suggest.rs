@@ -61,6 +61,20 @@ pub struct Evidence {
 }
 
 impl Evidence {
+    /// Adds another command's evidence to this one (sessions: the larger count, since the two
+    /// may share sessions).
+    fn absorb(&mut self, e: Evidence) {
+        self.calls += e.calls;
+        self.sessions = self.sessions.max(e.sessions);
+        self.api_allow += e.api_allow;
+        self.api_block += e.api_block;
+        self.api_escalate += e.api_escalate;
+        self.api_failed += e.api_failed;
+        self.asked += e.asked;
+        keep_three(&mut self.evaluator_said, e.evaluator_said);
+        keep_three(&mut self.examples, e.examples);
+    }
+
     /// One line: how often and what was answered.
     pub fn line(&self) -> String {
         let mut parts = vec![format!(
@@ -156,14 +170,10 @@ pub fn suggest(
                 && let Some(said) = entry
                     .and_then(|e| e["reason"].as_str())
                     .map(evaluator_reason)
-                && ev.evaluator_said.len() < 3
-                && !ev.evaluator_said.contains(&said)
             {
-                ev.evaluator_said.push(said);
+                keep_three(&mut ev.evaluator_said, [said]);
             }
-            if ev.examples.len() < 3 && !ev.examples.iter().any(|e| e == command) {
-                ev.examples.push(command.to_string());
-            }
+            keep_three(&mut ev.examples, [command.to_string()]);
         }
     }
     let mut out: Vec<Suggestion> = Vec::new();
@@ -203,23 +213,7 @@ pub fn suggest(
         let mut commands = Vec::new();
         for (text, e) in members {
             commands.push(text);
-            ev.calls += e.calls;
-            ev.sessions = ev.sessions.max(e.sessions);
-            ev.api_allow += e.api_allow;
-            ev.api_block += e.api_block;
-            ev.api_escalate += e.api_escalate;
-            ev.api_failed += e.api_failed;
-            ev.asked += e.asked;
-            for s in e.evaluator_said {
-                if ev.evaluator_said.len() < 3 && !ev.evaluator_said.contains(&s) {
-                    ev.evaluator_said.push(s);
-                }
-            }
-            for x in e.examples {
-                if ev.examples.len() < 3 && !ev.examples.contains(&x) {
-                    ev.examples.push(x);
-                }
-            }
+            ev.absorb(e);
         }
         out.push(Suggestion {
             number: 0,
@@ -240,6 +234,15 @@ pub fn suggest(
         s.number = i + 1;
     }
     out
+}
+
+/// Adds the new items to a list of at most three distinct ones.
+fn keep_three(list: &mut Vec<String>, items: impl IntoIterator<Item = String>) {
+    for item in items {
+        if list.len() < 3 && !list.contains(&item) {
+            list.push(item);
+        }
+    }
 }
 
 /// `git log --oneline` → ("git", "log"): a program and a subcommand-like second word.

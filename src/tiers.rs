@@ -17,15 +17,17 @@ pub const POLICY_FILE: &str = "evaluator_policy.md";
 /// The largest policy sent (the rest is cut, with a note).
 const MAX_POLICY_BYTES: usize = 16 * 1024;
 
+/// True when a Tier-1 verdict goes on to Tier 2: uncertain, or (with `paranoid`) a high-risk
+/// allow.
+pub fn wants_tier2(verdict: Verdict, call: &ToolCall, config: &Config) -> bool {
+    verdict == Verdict::Uncertain
+        || (config.paranoid.value && call.is_high_risk() && verdict == Verdict::Allow)
+}
+
 /// Turns Tier 1's decision into the answer to give. None means: say nothing, the agent decides.
 pub fn resolve(local: Option<Decision>, call: &ToolCall, config: &Config) -> Option<Decision> {
     let mut d = local?;
-    let high_risk = matches!(
-        call,
-        ToolCall::Shell { .. } | ToolCall::PowerShell { .. } | ToolCall::Write { .. }
-    );
-    let wants_tier2 = d.verdict == Verdict::Uncertain
-        || (config.paranoid.value && high_risk && d.verdict == Verdict::Allow);
+    let wants_tier2 = wants_tier2(d.verdict, call, config);
     let endpoint = config.api_key.as_ref().map(|key| Endpoint {
         url: config.api_url.value.clone(),
         key: key.value.clone(),
