@@ -30,23 +30,8 @@ struct Cli {
 enum Command {
     /// Decide a command (or a file tool call) as if the agent proposed it.
     Check {
-        /// The shell command (for --tool Bash or PowerShell).
-        command: Option<String>,
-        /// The session's project directory [default: the current directory].
-        #[arg(long)]
-        cwd: Option<PathBuf>,
-        /// The tool: Bash, PowerShell, Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, LS.
-        #[arg(long, default_value = "Bash")]
-        tool: String,
-        /// The target path for a file tool.
-        #[arg(long)]
-        path: Option<String>,
-        /// Skip Tier 2 (the LLM evaluator).
-        #[arg(long)]
-        offline: bool,
-        /// Decide as in a session that has taken in untrusted content (web pages, MCP output).
-        #[arg(long)]
-        tainted: bool,
+        #[command(flatten)]
+        question: Question,
         /// Print the whole decision record as JSON.
         #[arg(long)]
         json: bool,
@@ -119,23 +104,8 @@ enum Command {
     },
     /// Explain one decision in full: parsed commands, every matching rule, paths, taint, tiers.
     Explain {
-        /// The shell command (for --tool Bash or PowerShell).
-        command: Option<String>,
-        /// The session's project directory [default: the current directory].
-        #[arg(long)]
-        cwd: Option<PathBuf>,
-        /// The tool: Bash, PowerShell, Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, LS.
-        #[arg(long, default_value = "Bash")]
-        tool: String,
-        /// The target path for a file tool.
-        #[arg(long)]
-        path: Option<String>,
-        /// Skip Tier 2 (the LLM evaluator).
-        #[arg(long)]
-        offline: bool,
-        /// Decide as in a session that has taken in untrusted content.
-        #[arg(long)]
-        tainted: bool,
+        #[command(flatten)]
+        question: Question,
         /// As JSON.
         #[arg(long)]
         json: bool,
@@ -208,25 +178,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<u8> {
     match cli.command {
-        Command::Check {
-            command,
-            cwd,
-            tool,
-            path,
-            offline,
-            tainted,
-            json,
-        } => run_check(
-            Question {
-                command,
-                cwd,
-                tool,
-                path,
-                offline,
-                tainted,
-            },
-            json,
-        ),
+        Command::Check { question, json } => run_check(question, json),
         Command::Rules {
             command: RulesCommand::Lint,
         } => run_lint(),
@@ -258,25 +210,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Uninstall { settings, scope } => run_uninstall(settings, scope),
         Command::Trust { dir, revoke } => run_trust(dir, revoke),
         Command::AllowOnce { code } => run_allow_once(&code),
-        Command::Explain {
-            command,
-            cwd,
-            tool,
-            path,
-            offline,
-            tainted,
-            json,
-        } => run_explain(
-            Question {
-                command,
-                cwd,
-                tool,
-                path,
-                offline,
-                tainted,
-            },
-            json,
-        ),
+        Command::Explain { question, json } => run_explain(question, json),
         Command::Suggest { apply, limit, json } => run_suggest(&apply, limit, json),
     }
 }
@@ -568,13 +502,25 @@ struct Evaluated {
     decision: Option<Decision>,
 }
 
-/// What `check` and `explain` are asked about.
+/// What `check` and `explain` are asked about: one call, as the agent would propose it.
+#[derive(clap::Args)]
 struct Question {
+    /// The shell command (for --tool Bash or PowerShell).
     command: Option<String>,
+    /// The session's project directory [default: the current directory].
+    #[arg(long)]
     cwd: Option<PathBuf>,
+    /// The tool: Bash, PowerShell, Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, LS.
+    #[arg(long, default_value = "Bash")]
     tool: String,
+    /// The target path for a file tool.
+    #[arg(long)]
     path: Option<String>,
+    /// Skip Tier 2 (the LLM evaluator).
+    #[arg(long)]
     offline: bool,
+    /// Decide as in a session that has taken in untrusted content (web pages, MCP output).
+    #[arg(long)]
     tainted: bool,
 }
 
