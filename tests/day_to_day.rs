@@ -396,3 +396,35 @@ fn every_self_loosening_attempt_through_the_hook_is_blocked() {
     }
     assert!(!s.home.path().join("trusted_projects.json").exists());
 }
+
+#[test]
+fn broken_project_or_state_files_never_allow() {
+    let s = Setup::new();
+    // A bad line in an untrusted project's rule file: every allow becomes ask.
+    s.write("hard_block_commands.txt", "^make deploy( |$)\nbad(regex\n");
+    assert_eq!(s.bash("git status").0, "ask");
+    // Trusting a broken project is refused; the allow stays an ask.
+    let (code, text) = s.person(&["trust", "--dir", s.project.path().to_str().unwrap()]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(".sentinel/hard_block_commands.txt:2"),
+        "{text}"
+    );
+    assert_eq!(s.bash("git status").0, "ask");
+    std::fs::remove_file(s.dir().join("hard_block_commands.txt")).unwrap();
+    assert_eq!(s.bash("git status").0, "allow");
+
+    // A damaged allow-once file: the deny stands and says why there is no code.
+    std::fs::write(s.home.path().join("allow_once.json"), "{not json").unwrap();
+    let (d, reason) = s.bash("git push --force origin main");
+    assert_eq!(d, "deny");
+    assert!(reason.contains("no allow-once code"), "{reason}");
+    // A damaged trust store: the project's safe rule does not apply.
+    s.write("safe_commands.txt", "^frobnicate$\n");
+    s.trust();
+    assert_eq!(s.bash("frobnicate").0, "allow");
+    std::fs::write(s.home.path().join("trusted_projects.json"), "garbage").unwrap();
+    let (d, reason) = s.bash("frobnicate");
+    assert_eq!(d, "ask", "{reason}");
+    assert!(reason.contains("trust store cannot be read"), "{reason}");
+}
