@@ -49,8 +49,8 @@ paths = {
     "local allow": ([sentinel, "hook"], event("Bash", {"command": "git status && cargo test"}), {}),
     "local block": ([sentinel, "hook"], event("Bash", {"command": "ls; rm -rf ~"}), {}),
     "file write": ([sentinel, "hook"], event("Write", {"file_path": "/home/dev/demo/proj/src/a.rs", "content": "x"}), {}),
-    "uncertain, Tier 2 off": ([sentinel, "hook"], event("Bash", {"command": "python train.py"}), {}),
-    "Tier 2 (loopback API)": ([sentinel, "hook"], event("Bash", {"command": "python train.py"}),
+    "uncertain, Tier 2 off": ([sentinel, "hook"], event("Bash", {"command": "frobnicate --check"}), {}),
+    "Tier 2 (loopback API)": ([sentinel, "hook"], event("Bash", {"command": "frobnicate --check"}),
                               {"SENTINEL_API_URL": api_url, "ANTHROPIC_API_KEY": "bench"}),
 }
 envs = {}

@@ -155,4 +155,7 @@ pub struct CommandReport {
     /// None when it runs in the session's cwd.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// What it does, as its command spec reads it (SPEC 2.2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<crate::local::effects::Effect>,
 }

@@ -70,6 +70,9 @@ pub struct ExplainedCommand {
     /// Where it runs after a `cd`, when not in the session's cwd.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// What it does, as its command spec reads it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<crate::local::effects::Effect>,
 }
 
 /// A rule that matches, and which list it is in.
@@ -156,6 +159,7 @@ pub fn explain(i: &Inputs) -> Explanation {
                         .map(|w| explain_path(&w, c.cwd.as_deref(), i, rules))
                         .collect(),
                     cwd: c.cwd.clone(),
+                    effects: c.effects.clone(),
                 })
                 .collect()
         })
@@ -238,8 +242,8 @@ fn explain_path(word: &str, cwd: Option<&str>, i: &Inputs, rules: &Rules) -> Exp
         } else {
             notes.push("outside the project".to_string());
         }
-        if let Some(cred) = paths::credential(p, i.home) {
-            notes.push(format!("a credential file ({cred})"));
+        if let Some(cred) = crate::local::credentials::credential(p, rules) {
+            notes.push(format!("a credential file ({})", cred.pattern));
         }
         for (list, name) in [
             (rules.excluded_paths(), "excluded path"),
@@ -456,6 +460,9 @@ pub fn render(e: &Explanation) -> String {
                     "       {:<18} {}  {}",
                     m.list, m.rule, m.rule.pattern
                 ));
+            }
+            for e in &c.effects {
+                line(format!("       does {}", e.describe()));
             }
             for p in &c.paths {
                 line(format!("       path {}", path_line(p)));

@@ -162,7 +162,11 @@ fn pre_tool_use(
         &config.home.value,
         &RealFs,
         taint.as_ref(),
-    );
+    )
+    .with_project(&crate::project::root(
+        &cwd,
+        crate::project::named_by_agent().as_deref(),
+    ));
     let Some(local) = layered.decide(call, &ctx, user_home.as_deref()) else {
         return Ok(HookOutput::default());
     };

@@ -11,7 +11,6 @@ pub mod audit;
 pub mod budget;
 pub mod check;
 pub mod config;
-pub mod decide;
 pub mod decision;
 pub mod evaluator;
 pub mod event;
@@ -19,14 +18,15 @@ pub mod explain;
 pub mod hook;
 pub mod install;
 pub mod journal;
-pub mod paths;
+pub mod local;
 pub mod project;
 pub mod record;
-pub mod rules;
-pub mod shell;
 pub mod signs;
 pub mod state;
 pub mod stats;
 pub mod suggest;
 pub mod taint;
 pub mod tiers;
+
+// Tier 1 lives in `local/`; these names are kept at the top for the rest of the crate.
+pub use local::{decide, paths, rules, shell};

@@ -564,7 +564,11 @@ fn evaluate(q: Question) -> Result<Evaluated> {
         &config.home.value,
         &RealFs,
         taint.as_ref(),
-    );
+    )
+    .with_project(&sentinel::project::root(
+        &cwd,
+        sentinel::project::named_by_agent().as_deref(),
+    ));
     let local = layered.decide(&call, &ctx, user_home.as_deref());
     // --offline shows Tier 1's own verdict; otherwise the call goes through every tier.
     let decision = if q.offline {

@@ -21,13 +21,15 @@ use std::path::{Path, PathBuf};
 pub const DIR: &str = ".sentinel";
 /// The trust store in SENTINEL_HOME.
 pub const TRUST_FILE: &str = "trusted_projects.json";
-/// The files sentinel reads from `.sentinel/`: the five rule files and `sentinel.toml`.
-pub const FILES: [&str; 6] = [
+/// The files sentinel reads from `.sentinel/`: the rule files and `sentinel.toml`.
+pub const FILES: [&str; 8] = [
     "hard_block_commands.txt",
     "safe_commands.txt",
     "conditional_block_commands.txt",
     "safe_paths.txt",
     "excluded_paths.txt",
+    "credential_paths.txt",
+    "protected_paths.txt",
     crate::config::FILE_NAME,
 ];
 
@@ -206,6 +208,32 @@ impl Layered {
         }
         Some(decision)
     }
+}
+
+/// Environment variables through which agents name the project they work in.
+pub const PROJECT_DIR_VARS: &[&str] = &["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"];
+
+/// The project a call is judged against (SPEC 2.3): the directory the agent names
+/// (`CLAUDE_PROJECT_DIR`), else the git top-level of `cwd`, else `cwd`. A named directory that
+/// is not absolute or does not exist is ignored, so a stray value cannot widen anything.
+pub fn root(cwd: &Path, named: Option<&str>) -> PathBuf {
+    if let Some(dir) = named.map(Path::new)
+        && dir.is_absolute()
+        && dir.is_dir()
+    {
+        return dir.to_path_buf();
+    }
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+/// The project directory the agent named in the environment, if any.
+pub fn named_by_agent() -> Option<String> {
+    PROJECT_DIR_VARS
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
 }
 
 fn read_files(dir: &Path) -> Vec<ProjectFile> {

@@ -104,6 +104,26 @@ fn secret_variable() -> &'static Regex {
     })
 }
 
+/// True for a variable name that holds a secret by its look (`GITHUB_TOKEN`, `DB_PASSWORD`).
+pub fn is_secret_variable_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "TOKEN",
+        "SECRET",
+        "PASSW",
+        "API_KEY",
+        "APIKEY",
+        "ACCESS_KEY",
+        "ACCESSKEY",
+        "PRIVATE_KEY",
+        "PRIVATEKEY",
+        "CREDENTIAL",
+        "AUTH",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
+}
+
 /// Signs in free text (written file content, a subagent's prompt).
 pub fn text_signs(text: &str) -> Vec<Sign> {
     let mut out = Vec::new();
@@ -145,6 +165,7 @@ pub fn shell_signs(
     analysis: &Analysis,
     cwd: &Path,
     home: Option<&Path>,
+    rules: &crate::rules::Rules,
 ) -> Vec<Sign> {
     let mut out = text_signs(command);
     let mut add = |s: Sign| {
@@ -159,7 +180,7 @@ pub fn shell_signs(
         .collect();
     for c in &commands {
         let text = c.text();
-        if let Some(evidence) = credential_access(c, cwd, home) {
+        if let Some(evidence) = credential_access(c, cwd, home, rules) {
             add(sign(SignKind::CredentialAccess, &evidence));
         }
         if let Some(evidence) = egress(c) {
@@ -245,7 +266,12 @@ fn is_decoder_text(text: &str) -> bool {
 }
 
 /// A credential file or secret this command reads, if any.
-fn credential_access(c: &SimpleCommand, cwd: &Path, home: Option<&Path>) -> Option<String> {
+fn credential_access(
+    c: &SimpleCommand,
+    cwd: &Path,
+    home: Option<&Path>,
+    rules: &crate::rules::Rules,
+) -> Option<String> {
     if SECRET_DUMPERS.contains(&c.name())
         || (matches!(c.name(), "env" | "set" | "export") && c.args().is_empty())
     {
@@ -272,11 +298,15 @@ fn credential_access(c: &SimpleCommand, cwd: &Path, home: Option<&Path>) -> Opti
         if w.kind == WordKind::Computed && !crate::shell::is_home_ref(&w.text) {
             continue;
         }
+        // A URL names a place on a server, not a file here.
+        if w.text.contains("://") {
+            continue;
+        }
         for piece in w.text.split(['=', '@']) {
             if let Some(p) = paths::resolve(piece, cwd, home)
-                && let Some(cred) = paths::credential(&p, home)
+                && let Some(cred) = crate::local::credentials::credential(&p, rules)
             {
-                return Some(format!("{} ({cred})", c.text()));
+                return Some(format!("{} ({})", c.text(), cred.pattern));
             }
         }
     }
@@ -359,6 +389,7 @@ mod tests {
             &a,
             Path::new("/home/u/proj"),
             Some(Path::new("/home/u")),
+            &crate::rules::Rules::bundled(Some(Path::new("/home/u"))),
         )
         .into_iter()
         .map(|s| s.kind)
@@ -409,7 +440,8 @@ mod tests {
                     cmd,
                     &analyse(cmd),
                     Path::new("/p"),
-                    Some(Path::new("/home/u"))
+                    Some(Path::new("/home/u")),
+                    &crate::rules::Rules::bundled(Some(Path::new("/home/u")))
                 )),
                 "{cmd}: {k:?}"
             );
@@ -435,7 +467,8 @@ mod tests {
                     cmd,
                     &a,
                     Path::new("/p"),
-                    Some(Path::new("/home/u"))
+                    Some(Path::new("/home/u")),
+                    &crate::rules::Rules::bundled(Some(Path::new("/home/u")))
                 )),
                 "{cmd}"
             );

@@ -152,7 +152,9 @@ pub fn suggest(
         let open: BTreeSet<String> = now
             .commands
             .iter()
-            .filter(|c| c.verdict == Verdict::Uncertain && c.reason.starts_with("no safe rule"))
+            .filter(|c| {
+                c.verdict == Verdict::Uncertain && c.reason.contains("no safe rule matches")
+            })
             .map(|c| c.text.clone())
             .collect();
         for text in open {

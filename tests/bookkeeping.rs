@@ -30,7 +30,7 @@ fn lines(path: &Path) -> Vec<String> {
 #[test]
 fn sixty_four_hooks_at_once_lose_nothing() {
     let home = tempfile::tempdir().unwrap();
-    let commands = ["git status", "rm -rf ~", "python x.py", "cargo test"];
+    let commands = ["git status", "rm -rf ~", "frobnicate x", "cargo test"];
     let children: Vec<Child> = (0..64)
         .map(|i| spawn(home.path(), &["hook"], &event("par", commands[i % 4])))
         .collect();
@@ -217,9 +217,9 @@ fn stats_and_audit_read_back_what_was_decided() {
         "git status",
         "cargo test",
         "rm -rf ~",
-        "npm install",
-        "npm install",
-        "python x.py",
+        "frobnicate install",
+        "frobnicate install",
+        "frobnicate x.py",
     ] {
         run(home.path(), &["hook"], &event("s1", c));
     }

@@ -35,8 +35,9 @@ impl Env {
             .unwrap()
     }
     fn write_rule_file(&self, name: &str, text: &str) {
-        std::fs::create_dir_all(self.sentinel_home()).unwrap();
-        std::fs::write(self.sentinel_home().join(name), text).unwrap();
+        let path = self.sentinel_home().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
 }
 
@@ -61,13 +62,18 @@ fn everyday_commands_are_allowed_locally() {
     let env = Env::new();
     let o = env.run(&["check", "git status && cargo test"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(stdout(&o).contains("allowed by safe_commands.txt:"));
+    assert!(
+        stdout(&o).contains("allowed by commands/git.toml:"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("commands/rust.toml:"), "{}", stdout(&o));
 }
 
 #[test]
 fn uncertain_exits_3() {
     let env = Env::new();
-    let o = env.run(&["check", "--offline", "python train.py"]);
+    let o = env.run(&["check", "--offline", "frobnicate --check"]);
     assert_eq!(o.status.code(), Some(3));
     assert!(stdout(&o).contains("verdict: uncertain"));
 }
@@ -151,12 +157,28 @@ fn usage_errors_exit_1_not_2() {
 }
 
 #[test]
-fn user_rule_files_replace_the_bundled_ones() {
+fn user_rules_and_specs_add_to_the_bundled_ones() {
     let env = Env::new();
-    env.write_rule_file("safe_commands.txt", "# only ls\nls( .*)?\n");
-    assert_eq!(env.run(&["check", "ls -la"]).status.code(), Some(0));
-    assert_eq!(env.run(&["check", "git status"]).status.code(), Some(3));
-    // The other four files still come from the bundled defaults.
+    // A safe rule stands in for a spec the program lacks.
+    env.write_rule_file("safe_commands.txt", "# mine\nmytool build( .*)?\n");
+    assert_eq!(env.run(&["check", "mytool build x"]).status.code(), Some(0));
+    assert_eq!(env.run(&["check", "mytool deploy"]).status.code(), Some(3));
+    // …but never lets through a write into an excluded path.
+    assert_eq!(
+        env.run(&["check", "mytool build > ~/.bashrc"])
+            .status
+            .code(),
+        Some(2)
+    );
+    // A person's spec replaces the bundled section of the same name.
+    env.write_rule_file(
+        "commands/mine.toml",
+        "[sort]\nflags = \"-u -r\"\noperands = \"read...\"\n",
+    );
+    assert_eq!(env.run(&["check", "sort -u a"]).status.code(), Some(0));
+    assert_eq!(env.run(&["check", "sort -o b a"]).status.code(), Some(3));
+    // The bundled specs and rules still apply to everything else.
+    assert_eq!(env.run(&["check", "git status"]).status.code(), Some(0));
     assert_eq!(
         env.run(&["check", "git push --force"]).status.code(),
         Some(2)

@@ -27,8 +27,27 @@ fn every_case_gets_its_labelled_verdict() {
     let mut wrong = Vec::new();
     let mut allowed_danger = Vec::new();
     let mut total = 0;
-    for line in include_str!("corpus/sentinel-cases.jsonl").lines() {
-        let case: Case = serde_json::from_str(line).expect("corpus line is JSON");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/cases");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/corpus/cases")
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let mut lines: Vec<String> = include_str!("corpus/sentinel-cases.jsonl")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        lines.extend(
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string),
+        );
+    }
+    for line in &lines {
+        let case: Case = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("corpus line is not a case ({e}): {line}"));
         total += 1;
         let call = ToolCall::Shell {
             command: case.command.clone(),

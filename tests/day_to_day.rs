@@ -191,7 +191,7 @@ fn editing_a_trusted_projects_rule_file_suspends_it() {
 fn a_projects_config_may_tighten_but_loosens_only_when_trusted() {
     let s = Setup::new();
     s.write("sentinel.toml", "on_uncertain = \"deny\"\n");
-    let (d, reason) = s.bash("python train.py");
+    let (d, reason) = s.bash("frobnicate --check");
     assert_eq!(
         d, "deny",
         "a stricter project setting applies untrusted: {reason}"
@@ -199,12 +199,12 @@ fn a_projects_config_may_tighten_but_loosens_only_when_trusted() {
 
     s.write("sentinel.toml", "on_uncertain = \"allow\"\n");
     assert_eq!(
-        s.bash("python train.py").0,
+        s.bash("frobnicate --check").0,
         "ask",
         "a laxer one waits for trust"
     );
     s.trust();
-    assert_eq!(s.bash("python train.py").0, "allow");
+    assert_eq!(s.bash("frobnicate --check").0, "allow");
 
     // API settings are the person's alone: a project cannot point Tier 2 elsewhere.
     s.write(

@@ -256,7 +256,7 @@ impl Run {
     }
 }
 
-const UNCERTAIN: &str = "python train.py --epochs 3";
+const UNCERTAIN: &str = "frobnicate --epochs 3";
 
 fn reason(v: &Value) -> String {
     v["hookSpecificOutput"]["permissionDecisionReason"]
@@ -297,7 +297,7 @@ fn the_evaluator_decides_what_tier_1_cannot() {
                 .contains("independent security evaluator")
         );
         let data = r.body["messages"][0]["content"].as_str().unwrap();
-        assert!(data.contains(UNCERTAIN) && data.contains("python train.py --epochs 3"));
+        assert!(data.contains(UNCERTAIN) && data.contains("frobnicate --epochs 3"));
     }
 }
 
@@ -577,7 +577,7 @@ fn the_users_policy_reaches_the_evaluator_as_policy() {
     )
     .unwrap();
     let api = Api::start(vec![Reply::Verdict("ALLOW", Canary::Echo)]);
-    run.hook(&api.url(), "open", "terraform apply -auto-approve", true);
+    run.hook(&api.url(), "open", "terraform apply -var env=staging", true);
     let r = &api.requests()[0];
     let data = r.body["messages"][0]["content"].as_str().unwrap();
     let parsed: Value = serde_json::from_str(&data[data.find('{').unwrap()..]).unwrap();

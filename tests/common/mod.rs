@@ -17,6 +17,8 @@ pub fn spawn(home: &Path, args: &[&str], stdin: &str) -> Child {
         // The person-only commands refuse to run inside an agent's shell.
         .env_remove("CLAUDECODE")
         .env_remove("GEMINI_CLI")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

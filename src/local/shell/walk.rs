@@ -16,6 +16,9 @@ pub(super) enum Stdin {
     Text(String),
     /// A pipe whose content is not known.
     Pipe,
+    /// A pipe carrying path names that all lie under these directories (`find ROOT`,
+    /// `git ls-files`): what `xargs` then appends is bounded by them.
+    Paths(Vec<Word>),
 }
 
 pub(super) struct Walker {
@@ -126,7 +129,7 @@ impl Walker {
         let mut stdin = Stdin::Inherited;
         let mut output = None;
         for cmd in &p.seq {
-            let (text, produced) = self.in_subshell(|w| {
+            let (text, produced, listed) = self.in_subshell(|w| {
                 let first = w.out.commands.len();
                 w.command(cmd, stdin.clone());
                 let inner = w.stage_innermost(first);
@@ -137,11 +140,16 @@ impl Walker {
                 (
                     inner.map(SimpleCommand::text),
                     inner.and_then(|c| decode::stage_output(c, input)),
+                    inner.and_then(listed_paths),
                 )
             });
             stages.push(text.unwrap_or_else(|| "( … )".to_string()));
             output = produced.clone();
-            stdin = produced.map(Stdin::Text).unwrap_or(Stdin::Pipe);
+            stdin = match (produced, listed) {
+                (Some(t), _) => Stdin::Text(t),
+                (None, Some(roots)) => Stdin::Paths(roots),
+                (None, None) => Stdin::Pipe,
+            };
         }
         self.last_output = output;
         self.out.pipelines.push(stages.join(" | "));
@@ -358,6 +366,10 @@ impl Walker {
             }
         }
         for (name, value) in &assignments {
+            // A load path for this one command is checked against the project by Tier 1.
+            if !argv.is_empty() && LOAD_PATH_VARIABLES.contains(&name.as_str()) {
+                continue;
+            }
             self.check_assignment(name, value);
         }
         self.emit(argv, redirects, assignments, stdin);
@@ -649,6 +661,8 @@ impl Walker {
         let mut redirects = redirects;
         let mut extra_args = false;
         let via_len = self.via.len();
+        let first = self.out.commands.len();
+        let mut under: Vec<Word> = Vec::new();
         let mut hops = 0;
         loop {
             let name_dir = self.normalise_name(&mut argv);
@@ -721,8 +735,19 @@ impl Walker {
                     start,
                     label,
                     extra_args: more,
+                    placeholder,
                 } => {
-                    let inner = argv.split_off(start.min(argv.len()));
+                    let mut inner = argv.split_off(start.min(argv.len()));
+                    if let Some(p) = placeholder.filter(|p| !p.is_empty()) {
+                        // Each input line is put in place of the placeholder: those words are
+                        // not known before it runs, and a script holding one is computed.
+                        for w in &mut inner {
+                            if w.text.contains(&p) {
+                                w.kind = WordKind::Computed;
+                                w.value = None;
+                            }
+                        }
+                    }
                     let (env_assignments, inner) = if name == "env" {
                         split_env_assignments(inner)
                     } else {
@@ -749,6 +774,9 @@ impl Walker {
                     }
                     assignments = env_assignments;
                     extra_args |= more;
+                    if more && let Stdin::Paths(roots) = &stdin {
+                        under = roots.clone();
+                    }
                     self.via.push(label);
                     argv = inner;
                     if argv.is_empty() {
@@ -799,7 +827,7 @@ impl Walker {
                         Stdin::Text(t) => {
                             self.nested(t, &label);
                         }
-                        Stdin::Pipe => {
+                        Stdin::Pipe | Stdin::Paths(_) => {
                             self.unknown(format!("{label} reads its script from a pipe"))
                         }
                         Stdin::Inherited => {
@@ -811,10 +839,29 @@ impl Walker {
             }
         }
         self.via.truncate(via_len);
+        if !under.is_empty() {
+            for c in &mut self.out.commands[first..] {
+                if c.extra_args && c.extra_args_under.is_empty() {
+                    c.extra_args_under = under.clone();
+                    c.extra_args_piped = true;
+                }
+            }
+        }
     }
 
-    /// Records a command that receives more arguments at run time (`find -exec … {}`).
-    fn emit_extra(&mut self, argv: Vec<Word>, under: &[Word]) {
+    /// Records a command that receives more arguments at run time (`find -exec … {}`). Each
+    /// `{}` is a path found under the roots: computed, with the root as its value when there is
+    /// one root, so it resolves under it.
+    fn emit_extra(&mut self, mut argv: Vec<Word>, under: &[Word]) {
+        for w in &mut argv {
+            if w.text.contains("{}") {
+                w.value = match under {
+                    [root] if w.text == "{}" && root.is_literal() => Some(root.text.clone()),
+                    _ => None,
+                };
+                w.kind = WordKind::Computed;
+            }
+        }
         let first = self.out.commands.len();
         self.emit(argv, Vec::new(), Vec::new(), Stdin::Inherited);
         for c in &mut self.out.commands[first..] {
@@ -842,6 +889,7 @@ impl Walker {
             cwd: self.cwd.clone(),
             extra_args,
             extra_args_under: Vec::new(),
+            extra_args_piped: false,
             name_dir,
         });
     }
@@ -908,9 +956,23 @@ impl Walker {
         let mut i = 1;
         while i < argv.len() {
             let a = &argv[i].text;
+            let attached;
             let setting = if a == "-c" {
                 i += 1;
                 argv.get(i)
+            } else if let Some(rest) = a.strip_prefix("-c").filter(|r| !r.is_empty()) {
+                // `-ccore.pager=sh`: the value attached, as git's option parser allows.
+                attached = Word {
+                    text: rest.to_string(),
+                    kind: argv[i].kind,
+                    value: None,
+                };
+                Some(&attached)
+            } else if a == "--config-env" || a.starts_with("--config-env=") {
+                // `--config-env=KEY=ENVVAR`: the value comes from the environment.
+                self.unknown("git --config-env takes a setting's value from the environment");
+                i += if a == "--config-env" { 2 } else { 1 };
+                continue;
             } else if a.starts_with('-') {
                 if matches!(
                     a.as_str(),
@@ -1026,6 +1088,10 @@ fn is_git_code_key(key: &str) -> bool {
         "uploadpack.packobjectshook",
         "merge.tool",
         "diff.tool",
+        "core.alternaterefscommand",
+        "interactive.difffilter",
+        "sendemail.smtpserver",
+        "gc.auto",
     ];
     KEYS.contains(&key)
         || key.starts_with("pager.")
@@ -1039,6 +1105,31 @@ fn is_git_code_key(key: &str) -> bool {
         || key.starts_with("remote.")
         || key.starts_with("url.")
         || key.starts_with("include")
+        || (key.starts_with("browser.") && key.ends_with(".cmd"))
+        || (key.starts_with("man.") && key.ends_with(".cmd"))
+}
+
+/// The directories a command's output paths all lie under, when it only lists paths: `find`
+/// (its roots, unless it prints anything but names) and `git ls-files` (the work tree).
+fn listed_paths(c: &SimpleCommand) -> Option<Vec<Word>> {
+    let args = c.args();
+    match c.name() {
+        "find"
+            if args.iter().all(|a| {
+                !a.text.starts_with("-printf") && !a.text.starts_with("-fprint") && a.text != "-ls"
+            }) =>
+        {
+            let roots = find_roots(&c.argv);
+            roots
+                .iter()
+                .all(|r| r.is_literal() && !r.text.contains(".."))
+                .then_some(roots)
+        }
+        "git" if args.first().is_some_and(|a| a.text == "ls-files") => {
+            Some(vec![Word::literal(".")])
+        }
+        _ => None,
+    }
 }
 
 /// Unquoted `*`, `?` or a `[…]` class: bash matches the word against file names.

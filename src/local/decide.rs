@@ -6,6 +6,11 @@
 
 use crate::decision::{CommandReport, Decision, RuleRef, Tier, Verdict};
 use crate::event::ToolCall;
+use crate::local::credentials;
+use crate::local::effects::{self, Effect, Effects};
+use crate::local::policy::{
+    self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
+};
 use crate::paths::{self, Fs, LexicalFs};
 use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
 use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
@@ -15,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// What Tier 1 needs besides the call and the rules.
 pub struct Context<'a> {
-    /// The session's project directory (the event's `cwd`): always a safe path.
+    /// The directory the call is made in (the event's `cwd`).
     pub cwd: &'a Path,
     /// The user's home directory, for `~`.
     pub home: Option<&'a Path>,
@@ -25,8 +30,8 @@ pub struct Context<'a> {
     pub fs: &'a dyn Fs,
     /// The session's untrusted content (read at the edge), if it has taken any in.
     pub taint: Option<&'a Taint>,
-    /// `cwd` and `sentinel_home` with symlinks followed, resolved once: every path check
-    /// compares against them.
+    /// The project (SPEC 2.3) and `sentinel_home` with symlinks followed, resolved once: every
+    /// path check compares against them.
     project_real: PathBuf,
     sentinel_home_real: PathBuf,
 }
@@ -49,6 +54,22 @@ impl<'a> Context<'a> {
             fs,
             taint,
         }
+    }
+
+    /// The same context with the project root set (by default it is `cwd`).
+    pub fn with_project(mut self, project: &Path) -> Context<'a> {
+        self.project_real = self.fs.real_path(project);
+        self
+    }
+
+    /// The project root, symlinks followed.
+    pub fn project(&self) -> &Path {
+        &self.project_real
+    }
+
+    /// SENTINEL_HOME, symlinks followed.
+    pub fn sentinel_home_real(&self) -> &Path {
+        &self.sentinel_home_real
     }
 
     /// A context that never touches the file system, in an untainted session (tests, fuzzing,
@@ -101,9 +122,6 @@ const WRITE_OPTIONS: &[(&str, &[&str])] = &[
     ("sed", &["-i", "--in-place"]),
 ];
 
-/// Writes to these never count as writes to a file.
-const SINKS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
-
 /// Tier 1. Returns None for a tool sentinel has no opinion on (the agent's own flow decides).
 pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision> {
     let mut decision = match call {
@@ -122,7 +140,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
             d.signs = signs::text_signs(content);
             d
         }
-        ToolCall::Read { tool, paths } => read_decision(tool, paths, ctx),
+        ToolCall::Read { tool, paths } => read_decision(tool, paths, rules, ctx),
         ToolCall::Agent { tool, prompt } => {
             // A subagent launch is the agent's business, unless untrusted content is in the
             // session and the prompt shows signs of acting on it.
@@ -191,33 +209,6 @@ fn agent_decision(tool: &str) -> Decision {
     }
 }
 
-/// One part's conclusion while a command is being judged.
-struct Part {
-    verdict: Verdict,
-    reason: String,
-    rule: Option<RuleRef>,
-    person_only: bool,
-}
-
-impl Part {
-    fn new(verdict: Verdict, reason: impl Into<String>, rule: Option<RuleRef>) -> Part {
-        Part {
-            verdict,
-            reason: reason.into(),
-            rule,
-            person_only: false,
-        }
-    }
-
-    /// A refusal of something that would loosen sentinel itself: only the person may do it.
-    fn person_only(reason: impl Into<String>) -> Part {
-        Part {
-            person_only: true,
-            ..Part::new(Verdict::Deny, reason, None)
-        }
-    }
-}
-
 fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let analysis = shell::analyse(command);
     let mut reports: Vec<CommandReport> = Vec::new();
@@ -230,6 +221,7 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
             rule: part.rule,
             person_only: part.person_only,
             cwd,
+            effects: part.effects,
         })
     };
 
@@ -251,14 +243,34 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
             None,
         );
     }
+    let mut credential = None;
+    let mut egress = None;
     for cmd in &analysis.commands {
         let text = cmd.text();
-        let part = judge(cmd, &text, rules, ctx);
+        let (part, seen) = judge_seen(cmd, &text, rules, ctx);
+        credential = credential.or(seen.credential);
+        egress = egress.or(seen.egress);
         let runs_in = (cmd.cwd != Cwd::Start).then(|| match effective_cwd(cmd, ctx) {
             Some(dir) => dir.display().to_string(),
             None => "unknown".to_string(),
         });
         report_in(text, cmd.via.clone(), part, runs_in);
+    }
+    if let (Some(c), Some(e)) = (&credential, &egress) {
+        // A credential read and data leaving the machine in one call: blocked, whichever
+        // programs do it.
+        report_in(
+            command.to_string(),
+            Vec::new(),
+            Part::new(
+                Verdict::Deny,
+                format!(
+                    "a credential and the network in one call: it reads {c} and sends data out ({e}); keep secrets out of network commands"
+                ),
+                None,
+            ),
+            None,
+        );
     }
     for segment in &analysis.unparsed {
         if let Some(part) = hard_block(&[segment.as_str()], rules) {
@@ -302,7 +314,7 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
         );
     }
     let mut decision = combine("Bash", reports);
-    decision.signs = signs::shell_signs(command, &analysis, ctx.cwd, ctx.home);
+    decision.signs = signs::shell_signs(command, &analysis, ctx.cwd, ctx.home, rules);
     decision
 }
 
@@ -324,10 +336,22 @@ fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
                         .map(|rule| format!("{rule} ({})", shell::excerpt(&r.text)))
                 })
                 .collect();
-            let reason = if rules.is_empty() {
-                "sentinel[local]: allowed: nothing in it runs a command".to_string()
-            } else {
-                format!("sentinel[local]: allowed by {}", rules.join(", "))
+            let files: Vec<String> = reports
+                .iter()
+                .filter(|r| r.rule.is_none() && r.reason.starts_with("runs "))
+                .map(|r| r.reason.clone())
+                .collect();
+            let reason = match (rules.is_empty(), files.is_empty()) {
+                (true, true) => {
+                    "sentinel[local]: allowed: nothing in it runs a command".to_string()
+                }
+                (false, true) => format!("sentinel[local]: allowed by {}", rules.join(", ")),
+                (true, false) => format!("sentinel[local]: allowed: {}", files.join("; ")),
+                (false, false) => format!(
+                    "sentinel[local]: allowed by {}; {}",
+                    rules.join(", "),
+                    files.join("; ")
+                ),
             };
             (reason, decider.and_then(|d| d.rule.clone()))
         }
@@ -376,7 +400,7 @@ fn deny_reason(rule: Option<&RuleRef>, detail: &str, shown: &str, person_only: b
     };
     let (why, instead) = advice(rule);
     let mut reasons: Vec<&str> = Vec::new();
-    if !detail.is_empty() && Some(detail) != rule.why.as_deref() {
+    if !detail.is_empty() && Some(detail) != rule.why.as_deref() && Some(detail) != why {
         reasons.push(detail);
     }
     reasons.extend(why);
@@ -449,6 +473,34 @@ fn first_match<'r>(list: &'r RuleList, text: &str) -> Option<(&'r CommandRule, R
 
 /// Judges one simple command on its own; `text` is `cmd.text()`, rendered once by the caller.
 fn judge(cmd: &SimpleCommand, text: &str, rules: &Rules, ctx: &Context) -> Part {
+    judge_seen(cmd, text, rules, ctx).0
+}
+
+/// What judging a command saw besides its verdict: a credential it reads, data it sends.
+#[derive(Default)]
+struct Seen {
+    credential: Option<String>,
+    egress: Option<String>,
+}
+
+/// [`judge`], with the effects it found (empty when a rule decided before they were needed)
+/// and what they read and send.
+fn judge_seen(cmd: &SimpleCommand, text: &str, rules: &Rules, ctx: &Context) -> (Part, Seen) {
+    let mut effects = Vec::new();
+    let mut seen = Seen::default();
+    let mut part = judge_inner(cmd, text, rules, ctx, &mut effects, &mut seen);
+    part.effects = effects;
+    (part, seen)
+}
+
+fn judge_inner(
+    cmd: &SimpleCommand,
+    text: &str,
+    rules: &Rules,
+    ctx: &Context,
+    found: &mut Vec<Effect>,
+    seen: &mut Seen,
+) -> Part {
     // A wrapper is also tested from each word on, so a wrapper option sentinel misreads
     // cannot hide the command behind it from the block list.
     let suffixes: Vec<String> = match cmd.role {
@@ -501,28 +553,82 @@ fn judge(cmd: &SimpleCommand, text: &str, rules: &Rules, ctx: &Context) -> Part 
         }
     }
 
-    if let Some(part) = excluded_write(cmd, cwd.as_deref(), rules, ctx) {
+    // What the command does, as its program reads its arguments (SPEC 2.2).
+    let mut effects = effects::of(cmd, &rules.specs);
+    if cmd.role == Role::Wrapper {
+        // The command it runs is judged on its own (`python -m pytest` as `pytest`); what the
+        // wrapper's own options do to paths, users and the network still counts.
+        effects.known = true;
+        effects.list.retain(|e| {
+            matches!(
+                e,
+                Effect::Read { .. }
+                    | Effect::Write { .. }
+                    | Effect::Delete { .. }
+                    | Effect::AsUser { .. }
+                    | Effect::Send { .. }
+                    | Effect::Receive { .. }
+                    | Effect::Destroy { .. }
+            )
+        });
+    }
+    if let Some(dir) = &cmd.name_dir {
+        // `./gradlew build`, `scripts/test.sh`: a file run as a program. When a spec knows it
+        // (`gradlew` is `gradle`), its arguments mean what the spec says; otherwise they are
+        // the script's own business, and whether it is the project's is the question.
+        if !effects.known {
+            effects.spec = None;
+        }
+        effects.list.push(Effect::RunFile {
+            path: Word::literal(format!("{dir}/{}", cmd.name())),
+        });
+        effects.known = true;
+    }
+    for (name, value) in &cmd.assignments {
+        if shell::LOAD_PATH_VARIABLES.contains(&name.as_str()) {
+            // `PYTHONPATH=src python x.py`: code is loaded from each entry, which must be the
+            // project's own.
+            for entry in value.text.split([':', ';']).filter(|e| !e.is_empty()) {
+                effects.list.push(Effect::RunFile {
+                    path: Word {
+                        text: entry.to_string(),
+                        kind: value.kind,
+                        value: None,
+                    },
+                });
+            }
+        }
+    }
+    found.clone_from(&effects.list);
+    seen.credential = policy::credential_read(&effects, cwd.as_deref(), rules, ctx);
+    seen.egress = policy::egress(&effects);
+    // Writes into excluded paths are denied whatever else is known: by the spec's effects, or,
+    // for a program without a spec, by what its arguments look like.
+    for e in &effects.list {
+        if let Effect::Write { path } | Effect::Delete { path, .. } = e
+            && policy::socket_path(&path.text).is_none()
+        {
+            let base = cwd.as_deref();
+            if let Some(found) = policy::resolve_all(path, base, ctx) {
+                for p in found {
+                    if let Some(part) = excluded(&p, &path.text, rules, ctx) {
+                        return part;
+                    }
+                }
+            }
+        }
+    }
+    if !effects.known
+        && let Some(part) = excluded_write(cmd, cwd.as_deref(), rules, ctx)
+    {
+        // A program without a spec: its arguments are taken as written if it is a known writer.
         return part;
     }
 
-    if cmd.role == Role::Wrapper {
-        return match cmd.name() {
-            "sudo" | "doas" => Part::new(
-                Verdict::Uncertain,
-                format!("`{}` runs a command as another user", cmd.name()),
-                None,
-            ),
-            _ => Part::new(
-                Verdict::Allow,
-                "wrapper; the command it runs is judged on its own",
-                None,
-            ),
-        };
-    }
-    if let Some(dir) = &cmd.name_dir {
+    if cmd.role == Role::Wrapper && matches!(cmd.name(), "sudo" | "doas") {
         return Part::new(
             Verdict::Uncertain,
-            format!("runs `{dir}/{}`, not a system command", cmd.name()),
+            format!("`{}` runs a command as another user", cmd.name()),
             None,
         );
     }
@@ -534,54 +640,88 @@ fn judge(cmd: &SimpleCommand, text: &str, rules: &Rules, ctx: &Context) -> Part 
         );
     }
 
-    let safe_rule = if cmd.argv.is_empty() {
+    let safe_rule = if cmd.argv.is_empty() || cmd.name_dir.is_some() {
         None
     } else {
-        match safe_match(rules.safe(), text) {
-            Some(rule) => Some(rule),
-            None => {
-                return Part::new(
-                    Verdict::Uncertain,
-                    format!("no safe rule matches `{}`", shell::excerpt(text)),
-                    None,
-                );
-            }
-        }
+        safe_match(rules.safe(), text)
     };
+    if !effects.known {
+        let Some(rule) = safe_rule.clone() else {
+            return Part::new(
+                Verdict::Uncertain,
+                format!(
+                    "sentinel has no spec for `{}` and no safe rule matches `{}`",
+                    cmd.name(),
+                    shell::excerpt(text)
+                ),
+                None,
+            );
+        };
+        // The person's safe rule stands for a spec: its arguments are taken as paths it reads.
+        effects.list.extend(generic_reads(cmd));
+        effects.spec = Some(rule);
+    }
+    let mut part = policy::judge(&effects, cwd.as_deref(), rules, ctx);
+    if part.verdict == Verdict::Allow && part.rule.is_none() && cmd.name_dir.is_some() {
+        part.reason = format!(
+            "runs {}/{}, a file of the project",
+            cmd.name_dir.as_deref().unwrap_or("."),
+            cmd.name()
+        );
+    }
+    if part.verdict == Verdict::Uncertain
+        && effects.known
+        && let Some(rule) = safe_rule
+    {
+        // A person's safe rule answers what Tier 1 leaves uncertain (an option it does not
+        // know, a network fetch, a program run), but not reads of credentials, writes to
+        // protected places or outside the project, nor anything denied: those effects are
+        // still checked on top of it.
+        let known = Effects {
+            list: effects
+                .list
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        Effect::Read { .. }
+                            | Effect::Write { .. }
+                            | Effect::Delete { .. }
+                            | Effect::Destroy { .. }
+                            | Effect::AsUser { .. }
+                    )
+                })
+                .cloned()
+                .collect(),
+            spec: Some(rule),
+            ..effects.clone()
+        };
+        let again = policy::judge(&known, cwd.as_deref(), rules, ctx);
+        if again.verdict == Verdict::Allow {
+            return again;
+        }
+    }
+    if cmd.role == Role::Wrapper && part.verdict == Verdict::Allow {
+        return Part::new(
+            Verdict::Allow,
+            "wrapper; the command it runs is judged on its own",
+            None,
+        );
+    }
+    part
+}
 
-    for r in cmd.redirects.iter().filter(|r| r.kind.writes()) {
-        if !write_target_is_safe(&r.target, cwd.as_deref(), rules, ctx) {
-            return Part::new(
-                Verdict::Uncertain,
-                format!("writes to `{}` outside the project", r.target.text),
-                None,
-            );
-        }
-    }
-    let reads = cmd.args().iter().chain(
-        cmd.redirects
-            .iter()
-            .filter(|r| r.kind == shell::RedirectKind::Read)
-            .map(|r| &r.target),
-    );
-    for word in reads {
-        if (word.kind == WordKind::Computed && !shell::is_home_ref(&word.text))
-            || (word.text.starts_with('-') && !word.text.contains('='))
-        {
-            continue;
-        }
-        let base = cwd.as_deref().unwrap_or(ctx.cwd);
-        if let Some(cred) =
-            paths::resolve(&word.text, base, ctx.home).and_then(|p| paths::credential(&p, ctx.home))
-        {
-            return Part::new(
-                Verdict::Uncertain,
-                format!("reads the credential file {cred}"),
-                None,
-            );
-        }
-    }
-    Part::new(Verdict::Allow, "safe", safe_rule)
+/// For a command matched only by a person's safe rule: each literal argument that is not an
+/// option, and each `--opt=value`, taken as a file it may read (so a credential is still seen).
+fn generic_reads(cmd: &SimpleCommand) -> Vec<Effect> {
+    path_args(cmd)
+        .into_iter()
+        .filter(|w| w.kind != WordKind::Computed || shell::is_home_ref(&w.text))
+        .map(|w| Effect::Read {
+            path: w,
+            tree: false,
+        })
+        .collect()
 }
 
 /// A positive safe rule matches the whole command and no `!` exception does.
@@ -604,32 +744,6 @@ fn effective_cwd(cmd: &SimpleCommand, ctx: &Context) -> Option<PathBuf> {
         Cwd::Changed(p) => paths::resolve(p, ctx.cwd, ctx.home),
         Cwd::Unknown => None,
     }
-}
-
-/// Resolves a word to a real path, or None when its value is not known.
-fn resolve_word(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
-    if word.kind == WordKind::Computed && !shell::is_home_ref(&word.text) {
-        return None;
-    }
-    if word.text.contains("$(") || word.text.contains('`') {
-        return None;
-    }
-    let absolute = word.text.starts_with('/')
-        || shell::is_home_ref(&word.text)
-        || paths::is_windows_path(&word.text);
-    let base = match cwd {
-        Some(c) => c,
-        None if absolute => ctx.cwd,
-        None => return None,
-    };
-    let p = paths::resolve(&word.text, base, ctx.home)?;
-    Some(ctx.fs.real_path(&p))
-}
-
-/// Where writing is fine: the project, a safe path, or a sink.
-fn in_safe_area(path: &Path, rules: &Rules, ctx: &Context) -> bool {
-    paths::is_within(path, &ctx.project_real)
-        || paths::list_matches(rules.safe_paths(), path).is_some()
 }
 
 /// The words of a command that name paths: its arguments that are not options.
@@ -694,7 +808,7 @@ fn outside_safe_area(
     }
     let mut words = path_args(cmd);
     if cmd.extra_args {
-        if cmd.extra_args_under.is_empty() {
+        if cmd.extra_args_under.is_empty() || cmd.extra_args_piped {
             return Some(Outside::Blocked(
                 "its paths are supplied at run time (xargs)".to_string(),
             ));
@@ -735,32 +849,6 @@ fn outside_safe_area(
         }
     }
     scratch.map(Outside::Scratch)
-}
-
-/// Temporary directories: a conditional-block command there is uncertain rather than blocked,
-/// since scratch space is where build and test debris goes. They are not safe paths.
-const TEMP_DIRS: &[&str] = &[
-    "/tmp",
-    "/var/tmp",
-    "/private/tmp",
-    "/private/var/tmp",
-    "/private/var/folders",
-    "/dev/shm",
-];
-
-/// `$TMPDIR/…`, `${TMPDIR}/…`, `${TMPDIR:-/tmp}/…`
-fn is_temp_ref(text: &str) -> bool {
-    [
-        "$TMPDIR",
-        "${TMPDIR}",
-        "${TMPDIR:-/tmp}",
-        "${TMPDIR:-/var/tmp}",
-    ]
-    .iter()
-    .any(|t| {
-        text.strip_prefix(t)
-            .is_some_and(|rest| rest.is_empty() || (rest.starts_with('/') && !rest.contains("..")))
-    })
 }
 
 /// Where a conditional-block command reaches beyond the project.
@@ -819,66 +907,6 @@ fn excluded_write(
     None
 }
 
-/// A deny part when `path` is part of the agent's guard (built in, whatever the rules say) or
-/// in the excluded list.
-fn excluded(path: &Path, shown: &str, rules: &Rules, ctx: &Context) -> Option<Part> {
-    if let Some(what) = guard_file(path, ctx) {
-        return Some(Part::person_only(format!(
-            "`{shown}` is {what}: an agent may not change its own guard; only the person edits it, in their own terminal"
-        )));
-    }
-    let rule = paths::list_matches(rules.excluded_paths(), path)?;
-    Some(Part::new(
-        Verdict::Deny,
-        if Path::new(shown) == path {
-            format!("`{shown}` is an excluded path")
-        } else {
-            format!("`{shown}` is an excluded path ({})", path.display())
-        },
-        Some(rule.clone()),
-    ))
-}
-
-/// Agent settings files that register hooks or permissions, as trailing path components
-/// (compared case-insensitively: macOS and Windows file systems are).
-const AGENT_SETTINGS: &[&[&str]] = &[
-    &[".claude", "settings.json"],
-    &[".claude", "settings.local.json"],
-    &[".claude.json"],
-    &[".gemini", "settings.json"],
-    &[".cursor", "hooks.json"],
-    &[".codex", "hooks.json"],
-    &[".codex", "config.toml"],
-];
-
-/// What part of the agent's guard `path` is, if it is one: SENTINEL_HOME, a project's
-/// `.sentinel/` rules, or an agent's settings or hook registrations.
-fn guard_file(path: &Path, ctx: &Context) -> Option<String> {
-    if paths::is_within(path, &ctx.sentinel_home_real) {
-        return Some(format!(
-            "inside SENTINEL_HOME ({})",
-            ctx.sentinel_home_real.display()
-        ));
-    }
-    let parts: Vec<String> = path
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
-        .collect();
-    if parts.iter().any(|p| p == crate::project::DIR) {
-        return Some(format!("in a project's {}/ rules", crate::project::DIR));
-    }
-    for tail in AGENT_SETTINGS {
-        if parts.len() >= tail.len() && parts[parts.len() - tail.len()..].iter().eq(tail.iter()) {
-            return Some("an agent settings file".to_string());
-        }
-    }
-    // Copilot CLI's and GitHub's hook directories: every file inside registers hooks.
-    let dirs = parts
-        .windows(2)
-        .any(|w| (w[0] == ".github" || w[0] == ".copilot") && w[1] == "hooks");
-    dirs.then(|| "in an agent's hook directory".to_string())
-}
-
 /// `sentinel` subcommands that loosen the guard: the person runs them, never the agent.
 const PERSON_ONLY: &[&str] = &["trust", "allow-once", "install", "uninstall"];
 
@@ -902,19 +930,6 @@ fn self_loosening(cmd: &SimpleCommand) -> Option<Part> {
     )))
 }
 
-fn write_target_is_safe(target: &Word, cwd: Option<&Path>, rules: &Rules, ctx: &Context) -> bool {
-    if SINKS.contains(&target.text.as_str()) || target.text.starts_with("/dev/fd/") {
-        return true;
-    }
-    if target.kind != WordKind::Literal && !shell::is_home_ref(&target.text) {
-        return false;
-    }
-    match resolve_word(target, cwd, ctx) {
-        Some(p) => in_safe_area(&p, rules, ctx),
-        None => false,
-    }
-}
-
 fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let mut reports = Vec::new();
     for segment in shell::rough_segments(command) {
@@ -927,6 +942,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
                 rule: part.rule,
                 person_only: part.person_only,
                 cwd: None,
+                effects: part.effects,
             });
         }
     }
@@ -945,6 +961,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
             cwd: Cwd::Start,
             extra_args: false,
             extra_args_under: Vec::new(),
+            extra_args_piped: false,
             depth: 0,
             name_dir: None,
         };
@@ -964,6 +981,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
         rule: part.rule,
         person_only: part.person_only,
         cwd: None,
+        effects: part.effects,
     });
     combine("PowerShell", reports)
 }
@@ -1000,6 +1018,17 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
         d.person_only = part.person_only;
         return d;
     }
+    if let Some(rule) = policy::protected(&path, rules, ctx) {
+        return make(
+            Verdict::Uncertain,
+            format!(
+                "{} is a protected place in the project, where a write makes code run later without the person seeing it",
+                path.display()
+            ),
+            Some(rule.clone()),
+            Some(&path),
+        );
+    }
     let project = &ctx.project_real;
     if paths::is_within(&path, project) {
         return make(
@@ -1032,7 +1061,7 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
     )
 }
 
-fn read_decision(tool: &str, raw_paths: &[String], ctx: &Context) -> Decision {
+fn read_decision(tool: &str, raw_paths: &[String], rules: &Rules, ctx: &Context) -> Decision {
     let mut decision = Decision {
         verdict: Verdict::Allow,
         tier: Tier::Local,
@@ -1053,19 +1082,27 @@ fn read_decision(tool: &str, raw_paths: &[String], ctx: &Context) -> Decision {
         let Some(path) = paths::resolve(trimmed, ctx.cwd, ctx.home) else {
             continue;
         };
-        let real = ctx.fs.real_path(&path);
-        if let Some(cred) =
-            paths::credential(&real, ctx.home).or_else(|| paths::credential(&path, ctx.home))
-        {
-            decision.verdict = Verdict::Ask;
-            decision.reason = format!(
-                "sentinel[local]: ask: {tool} of the credential file {cred} ({})",
-                real.display()
-            );
-            decision.path = Some(real.display().to_string());
-            return decision;
+        // The path itself, where its symlinks lead, and what a glob in it matches now.
+        let mut candidates = vec![path.clone(), ctx.fs.real_path(&path)];
+        if trimmed.contains(['*', '?', '[']) {
+            candidates.extend(ctx.fs.glob(&path).unwrap_or_default());
         }
-        decision.path = Some(real.display().to_string());
+        for p in &candidates {
+            let real = ctx.fs.real_path(p);
+            let found = credentials::credential(&real, rules)
+                .map(|r| (real.clone(), r))
+                .or_else(|| credentials::credential(p, rules).map(|r| (p.clone(), r)));
+            if let Some((at, rule)) = found {
+                decision.verdict = Verdict::Ask;
+                decision.reason = format!(
+                    "sentinel[local]: ask: {tool} of the credential file {}",
+                    credentials::describe(&at, rule)
+                );
+                decision.path = Some(at.display().to_string());
+                return decision;
+            }
+        }
+        decision.path = Some(ctx.fs.real_path(&path).display().to_string());
     }
     decision
 }

@@ -11,6 +11,8 @@ pub(super) enum Unwrap {
         start: usize,
         label: String,
         extra_args: bool,
+        /// Text replaced at run time in the inner words (`xargs -I {}`).
+        placeholder: Option<String>,
     },
     /// Runs this text as a shell script.
     Script { text: Word, label: String },
@@ -152,6 +154,7 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
                 start,
                 label: label.to_string(),
                 extra_args: false,
+                placeholder: None,
             }
         } else {
             Unwrap::No
@@ -297,6 +300,7 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
                 start,
                 label: "xargs".to_string(),
                 extra_args: true,
+                placeholder: xargs_placeholder(&argv[1..start.min(argv.len())]),
             }
         }
         "poetry" | "pipenv" | "pdm" | "uv" | "rye" | "hatch"
@@ -308,6 +312,63 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
             inner(2, &format!("{name} run"))
         }
         "bundle" if argv.get(1).is_some_and(|w| w.text == "exec") => inner(2, "bundle exec"),
+        // `npx tsc`: runs a package's binary, judged as that program. Options that name another
+        // package (`-p`) or give a command line (`-c`) are left to npx's own spec.
+        "npx" | "bunx" => {
+            let start = skip_options(argv, &[], &[]);
+            let plain = argv[1..start.min(argv.len())].iter().all(|w| {
+                matches!(
+                    w.text.as_str(),
+                    "-y" | "--yes" | "--no" | "--no-install" | "-q" | "--quiet" | "--"
+                )
+            });
+            if !plain {
+                return Unwrap::No;
+            }
+            inner(start, name)
+        }
+        "pnpm" | "yarn" if argv.get(1).is_some_and(|w| w.text == "exec") => {
+            if argv.get(2).is_some_and(|w| w.text.starts_with('-')) {
+                return Unwrap::No;
+            }
+            inner(2, &format!("{name} exec"))
+        }
+        // `coverage run -m pytest`: as `python -m pytest`, under coverage.
+        "coverage"
+            if argv.get(1).is_some_and(|w| w.text == "run")
+                && argv.get(2).is_some_and(|w| w.text == "-m")
+                && argv
+                    .get(3)
+                    .is_some_and(|w| w.is_literal() && !w.text.starts_with('-')) =>
+        {
+            inner(3, "coverage run -m")
+        }
+        // `python -m pytest`: runs the module, judged as that program (`pytest`'s spec).
+        n if is_python(n) => {
+            let mut i = 1;
+            while let Some(w) = argv.get(i) {
+                match w.text.as_str() {
+                    "-u" | "-B" | "-O" | "-OO" | "-I" | "-E" | "-s" | "-S" | "-q" | "-b"
+                    | "-bb" | "-d" | "-v" | "-P" => i += 1,
+                    "-W" | "-X" => i += 2,
+                    // `python manage.py migrate` is Django's command line: judged as
+                    // `manage.py migrate`, whose spec is django-admin's.
+                    t if t == "manage.py" || t.ends_with("/manage.py") => {
+                        return inner(i, &format!("{name} manage.py"));
+                    }
+                    "-m" => {
+                        return match argv.get(i + 1) {
+                            Some(m) if m.is_literal() && !m.text.starts_with('-') => {
+                                inner(i + 1, &format!("{name} -m"))
+                            }
+                            _ => Unwrap::No,
+                        };
+                    }
+                    _ => return Unwrap::No,
+                }
+            }
+            Unwrap::No
+        }
         "eval" => {
             let args = &argv[1..];
             if args.is_empty() {
@@ -339,6 +400,33 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
         n if SHELLS.contains(&n) => shell_wrapper(argv, n),
         _ => Unwrap::No,
     }
+}
+
+/// The text `xargs -I R` (`-iR`, `--replace[=R]`) replaces with each input line.
+fn xargs_placeholder(opts: &[Word]) -> Option<String> {
+    let mut it = opts.iter();
+    while let Some(w) = it.next() {
+        let t = w.text.as_str();
+        if t == "-I" {
+            return Some(it.next().map_or("{}".to_string(), |v| v.text.clone()));
+        }
+        if let Some(r) = t.strip_prefix("--replace") {
+            let r = r.strip_prefix('=').unwrap_or("");
+            return Some(if r.is_empty() { "{}".into() } else { r.into() });
+        }
+        if let Some(r) = t.strip_prefix("-I").or_else(|| t.strip_prefix("-i")) {
+            return Some(if r.is_empty() { "{}".into() } else { r.into() });
+        }
+    }
+    None
+}
+
+/// `python`, `python3`, `python3.12`, `pypy3`.
+fn is_python(name: &str) -> bool {
+    let rest = name
+        .strip_prefix("python")
+        .or_else(|| name.strip_prefix("pypy"));
+    rest.is_some_and(|r| r.chars().all(|c| c.is_ascii_digit() || c == '.'))
 }
 
 /// `bash -c STRING`, `bash -s`, `bash` fed on stdin, or `bash script.sh`.

@@ -179,9 +179,14 @@ pub struct SimpleCommand {
     pub cwd: Cwd,
     /// More arguments are added at run time (`xargs`, `find -exec … {}`).
     pub extra_args: bool,
-    /// For `find -exec`: the directories the run-time arguments lie under (find's roots).
+    /// For `find -exec`: the directories the run-time arguments lie under (find's roots); for
+    /// `find … | xargs`, the same, read from the pipe.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extra_args_under: Vec<Word>,
+    /// The run-time arguments come through a pipe (`xargs`), so how many and which is up to
+    /// what runs before.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub extra_args_piped: bool,
     /// How deep in nested code (`$( )`, `bash -c`, a decoded script …) it was found; 0 at the top.
     #[serde(skip)]
     pub depth: usize,
@@ -299,8 +304,33 @@ pub fn is_home_ref(text: &str) -> bool {
     })
 }
 
+/// Variables under a dangerous prefix that only change formatting or buffering.
+const HARMLESS_VARIABLES: &[&str] = &[
+    "PYTHONIOENCODING",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONUTF8",
+    "PYTHONHASHSEED",
+    "PYTHONWARNINGS",
+    "PYTHONFAULTHANDLER",
+    "PYTHONTRACEMALLOC",
+    "CARGO_TERM_COLOR",
+    "CARGO_INCREMENTAL",
+    "CARGO_TERM_VERBOSE",
+    "CARGO_TERM_QUIET",
+    "RUST_BACKTRACE",
+    "GIT_PAGER_IN_USE",
+];
+
+/// Variables that name where code is loaded from: harmless when every entry is inside the
+/// project, which Tier 1 checks for a `VAR=value cmd` prefix (not for `export`, which lasts).
+pub const LOAD_PATH_VARIABLES: &[&str] = &["PYTHONPATH", "NODE_PATH"];
+
 /// Environment variables that decide which program runs, or inject code into one.
 pub fn is_dangerous_variable(name: &str) -> bool {
+    if HARMLESS_VARIABLES.contains(&name) {
+        return false;
+    }
     const EXACT: &[&str] = &[
         "PATH",
         "IFS",

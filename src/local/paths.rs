@@ -7,45 +7,184 @@ use std::path::{Component, Path, PathBuf};
 
 /// How the file system is consulted when a path is resolved.
 pub trait Fs {
-    /// The real path of `p` with symlinks of its longest existing prefix followed.
+    /// The real path of `p`: every symlink on the way followed, dangling ones too (a write
+    /// through a dangling link creates its target). Components that do not exist are kept.
     fn real_path(&self, p: &Path) -> PathBuf;
+
+    /// The paths an absolute glob matches now, as the shell would expand it; None when that
+    /// cannot be known (too many entries, or no file system to ask).
+    fn glob(&self, pattern: &Path) -> Option<Vec<PathBuf>>;
+
+    /// Whether `p` is a directory now (a symlink is not); None when that cannot be known.
+    fn is_dir(&self, p: &Path) -> Option<bool>;
+
+    /// Whether git ignores `p` in the work tree rooted at `root` (its `.gitignore` files along
+    /// the way and `.git/info/exclude`); None when that cannot be known.
+    fn git_ignored(&self, root: &Path, p: &Path) -> Option<bool>;
 }
 
 /// Follows symlinks on the real file system.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RealFs;
 
+/// Symlinks followed in one resolution before giving up (Linux's own limit).
+const MAX_LINKS: usize = 40;
+/// Directory entries a glob may look at before sentinel stops expanding it.
+const MAX_GLOB_ENTRIES: usize = 20_000;
+
 impl Fs for RealFs {
     fn real_path(&self, p: &Path) -> PathBuf {
-        // Walk up to the longest prefix that exists, canonicalise it, and re-append the rest.
-        let mut existing = p.to_path_buf();
-        let mut rest = Vec::new();
-        loop {
-            if let Ok(real) = std::fs::canonicalize(&existing) {
-                let mut out = real;
-                for part in rest.iter().rev() {
-                    out.push(part);
-                }
-                return out;
+        let mut out = PathBuf::from("/");
+        let mut todo: Vec<std::ffi::OsString> = p
+            .components()
+            .rev()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_os_string()),
+                Component::ParentDir => Some("..".into()),
+                _ => None,
+            })
+            .collect();
+        let mut links = 0;
+        let mut exists = true;
+        while let Some(part) = todo.pop() {
+            if part == ".." {
+                out.pop();
+                continue;
             }
-            match (existing.parent(), existing.file_name()) {
-                (Some(parent), Some(name)) => {
-                    rest.push(name.to_os_string());
-                    existing = parent.to_path_buf();
+            out.push(&part);
+            if !exists {
+                continue;
+            }
+            match std::fs::symlink_metadata(&out) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    links += 1;
+                    let Ok(target) = std::fs::read_link(&out) else {
+                        continue;
+                    };
+                    if links > MAX_LINKS {
+                        return out;
+                    }
+                    out.pop();
+                    if target.is_absolute() {
+                        out = PathBuf::from("/");
+                    }
+                    for c in target.components().rev() {
+                        match c {
+                            Component::Normal(n) => todo.push(n.to_os_string()),
+                            Component::ParentDir => todo.push("..".into()),
+                            _ => {}
+                        }
+                    }
                 }
-                _ => return p.to_path_buf(),
+                Ok(_) => {}
+                Err(_) => exists = false,
             }
         }
+        out
+    }
+
+    fn glob(&self, pattern: &Path) -> Option<Vec<PathBuf>> {
+        let mut found = vec![PathBuf::from("/")];
+        let mut budget = MAX_GLOB_ENTRIES;
+        for c in pattern.components() {
+            let Component::Normal(part) = c else {
+                continue;
+            };
+            let part = part.to_str()?;
+            if !part.contains(['*', '?', '[']) {
+                for f in &mut found {
+                    f.push(part);
+                }
+                found.retain(|f| std::fs::symlink_metadata(f).is_ok());
+                continue;
+            }
+            let matcher = globset::GlobBuilder::new(part)
+                .literal_separator(true)
+                .build()
+                .ok()?
+                .compile_matcher();
+            let mut next = Vec::new();
+            for dir in &found {
+                let Ok(entries) = std::fs::read_dir(dir) else {
+                    continue;
+                };
+                for e in entries.flatten() {
+                    budget = budget.checked_sub(1)?;
+                    let name = e.file_name();
+                    let name = name.to_string_lossy();
+                    // Like bash: a leading dot is matched only by a pattern that starts with one.
+                    if name.starts_with('.') && !part.starts_with('.') {
+                        continue;
+                    }
+                    if matcher.is_match(name.as_ref()) {
+                        next.push(dir.join(name.as_ref()));
+                    }
+                }
+            }
+            found = next;
+        }
+        Some(found)
+    }
+
+    fn is_dir(&self, p: &Path) -> Option<bool> {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) => Some(m.is_dir()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(false),
+            Err(_) => None,
+        }
+    }
+
+    fn git_ignored(&self, root: &Path, p: &Path) -> Option<bool> {
+        let rel = p.strip_prefix(root).ok()?;
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
+        // Every .gitignore from the root down to the path's parent, then the repository's own
+        // exclude file; a file that cannot be read makes the answer unknown.
+        let mut dir = root.to_path_buf();
+        let mut dirs = vec![dir.clone()];
+        for c in rel.parent().into_iter().flat_map(Path::components) {
+            dir.push(c);
+            dirs.push(dir.clone());
+        }
+        for d in dirs {
+            let f = d.join(".gitignore");
+            if f.is_file()
+                && let Some(e) = builder.add(&f)
+                && !matches!(e, ignore::Error::Io(_))
+            {
+                return None;
+            }
+        }
+        let exclude = root.join(".git/info/exclude");
+        if exclude.is_file() {
+            let _ = builder.add(exclude);
+        }
+        let gi = builder.build().ok()?;
+        Some(
+            gi.matched_path_or_any_parents(p, self.is_dir(p) == Some(true))
+                .is_ignore(),
+        )
     }
 }
 
-/// Never touches the file system: paths are resolved lexically only.
+/// Never touches the file system: paths are resolved lexically only, and globs not expanded.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LexicalFs;
 
 impl Fs for LexicalFs {
     fn real_path(&self, p: &Path) -> PathBuf {
         p.to_path_buf()
+    }
+
+    fn glob(&self, _pattern: &Path) -> Option<Vec<PathBuf>> {
+        None
+    }
+
+    fn is_dir(&self, _p: &Path) -> Option<bool> {
+        None
+    }
+
+    fn git_ignored(&self, _root: &Path, _p: &Path) -> Option<bool> {
+        None
     }
 }
 
@@ -56,9 +195,10 @@ pub fn is_windows_path(raw: &str) -> bool {
         || raw.starts_with("\\\\")
 }
 
-/// Makes `raw` absolute against `cwd`, expanding a leading `~`, `$HOME` or `${HOME}` and
-/// removing `.` and `..` lexically. Returns None for a path whose value is not known
-/// (another variable, `~user`). Windows paths come back with `/` separators.
+/// Makes `raw` absolute against `cwd`, expanding a leading `~`, `$HOME` or `${HOME}` (the home
+/// directory) and `~+`, `$PWD` or `${PWD}` (the directory the command runs in), and removing `.`
+/// and `..` lexically. Returns None for a path whose value is not known (another variable,
+/// `~user`). Windows paths come back with `/` separators.
 pub fn resolve(raw: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
     if raw.is_empty() {
         return Some(clean(cwd));
@@ -69,12 +209,21 @@ pub fn resolve(raw: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let joined = if let Some(rest) = strip_home(raw) {
         let home = home?;
         home.join(rest.trim_start_matches('/'))
+    } else if let Some(rest) = strip_pwd(raw) {
+        cwd.join(rest.trim_start_matches('/'))
     } else if raw.starts_with('~') || raw.contains('$') || raw.contains('`') {
         return None;
     } else {
         cwd.join(raw)
     };
     Some(clean(&joined))
+}
+
+fn strip_pwd(raw: &str) -> Option<&str> {
+    ["~+", "$PWD", "${PWD}"].iter().find_map(|h| {
+        raw.strip_prefix(h)
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
 }
 
 fn strip_home(raw: &str) -> Option<&str> {
@@ -184,7 +333,7 @@ impl PathPattern {
                 .literal_separator(true)
                 .build()
                 .map_err(|e| format!("bad glob: {e}"))?;
-            let literals = normalised
+            let literals = outside_braces(&normalised)
                 .split(['*', '?', '[', ']', '{', '}', ','])
                 .filter(|l| !l.is_empty())
                 .map(|l| {
@@ -211,6 +360,40 @@ impl PathPattern {
         Ok(PathPattern {
             raw: line.to_string(),
             matcher,
+            negated,
+        })
+    }
+
+    /// Parses a line of a list relative to a project root (`.git`, `**/.envrc`, `!x`): always a
+    /// case-insensitive glob over the path below the root.
+    pub fn parse_relative(line: &str) -> Result<Self, String> {
+        let (negated, body) = match line.strip_prefix('!') {
+            Some(rest) => (true, rest.trim()),
+            None => (false, line),
+        };
+        let body = body.trim_start_matches("./").trim_end_matches('/');
+        if body.is_empty() || body.starts_with(['/', '~', '$']) || body.contains("..") {
+            return Err(format!("`{body}` is not a path relative to the project"));
+        }
+        let glob = globset::GlobBuilder::new(body)
+            .case_insensitive(true)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| format!("bad glob: {e}"))?;
+        let literals = outside_braces(body)
+            .split(['*', '?', '[', ']', '{', '}', ','])
+            .filter(|l| !l.is_empty() && *l != "/")
+            .map(|l| l.trim_matches('/').to_ascii_lowercase())
+            .filter(|l| !l.is_empty())
+            .collect();
+        Ok(PathPattern {
+            raw: line.to_string(),
+            matcher: PathMatcher::Glob {
+                glob,
+                literals,
+                case_insensitive: true,
+                matcher: std::sync::OnceLock::new(),
+            },
             negated,
         })
     }
@@ -247,6 +430,35 @@ impl PathPattern {
     }
 }
 
+/// A glob with each `{a,b}` alternation and `[…]` class blanked out: the literal runs left are
+/// in every path it matches.
+fn outside_braces(glob: &str) -> String {
+    let mut depth = 0usize;
+    let mut in_class = false;
+    glob.chars()
+        .map(|c| match c {
+            '[' if depth == 0 => {
+                in_class = true;
+                '*'
+            }
+            ']' if in_class => {
+                in_class = false;
+                '*'
+            }
+            '{' => {
+                depth += 1;
+                '*'
+            }
+            '}' if depth > 0 => {
+                depth -= 1;
+                '*'
+            }
+            _ if depth > 0 || in_class => '*',
+            c => c,
+        })
+        .collect()
+}
+
 /// The entry of `list` that `path` falls under, unless a `!` exception covers it.
 pub fn list_matches<'a, T>(list: &'a [(PathPattern, T)], path: &Path) -> Option<&'a T> {
     if list.iter().any(|(p, _)| p.negated && p.matches(path)) {
@@ -255,82 +467,6 @@ pub fn list_matches<'a, T>(list: &'a [(PathPattern, T)], path: &Path) -> Option<
     list.iter()
         .find(|(p, _)| !p.negated && p.matches(path))
         .map(|(_, t)| t)
-}
-
-/// Files whose contents are credentials: reading one is asked about, not allowed.
-/// Names are matched anywhere; home-relative paths below the home directory.
-const CREDENTIAL_NAMES: &[&str] = &[
-    ".env",
-    ".netrc",
-    "_netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".pgpass",
-    ".my.cnf",
-    ".vault-token",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
-    "credentials.json",
-    "service-account.json",
-    ".htpasswd",
-];
-const CREDENTIAL_EXTENSIONS: &[&str] =
-    &[".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"];
-const CREDENTIAL_HOME_DIRS: &[&str] = &[
-    ".ssh",
-    ".aws",
-    ".gnupg",
-    ".kube",
-    ".docker/config.json",
-    ".config/gcloud",
-    ".azure",
-    ".config/gh/hosts.yml",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".terraform.d",
-    ".oci",
-    ".config/doctl",
-    ".password-store",
-];
-/// `.env` variants that are templates, not secrets.
-const ENV_TEMPLATES: &[&str] = &["example", "sample", "template", "dist", "defaults"];
-
-/// Names the credential a path points at, if it does.
-pub fn credential(path: &Path, home: Option<&Path>) -> Option<String> {
-    // Called for every argument of every command: string comparisons, no allocation until a
-    // credential is found.
-    let name = path.file_name()?.to_string_lossy();
-    let is = |s: &str| name.eq_ignore_ascii_case(s);
-    let ends = |s: &str| {
-        name.len() >= s.len()
-            && name.is_char_boundary(name.len() - s.len())
-            && name[name.len() - s.len()..].eq_ignore_ascii_case(s)
-    };
-    // Public keys and the list of known hosts are not secrets.
-    if ends(".pub") || is("known_hosts") {
-        return None;
-    }
-    if name.len() > 5 && name.is_char_boundary(5) && name[..5].eq_ignore_ascii_case(".env.") {
-        let rest = &name[5..];
-        if !ENV_TEMPLATES.iter().any(|t| rest.eq_ignore_ascii_case(t)) {
-            return Some(name.into_owned());
-        }
-    }
-    if CREDENTIAL_NAMES.iter().any(|n| is(n)) || CREDENTIAL_EXTENSIONS.iter().any(|e| ends(e)) {
-        return Some(name.into_owned());
-    }
-    let rel = path.strip_prefix(home?).ok()?;
-    let rel = rel.to_str()?;
-    CREDENTIAL_HOME_DIRS
-        .iter()
-        .find(|d| {
-            rel.strip_prefix(**d)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-        })
-        .map(|d| format!("~/{d}"))
 }
 
 #[cfg(test)]
@@ -377,17 +513,6 @@ mod tests {
         let q = PathPattern::parse("/home/*/secret-*", None, false).unwrap();
         assert!(q.matches(Path::new("/home/u/secret-x/y")));
         assert!(!q.matches(Path::new("/home/u/public")));
-    }
-
-    #[test]
-    fn credentials_are_recognised() {
-        let home = Some(Path::new("/home/u"));
-        assert!(credential(Path::new("/home/u/.ssh/id_rsa"), home).is_some());
-        assert!(credential(Path::new("/p/.env"), home).is_some());
-        assert!(credential(Path::new("/p/.env.production"), home).is_some());
-        assert!(credential(Path::new("/p/.env.example"), home).is_none());
-        assert!(credential(Path::new("/home/u/.aws/credentials"), home).is_some());
-        assert!(credential(Path::new("/p/src/main.rs"), home).is_none());
     }
 
     #[test]

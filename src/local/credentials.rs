@@ -1,0 +1,74 @@
+//! Credentials: the paths whose content is a secret (`credential_paths.txt`), applied to resolved
+//! paths by every tool.
+
+use crate::decision::RuleRef;
+use crate::local::paths::{self, list_matches};
+use crate::rules::Rules;
+use std::path::Path;
+
+/// The credential-list line `path` falls under, if it is a credential.
+pub fn credential<'r>(path: &Path, rules: &'r Rules) -> Option<&'r RuleRef> {
+    list_matches(rules.credential_paths(), path)
+}
+
+/// A short name for the credential, for reasons: the list line's path.
+pub fn describe(path: &Path, rule: &RuleRef) -> String {
+    format!("{} ({})", path.display(), rule.pattern)
+}
+
+/// True when reading `dir` recursively reaches credentials: it is the root, a system directory
+/// that holds them, or the home directory or one above it.
+pub fn tree_holds_credentials(dir: &Path, home: Option<&Path>, rules: &Rules) -> bool {
+    if dir == Path::new("/") || credential(dir, rules).is_some() {
+        return true;
+    }
+    if let Some(h) = home
+        && paths::is_within(h, dir)
+    {
+        return true;
+    }
+    ["/etc", "/proc", "/var/lib", "/run"]
+        .iter()
+        .any(|d| Path::new(d) == dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_list() {
+        let rules = Rules::bundled(Some(Path::new("/home/u")));
+        let is = |p: &str| credential(Path::new(p), &rules).is_some();
+        for p in [
+            "/home/u/.ssh/id_rsa",
+            "/home/u/.ssh/config",
+            "/p/.env",
+            "/p/.env.production",
+            "/p/config/.ENV.local",
+            "/home/u/.aws/credentials",
+            "/p/.jwt_secret",
+            "/p/android/keystore.properties",
+            "/etc/shadow",
+            "/proc/1234/environ",
+            "/p/k8s/secrets.yaml",
+            "/p/certs/server.key",
+            "/home/u/.claude/.credentials.json",
+            "/p/terraform.tfstate",
+        ] {
+            assert!(is(p), "{p} is a credential");
+        }
+        for p in [
+            "/home/u/.ssh/id_rsa.pub",
+            "/home/u/.ssh/known_hosts",
+            "/p/.env.example",
+            "/p/src/main.rs",
+            "/p/src/secrets.rs",
+            "/p/src/secrets/mod.rs",
+            "/p/docs/secret-management.md",
+            "/etc/hosts",
+        ] {
+            assert!(!is(p), "{p} is not a credential");
+        }
+    }
+}

@@ -1,0 +1,496 @@
+//! What a simple command does, as effects: the paths it reads, writes and deletes, the code it
+//! runs, the network it uses, the user it acts as. They come from its spec (options and operands
+//! as the program reads them) and from its redirections; [`crate::local::policy`] decides over
+//! them.
+
+use crate::decision::RuleRef;
+use crate::local::options::{self, Reading};
+use crate::local::spec::{Kind, Network, OptKind, Runs, Specs};
+use crate::shell::{RedirectKind, SimpleCommand, Word};
+
+/// One thing a command does.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case", tag = "effect")]
+pub enum Effect {
+    /// Reads a file (`tree`: a directory, recursively).
+    Read {
+        /// The path as written.
+        path: Word,
+        /// Read recursively.
+        tree: bool,
+    },
+    /// Writes or creates a file or directory.
+    Write {
+        /// The path as written.
+        path: Word,
+    },
+    /// Deletes (or moves away) a file or directory.
+    Delete {
+        /// The path as written.
+        path: Word,
+        /// A directory with everything in it (`rm -r`).
+        tree: bool,
+    },
+    /// Runs the project's own code: its build, tests, scripts.
+    RunProject,
+    /// Runs a file as a program or script.
+    RunFile {
+        /// The file as written.
+        path: Word,
+    },
+    /// Runs another program that sentinel does not see (`--compress-program=sh`).
+    RunProgram {
+        /// The program or command line.
+        program: String,
+    },
+    /// Runs code given as text (`python -c`).
+    RunCode {
+        /// The code, cut short.
+        code: String,
+    },
+    /// Routine fetches from the sources the project names (`git fetch`, `npm ci`).
+    Fetch,
+    /// Fetches from a URL or host.
+    Receive {
+        /// The URL or host as written.
+        from: Word,
+    },
+    /// Sends data out over the network.
+    Send {
+        /// What is sent, or where.
+        what: String,
+        /// To a remote the command itself names (`git push`); otherwise to wherever the
+        /// command's URLs point, which may be this machine (`curl -d … localhost:3000`).
+        remote: bool,
+    },
+    /// Acts as another user.
+    AsUser {
+        /// The user.
+        user: String,
+    },
+    /// Installs a package named on the command line: a new dependency.
+    Install {
+        /// The package.
+        package: String,
+    },
+    /// Runs a named task of the project.
+    Task {
+        /// The task name.
+        name: Word,
+    },
+    /// Destructive: a spec denies it.
+    Destroy {
+        /// Why, and what to do instead (`why; instead: …`).
+        why: String,
+        /// The spec line.
+        rule: RuleRef,
+    },
+    /// A spec says the person (or Tier 2) must review it.
+    Review {
+        /// Why.
+        why: String,
+        /// The spec line.
+        rule: RuleRef,
+    },
+    /// Something sentinel cannot read with certainty.
+    Unknown {
+        /// What.
+        why: String,
+    },
+}
+
+impl Effect {
+    /// One line for people: `writes out.txt`.
+    pub fn describe(&self) -> String {
+        match self {
+            Effect::Read { path, tree: false } => format!("reads {}", path.text),
+            Effect::Read { path, tree: true } => format!("reads {} recursively", path.text),
+            Effect::Write { path } => format!("writes {}", path.text),
+            Effect::Delete { path, tree: false } => format!("deletes {}", path.text),
+            Effect::Delete { path, tree: true } => {
+                format!("deletes {} and everything in it", path.text)
+            }
+            Effect::RunProject => "runs the project's own tooling".into(),
+            Effect::RunFile { path } => format!("runs the file {}", path.text),
+            Effect::RunProgram { program } => format!("runs the program {program}"),
+            Effect::RunCode { code } => format!("runs code given as text: {code}"),
+            Effect::Fetch => "fetches from the sources the project names".into(),
+            Effect::Receive { from } => format!("fetches from {}", from.text),
+            Effect::Send { what, .. } => format!("sends data out: {what}"),
+            Effect::AsUser { user } => format!("acts as the user {user}"),
+            Effect::Install { package } => format!("installs the new dependency {package}"),
+            Effect::Task { name } => format!("runs the project task {}", name.text),
+            Effect::Destroy { why, rule } => format!("destroys: {why} [{rule}]"),
+            Effect::Review { why, rule } => format!("needs review: {why} [{rule}]"),
+            Effect::Unknown { why } => format!("unknown: {why}"),
+        }
+    }
+}
+
+/// A command's effects, and where it works.
+#[derive(Clone, Debug, Default)]
+pub struct Effects {
+    /// The effects, in the order found.
+    pub list: Vec<Effect>,
+    /// Directories the program changes into before it works (`git -C a -C b`), in order.
+    pub dirs: Vec<Word>,
+    /// The spec that was read, when there is one.
+    pub spec: Option<RuleRef>,
+    /// False when sentinel has no spec for the program.
+    pub known: bool,
+}
+
+/// The effects of one simple command.
+pub fn of(cmd: &SimpleCommand, specs: &Specs) -> Effects {
+    let mut out = Effects::default();
+    for r in &cmd.redirects {
+        match r.kind {
+            RedirectKind::Write | RedirectKind::Append => out.list.push(Effect::Write {
+                path: r.target.clone(),
+            }),
+            RedirectKind::Read => out.list.push(Effect::Read {
+                path: r.target.clone(),
+                tree: false,
+            }),
+            _ => {}
+        }
+    }
+    if cmd.argv.is_empty() {
+        out.known = true;
+        return out;
+    }
+    let Some(reading) = options::read(&cmd.argv, specs) else {
+        return out;
+    };
+    out.known = true;
+    from_reading(&reading, &mut out);
+    if cmd.extra_args {
+        appended(cmd, &reading, &mut out);
+    }
+    out
+}
+
+/// Operands added at run time: under `find`'s roots for `find -exec`, unknown for `xargs`.
+fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
+    let Some(kind) = reading.appended else {
+        out.list.push(Effect::Unknown {
+            why: format!(
+                "`{}` gets operands at run time it does not take",
+                reading.name()
+            ),
+        });
+        return;
+    };
+    if matches!(
+        kind,
+        Kind::Text | Kind::Path | Kind::Subcommand | Kind::Args
+    ) {
+        return;
+    }
+    if cmd.extra_args_under.is_empty() {
+        out.list.push(Effect::Unknown {
+            why: format!(
+                "`{}` gets paths at run time (xargs) that sentinel cannot see",
+                reading.name()
+            ),
+        });
+        return;
+    }
+    for root in &cmd.extra_args_under {
+        let path = root.clone();
+        out.list.push(match kind {
+            Kind::Read | Kind::Tree => Effect::Read { path, tree: true },
+            Kind::Write => Effect::Write { path },
+            Kind::Delete | Kind::Move => Effect::Delete { path, tree: false },
+            Kind::DeleteTree => Effect::Delete { path, tree: true },
+            _ => Effect::Unknown {
+                why: format!("`{}` gets operands at run time", reading.name()),
+            },
+        });
+    }
+}
+
+fn from_reading(r: &Reading, out: &mut Effects) {
+    let spec = r.spec();
+    let rule = spec.rule.clone();
+    out.spec = Some(rule.clone());
+    let at = |line: usize| RuleRef {
+        line,
+        ..rule.clone()
+    };
+    for p in &r.problems {
+        out.list.push(Effect::Unknown { why: p.clone() });
+    }
+    for s in &r.chain {
+        if let Some(why) = &s.deny {
+            out.list.push(Effect::Destroy {
+                why: why.clone(),
+                rule: s.rule.clone(),
+            });
+        }
+        if let Some(why) = &s.review {
+            out.list.push(Effect::Review {
+                why: why.clone(),
+                rule: s.rule.clone(),
+            });
+        }
+    }
+    for m in &r.marked {
+        match &m.kind {
+            OptKind::Deny(why) => out.list.push(Effect::Destroy {
+                why: format!("`{}`: {why}", m.name),
+                rule: at(m.line),
+            }),
+            OptKind::Review(why) => out.list.push(Effect::Review {
+                why: format!("`{}`: {why}", m.name),
+                rule: at(m.line),
+            }),
+            _ => {}
+        }
+    }
+    if spec.runs == Runs::Project {
+        out.list.push(Effect::RunProject);
+    }
+    match spec.network {
+        Network::None => {}
+        Network::Fetch => out.list.push(Effect::Fetch),
+        Network::Send => out.list.push(Effect::Send {
+            what: format!("`{}` sends to a remote", spec.name),
+            remote: true,
+        }),
+    }
+    for v in &r.values {
+        let w = &v.word;
+        let effect = match v.kind {
+            Kind::Text | Kind::Path | Kind::Subcommand | Kind::Args => continue,
+            Kind::Read => Effect::Read {
+                path: w.clone(),
+                tree: false,
+            },
+            Kind::Tree => Effect::Read {
+                path: w.clone(),
+                tree: true,
+            },
+            Kind::Write => Effect::Write { path: w.clone() },
+            Kind::Delete | Kind::Move => Effect::Delete {
+                path: w.clone(),
+                tree: false,
+            },
+            Kind::DeleteTree => Effect::Delete {
+                path: w.clone(),
+                tree: true,
+            },
+            Kind::Run => Effect::RunProgram {
+                program: crate::shell::excerpt(&w.text),
+            },
+            Kind::Code => Effect::RunCode {
+                code: crate::shell::excerpt(&w.text),
+            },
+            Kind::Script => Effect::RunFile { path: w.clone() },
+            Kind::Url => Effect::Receive { from: w.clone() },
+            Kind::Send => {
+                // `-d @file`, `-F name=@file`: the file is read to be sent.
+                if let Some((_, file)) = w.text.rsplit_once('@') {
+                    let file = file.split(';').next().unwrap_or("");
+                    if !file.is_empty() && file != "-" {
+                        out.list.push(Effect::Read {
+                            path: Word {
+                                text: file.to_string(),
+                                kind: w.kind,
+                                value: None,
+                            },
+                            tree: false,
+                        });
+                    }
+                }
+                Effect::Send {
+                    what: format!("{} {}", v.from, crate::shell::excerpt(&w.text)),
+                    remote: false,
+                }
+            }
+            Kind::Cwd => {
+                out.dirs.push(w.clone());
+                continue;
+            }
+            Kind::User => Effect::AsUser {
+                user: w.text.clone(),
+            },
+            Kind::Package => Effect::Install {
+                package: w.text.clone(),
+            },
+            Kind::Task => Effect::Task { name: w.clone() },
+            Kind::SedScript => match w.known_value() {
+                Some(s) if sed_is_plain(s) => continue,
+                _ => Effect::RunCode {
+                    code: format!(
+                        "sed script `{}` (runs commands, or reads or writes files)",
+                        crate::shell::excerpt(&w.text)
+                    ),
+                },
+            },
+            Kind::Variable => match w.known_value() {
+                Some(n) if !crate::signs::is_secret_variable_name(n) => continue,
+                _ => Effect::Review {
+                    why: format!(
+                        "prints `{}`, which looks like a secret",
+                        crate::shell::excerpt(&w.text)
+                    ),
+                    rule: spec.rule.clone(),
+                },
+            },
+            Kind::AwkProgram => match w.known_value() {
+                Some(s) if awk_is_plain(s) => continue,
+                _ => Effect::RunCode {
+                    code: format!(
+                        "awk program `{}` (runs commands, or writes files)",
+                        crate::shell::excerpt(&w.text)
+                    ),
+                },
+            },
+        };
+        out.list.push(effect);
+    }
+}
+
+/// A sed script that only edits the text it is given: no `e` (run), `w`/`W` (write), `r`/`R`
+/// (read) and no `s///e` or `s///w`. Anything this reader does not follow is not plain.
+pub fn sed_is_plain(script: &str) -> bool {
+    let c: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    // Skips a delimited part starting after its opening delimiter; returns the index after the
+    // closing one.
+    let delimited = |mut i: usize, d: char| -> Option<usize> {
+        while i < c.len() {
+            if c[i] == '\\' {
+                i += 2;
+                continue;
+            }
+            if c[i] == d {
+                return Some(i + 1);
+            }
+            if c[i] == '\n' {
+                return None;
+            }
+            i += 1;
+        }
+        None
+    };
+    while i < c.len() {
+        let ch = c[i];
+        match ch {
+            ' ' | '\t' | '\n' | ';' | '{' | '}' | '!' => i += 1,
+            '0'..='9' | '$' | ',' | '~' | '+' => i += 1,
+            '/' => match delimited(i + 1, '/') {
+                Some(n) => {
+                    i = n;
+                    // `I` and `M` modify an address regex.
+                    while i < c.len() && matches!(c[i], 'I' | 'M') {
+                        i += 1;
+                    }
+                }
+                None => return false,
+            },
+            '\\' if i + 1 < c.len() => match delimited(i + 2, c[i + 1]) {
+                Some(n) => i = n,
+                None => return false,
+            },
+            's' | 'y' => {
+                let Some(&d) = c.get(i + 1) else {
+                    return false;
+                };
+                if d == '\\' || d == '\n' {
+                    return false;
+                }
+                let Some(n) = delimited(i + 2, d) else {
+                    return false;
+                };
+                let Some(n) = delimited(n, d) else {
+                    return false;
+                };
+                i = n;
+                if ch == 's' {
+                    while i < c.len() && (c[i].is_ascii_digit() || "gpiImM".contains(c[i])) {
+                        i += 1;
+                    }
+                }
+            }
+            'd' | 'D' | 'p' | 'P' | 'n' | 'N' | 'g' | 'G' | 'h' | 'H' | 'x' | '=' | 'l' | 'z'
+            | 'q' | 'Q' => i += 1,
+            // Labels and text run to the end of the line (or `;` for labels).
+            'b' | 't' | 'T' | ':' => {
+                while i < c.len() && c[i] != ';' && c[i] != '\n' {
+                    i += 1;
+                }
+            }
+            'a' | 'i' | 'c' | '#' => {
+                while i < c.len() && c[i] != '\n' {
+                    i += 1;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// An awk program that only prints: no `system()`, no pipes to or from commands, no
+/// `getline` and no `print > file`.
+pub fn awk_is_plain(program: &str) -> bool {
+    if program.contains("system") || program.contains('|') || program.contains("getline") {
+        return false;
+    }
+    // `>` is a comparison unless it follows a print in the same statement.
+    for stmt in program.split([';', '{', '}', '\n']) {
+        let s = stmt.trim_start();
+        if (s.starts_with("print") || s.contains(" print")) && s.contains('>') {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sed_scripts() {
+        for plain in [
+            "s/a/b/g",
+            "s|/usr|/opt|",
+            "1d",
+            "/^#/d",
+            "s/x/y/;s/z/w/2",
+            "1,5p",
+            "$!N",
+            "s/\\//x/g",
+            "/start/,/end/{s/a/b/}",
+            "y/abc/xyz/",
+            "10q",
+        ] {
+            assert!(sed_is_plain(plain), "{plain}");
+        }
+        for code in [
+            "e",
+            "s/x/id/e",
+            "w /tmp/x",
+            "s/a/b/w out",
+            "1r /etc/shadow",
+            "R x",
+            "1e rm -rf ~",
+            "s/a",
+        ] {
+            assert!(!sed_is_plain(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn awk_programs() {
+        assert!(awk_is_plain("{print $1}"));
+        assert!(awk_is_plain("$3 > 100 {print $1}"));
+        assert!(!awk_is_plain("{system(\"id\")}"));
+        assert!(!awk_is_plain("{print > \"/tmp/x\"}"));
+        assert!(!awk_is_plain("{print | \"sh\"}"));
+        assert!(!awk_is_plain("BEGIN{\"id\" | getline x}"));
+    }
+}

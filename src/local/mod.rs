@@ -1,0 +1,22 @@
+//! Tier 1, the local decision: a pure function of the call, the rules, the command specs and the
+//! context. Read it top-down:
+//!
+//! - [`shell`] parses a Bash command into simple commands, unwrapping wrappers;
+//! - [`spec`] holds the command specs (`rules/commands/*.toml`): each program's options and
+//!   operands and what they mean;
+//! - [`options`] reads one simple command against its spec the way the program parses it;
+//! - [`effects`] turns that reading into effects (reads, writes, deletes, code run, network …);
+//! - [`policy`] decides over the effects, with [`paths`] (one resolver for every tool) and
+//!   [`credentials`];
+//! - [`rules`] holds the regex rule files and path lists; [`decide`] puts it all together.
+
+pub mod credentials;
+pub mod decide;
+pub mod effects;
+pub mod options;
+pub mod paths;
+pub mod policy;
+pub mod rules;
+pub mod shell;
+pub mod spec;
+pub mod spec_scan;

@@ -1,0 +1,722 @@
+//! Reads one simple command against its spec the way the program itself parses its arguments:
+//! which words are options (and which of those take the next word as their value), which are
+//! operands, and what each one is. Whatever the program would read differently from the spec —
+//! an option the spec does not know, an ambiguous abbreviation, a computed word where an option
+//! may stand — is a problem, and a problem makes the command uncertain.
+
+use crate::local::spec::{CommandSpec, Kind, Matched, OptKind, OptSpec, Specs, Syntax};
+use crate::shell::{Word, WordKind, is_home_ref};
+use std::sync::Arc;
+
+/// A word with what it is to the program.
+#[derive(Clone, Debug)]
+pub struct Value {
+    /// What it is.
+    pub kind: Kind,
+    /// The word.
+    pub word: Word,
+    /// Where it came from: the option name, or `operand`.
+    pub from: String,
+}
+
+/// A flag with an effect of its own (`deny`, `review`).
+#[derive(Clone, Debug)]
+pub struct Marked {
+    /// The name as the spec has it (the full name for an abbreviation).
+    pub name: String,
+    /// What it does.
+    pub kind: OptKind,
+    /// The spec line.
+    pub line: usize,
+}
+
+/// One simple command as its program reads it.
+#[derive(Clone, Debug, Default)]
+pub struct Reading {
+    /// The spec of the program, then of each subcommand named.
+    pub chain: Vec<Arc<CommandSpec>>,
+    /// Every option value and operand, with its kind.
+    pub values: Vec<Value>,
+    /// Flags with an effect.
+    pub marked: Vec<Marked>,
+    /// What the program would read differently from the spec; any makes it uncertain.
+    pub problems: Vec<String>,
+    /// The kind an operand appended at run time (`xargs`, `find -exec … {}`) would have.
+    pub appended: Option<Kind>,
+}
+
+impl Reading {
+    /// The innermost spec (the subcommand that runs).
+    pub fn spec(&self) -> &CommandSpec {
+        self.chain.last().expect("a reading has a spec")
+    }
+
+    /// The full name: `git commit`.
+    pub fn name(&self) -> &str {
+        &self.spec().name
+    }
+}
+
+/// Reads `argv` against the specs; None when sentinel has no spec for the program.
+pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
+    let name = argv.first()?;
+    if !name.is_literal() {
+        return None;
+    }
+    let program = specs.program(&name.text)?;
+    let mut r = Reading {
+        chain: vec![program],
+        ..Reading::default()
+    };
+    // Subcommands are looked up under the spec's own name, so an alias (`gradlew` for
+    // `gradle`, `cargo b` for `cargo build`) finds the same subcommands.
+    let mut path: Vec<String> = r.chain[0].name.split(' ').map(str::to_string).collect();
+    let mut operands: Vec<&Word> = Vec::new();
+    let mut options_done = false;
+    let mut after_dashdash = false;
+    let mut operand_kind: Option<Kind> = None;
+    let mut no_first = false;
+    let mut i = 1;
+    while i < argv.len() {
+        let w = &argv[i];
+        let spec = r.chain.last().unwrap().clone();
+        let syntax = syntax_of(&r.chain);
+        let dashed;
+        let text = if i == 1 && spec.dashless && w.is_literal() && !w.text.starts_with('-') {
+            dashed = format!("-{}", w.text);
+            dashed.as_str()
+        } else {
+            visible(w)
+        };
+        let option_like = !options_done
+            && (could_be_option(w, text, &spec, syntax)
+                || (i == 1 && spec.dashless && w.is_literal()));
+        if !option_like {
+            if w.text == "--" && !options_done && w.is_literal() {
+                options_done = true;
+                after_dashdash = true;
+                dashdash(&mut r);
+                i += 1;
+                continue;
+            }
+            let wants_sub = operands.is_empty()
+                && !after_dashdash
+                && spec
+                    .operands
+                    .first()
+                    .is_some_and(|s| s.kind == Kind::Subcommand);
+            if wants_sub {
+                if !w.is_literal() {
+                    r.problems.push(format!(
+                        "the subcommand of `{}` is computed (`{}`)",
+                        spec.name, w.text
+                    ));
+                    return Some(r);
+                }
+                path.push(w.text.clone());
+                let words: Vec<&str> = path.iter().map(String::as_str).collect();
+                match specs.lookup(&words) {
+                    Some(child) => {
+                        // A pattern section (`aws * describe-*`) keeps the words as written.
+                        if !child.name.contains('*') {
+                            path = child.name.split(' ').map(str::to_string).collect();
+                        }
+                        r.chain.push(child);
+                        options_done = false;
+                        i += 1;
+                        continue;
+                    }
+                    None => {
+                        r.problems.push(format!(
+                            "sentinel has no spec for `{}`",
+                            crate::shell::excerpt(&path.join(" "))
+                        ));
+                        return Some(r);
+                    }
+                }
+            }
+            if ambiguous_computed(w, text) && !spec.is_inert() {
+                r.problems.push(format!(
+                    "`{}` is not known before it runs and may be an option of `{}`",
+                    crate::shell::excerpt(&w.text),
+                    spec.name
+                ));
+            }
+            operands.push(w);
+            if matches!(syntax, Syntax::Posix | Syntax::Go) && !spec.interspersed {
+                options_done = true;
+            }
+            // Once the operands before an `args...` slot are in, the rest belongs to the script.
+            let slots: Vec<_> = spec
+                .operands
+                .iter()
+                .filter(|s| s.kind != Kind::Subcommand)
+                .skip(usize::from(no_first))
+                .collect();
+            if let Some(k) = slots.iter().position(|s| s.kind == Kind::Args)
+                && operands.len() >= k
+                && slots[..k].iter().all(|s| !s.repeat)
+            {
+                options_done = true;
+            }
+            i += 1;
+            continue;
+        }
+        if w.text == "--" {
+            options_done = true;
+            after_dashdash = true;
+            dashdash(&mut r);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let mut take = |opt: &OptSpec, shown: &str, inline: Option<&str>, r: &mut Reading| {
+            apply(
+                opt,
+                shown,
+                inline,
+                w,
+                argv,
+                &mut i,
+                r,
+                &mut operand_kind,
+                &mut no_first,
+            )
+        };
+        match syntax {
+            Syntax::Single | Syntax::Go => {
+                let (name, inline) = match syntax {
+                    Syntax::Go => {
+                        let t = text.strip_prefix('-').unwrap_or(text);
+                        let t = if t.starts_with('-') { t } else { text };
+                        let t = if t.starts_with("--") { &t[1..] } else { t };
+                        match t.split_once('=') {
+                            Some((n, v)) => (n, Some(v)),
+                            None => (t, None),
+                        }
+                    }
+                    _ => (text, None),
+                };
+                match find_long(&r.chain, name, syntax) {
+                    Matched::Prefixed(opt, len) => {
+                        let opt = opt.clone();
+                        let rest = &text[len..];
+                        take(&opt, name, Some(rest), &mut r);
+                    }
+                    Matched::Exact(opt) | Matched::Abbreviated(opt) => {
+                        let opt = opt.clone();
+                        // Go accepts `-flag=false` on a boolean flag.
+                        let inline = if matches!(opt.kind, OptKind::Value { .. }) {
+                            inline
+                        } else {
+                            None
+                        };
+                        take(&opt, name, inline, &mut r);
+                    }
+                    _ => unknown(&mut r, name, &spec),
+                }
+            }
+            _ => {
+                if let Some(rest) = text.strip_prefix('+') {
+                    // `cargo +nightly build`: a word the spec lists as `+` takes its rest.
+                    match find_long(&r.chain, "+", syntax) {
+                        Matched::Exact(opt) => {
+                            let opt = opt.clone();
+                            take(&opt, "+", Some(rest), &mut r);
+                        }
+                        _ => unknown(&mut r, text, &spec),
+                    }
+                } else if text.starts_with("--") {
+                    let (name, inline) = match text.split_once('=') {
+                        Some((n, v)) => (n, Some(v)),
+                        None => (text, None),
+                    };
+                    match find_long(&r.chain, name, syntax) {
+                        Matched::Exact(opt) => {
+                            let opt = opt.clone();
+                            take(&opt, name, inline, &mut r);
+                        }
+                        Matched::Prefixed(opt, len) => {
+                            let opt = opt.clone();
+                            take(&opt, &text[..len], Some(&text[len..]), &mut r);
+                        }
+                        Matched::Abbreviated(opt) => {
+                            // Read as the program reads it; a spelled-out name is never needed
+                            // for a deny, and an abbreviation is never a reason to allow.
+                            let opt = opt.clone();
+                            let full = opt
+                                .names
+                                .iter()
+                                .find(|n| n.starts_with(name))
+                                .cloned()
+                                .unwrap_or_default();
+                            r.problems.push(format!(
+                                "`{name}` abbreviates `{full}`; sentinel allows options only spelled out"
+                            ));
+                            take(&opt, &full, inline, &mut r);
+                        }
+                        Matched::Ambiguous => r.problems.push(format!(
+                            "`{name}` is an ambiguous abbreviation for `{}`",
+                            spec.name
+                        )),
+                        Matched::Unknown => unknown(&mut r, name, &spec),
+                    }
+                } else if let Some((opt, inline, shown)) = whole_word(&r.chain, text, syntax) {
+                    // `mvn -pl mod`, `java`-style `-Dkey=value`: a single-dash word the spec
+                    // names as a whole.
+                    take(&opt, &shown, inline.as_deref(), &mut r);
+                } else {
+                    // A cluster of short options: `-uo FILE`, `-oFILE`, `-n5`.
+                    let body = &text[1..];
+                    for (pos, c) in body.char_indices() {
+                        let Some(opt) = find_short(&r.chain, c) else {
+                            unknown(&mut r, &format!("-{c}"), &spec);
+                            break;
+                        };
+                        let opt = opt.clone();
+                        let shown = format!("-{c}");
+                        // `-i.bak`: an option that turns the operands also takes an optional
+                        // suffix in its cluster, as sed's `-i[SUFFIX]` does.
+                        if let OptKind::Value { .. } | OptKind::Operands(_, true) = opt.kind {
+                            let rest = &body[pos + c.len_utf8()..];
+                            take(&opt, &shown, (!rest.is_empty()).then_some(rest), &mut r);
+                            break;
+                        }
+                        take(&opt, &shown, None, &mut r);
+                    }
+                }
+            }
+        }
+    }
+    if argv.len() == r.chain.len()
+        && let Some(kind) = r.spec().bare.clone()
+    {
+        let line = r.spec().rule.line;
+        r.marked.push(Marked {
+            name: "with no arguments".into(),
+            kind,
+            line,
+        });
+    }
+    assign_operands(&mut r, &operands, operand_kind, no_first);
+    Some(r)
+}
+
+/// The syntax in force: the innermost spec's own, else its parent's, else gnu.
+fn syntax_of(chain: &[Arc<CommandSpec>]) -> Syntax {
+    chain
+        .iter()
+        .rev()
+        .find_map(|s| s.syntax)
+        .unwrap_or(Syntax::Gnu)
+}
+
+/// A literal `--`, which some programs give a meaning of its own.
+fn dashdash(r: &mut Reading) {
+    let spec = r.spec();
+    if let Some(kind) = spec.dashdash.clone() {
+        let line = spec.rule.line;
+        r.marked.push(Marked {
+            name: "--".into(),
+            kind,
+            line,
+        });
+    }
+}
+
+/// What the program sees of a word, as far as sentinel knows: its value, or its text.
+fn visible(w: &Word) -> &str {
+    w.known_value().unwrap_or(&w.text)
+}
+
+/// A computed word whose value is not known and could start with `-`.
+fn ambiguous_computed(w: &Word, text: &str) -> bool {
+    w.kind == WordKind::Computed
+        && w.value.is_none()
+        && (text.starts_with('$') || text.starts_with('`'))
+        && !is_home_ref(text)
+}
+
+fn could_be_option(w: &Word, text: &str, spec: &CommandSpec, syntax: Syntax) -> bool {
+    if w.kind == WordKind::Computed && w.value.is_none() {
+        // Handled as an operand that may be an option (see `ambiguous_computed`).
+        return false;
+    }
+    if text.starts_with('+') && text.len() > 1 {
+        return matches!(spec.long("+", syntax), Matched::Exact(_));
+    }
+    text.starts_with('-') && text.len() > 1
+}
+
+fn unknown(r: &mut Reading, name: &str, spec: &CommandSpec) {
+    r.problems.push(format!(
+        "`{}` is not an option sentinel knows for `{}`",
+        crate::shell::excerpt(name),
+        spec.name
+    ));
+}
+
+/// A long option in the innermost spec, else in its parents as far as they are inherited.
+fn find_long<'a>(chain: &'a [Arc<CommandSpec>], name: &str, syntax: Syntax) -> Matched<'a> {
+    // The specs whose options apply here: the innermost, and its parents while inherited.
+    let n = chain
+        .iter()
+        .rev()
+        .position(|s| !s.inherit)
+        .map_or(chain.len(), |i| i + 1);
+    let in_force = &chain[chain.len() - n..];
+    // A name spelled out anywhere in force wins over an abbreviation of another one.
+    let mut found = Matched::Unknown;
+    for spec in in_force.iter().rev() {
+        match spec.long(name, syntax) {
+            m @ Matched::Exact(_) => return m,
+            Matched::Unknown => {}
+            m => {
+                if matches!(found, Matched::Unknown) {
+                    found = m;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// A single-dash word that names a multi-letter option (`-pl`, `-pl=x`) or a prefixed one
+/// (`-Dkey=value`): the option, its inline value, and the name to show.
+fn whole_word(
+    chain: &[Arc<CommandSpec>],
+    text: &str,
+    syntax: Syntax,
+) -> Option<(OptSpec, Option<String>, String)> {
+    let (name, inline) = match text.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (text, None),
+    };
+    match find_long(chain, name, syntax) {
+        Matched::Exact(opt) if name.chars().count() > 2 => {
+            Some((opt.clone(), inline, name.to_string()))
+        }
+        _ => match find_long(chain, text, syntax) {
+            Matched::Prefixed(opt, len) => Some((
+                opt.clone(),
+                Some(text[len..].to_string()),
+                text[..len].to_string(),
+            )),
+            _ => None,
+        },
+    }
+}
+
+fn find_short(chain: &[Arc<CommandSpec>], c: char) -> Option<&OptSpec> {
+    for spec in chain.iter().rev() {
+        if let Some(o) = spec.short(c) {
+            return Some(o);
+        }
+        if !spec.inherit {
+            break;
+        }
+    }
+    None
+}
+
+/// Records what one option means, taking its values from `inline` and the words after it.
+#[allow(clippy::too_many_arguments)]
+fn apply(
+    opt: &OptSpec,
+    shown: &str,
+    inline: Option<&str>,
+    word: &Word,
+    argv: &[Word],
+    i: &mut usize,
+    r: &mut Reading,
+    operand_kind: &mut Option<Kind>,
+    no_first: &mut bool,
+) {
+    let marked = |r: &mut Reading| {
+        r.marked.push(Marked {
+            name: shown.to_string(),
+            kind: opt.kind.clone(),
+            line: opt.line,
+        })
+    };
+    match &opt.kind {
+        OptKind::Flag => {
+            if inline.is_some() {
+                r.problems.push(format!("`{shown}` takes no value"));
+            }
+        }
+        OptKind::NoFirstOperand => *no_first = true,
+        OptKind::Operands(k, _) => *operand_kind = Some(*k),
+        OptKind::Deny(_) | OptKind::Review(_) => marked(r),
+        OptKind::Value {
+            kinds,
+            optional,
+            as_first,
+            mark,
+        } => {
+            if *as_first {
+                *no_first = true;
+            }
+            if let Some(m) = mark {
+                r.marked.push(Marked {
+                    name: shown.to_string(),
+                    kind: (**m).clone(),
+                    line: opt.line,
+                });
+            }
+            let mut kinds = kinds.iter();
+            let first = kinds.next().copied().unwrap_or(Kind::Text);
+            match inline {
+                Some(v) => r.values.push(Value {
+                    kind: first,
+                    word: Word {
+                        text: v.to_string(),
+                        kind: word.kind,
+                        value: None,
+                    },
+                    from: shown.to_string(),
+                }),
+                None if *optional => {}
+                None => match argv.get(*i) {
+                    Some(next) => {
+                        r.values.push(Value {
+                            kind: first,
+                            word: next.clone(),
+                            from: shown.to_string(),
+                        });
+                        *i += 1;
+                    }
+                    None => r.problems.push(format!("`{shown}` is missing its value")),
+                },
+            }
+            for k in kinds {
+                match argv.get(*i) {
+                    Some(next) => {
+                        r.values.push(Value {
+                            kind: *k,
+                            word: next.clone(),
+                            from: shown.to_string(),
+                        });
+                        *i += 1;
+                    }
+                    None => r.problems.push(format!("`{shown}` is missing a value")),
+                }
+            }
+        }
+    }
+}
+
+/// Gives each operand its slot's kind: repeated slots take what the later slots leave.
+fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>, no_first: bool) {
+    let spec = r.spec();
+    let mut slots: Vec<_> = spec
+        .operands
+        .iter()
+        .copied()
+        .filter(|s| s.kind != Kind::Subcommand)
+        .collect();
+    if no_first && !slots.is_empty() {
+        slots.remove(0);
+    }
+    let extra = spec.extra.clone();
+    let name = spec.name.clone();
+    r.appended = match (slots.last(), &extra) {
+        (Some(s), _) if s.repeat => Some(turned(s.kind, turn_into)),
+        (_, Some(OptKind::Value { kinds, .. })) => Some(kinds[0]),
+        (None, None) => None,
+        _ => Some(Kind::Text),
+    };
+    let mut next = 0;
+    let mut out = Vec::new();
+    for (k, slot) in slots.iter().enumerate() {
+        let left = operands.len() - next;
+        let needed_after = slots[k + 1..].iter().filter(|s| !s.optional).count();
+        let take = if slot.repeat {
+            left.saturating_sub(needed_after)
+        } else if slot.optional {
+            usize::from(left > needed_after)
+        } else {
+            // A program that writes or deletes what it is given refuses to run without it;
+            // sentinel does not guess what such a command line meant.
+            if left == 0
+                && matches!(
+                    slot.kind,
+                    Kind::Write | Kind::Delete | Kind::DeleteTree | Kind::Move
+                )
+            {
+                r.problems.push(format!("`{name}` is missing an operand"));
+            }
+            left.min(1)
+        };
+        for w in &operands[next..next + take] {
+            let kind = turned(slot.kind, turn_into);
+            out.push(Value {
+                kind,
+                word: (*w).clone(),
+                from: "operand".into(),
+            });
+        }
+        next += take;
+    }
+    for w in &operands[next..] {
+        match &extra {
+            Some(OptKind::Value { kinds, .. }) => out.push(Value {
+                kind: kinds[0],
+                word: (*w).clone(),
+                from: "operand".into(),
+            }),
+            Some(kind @ (OptKind::Deny(_) | OptKind::Review(_))) => {
+                r.marked.push(Marked {
+                    name: format!("operand `{}`", crate::shell::excerpt(&w.text)),
+                    kind: kind.clone(),
+                    line: spec_line(r),
+                });
+                break;
+            }
+            _ => {
+                r.problems.push(format!(
+                    "`{name}` takes no operand `{}` here",
+                    crate::shell::excerpt(&w.text)
+                ));
+                break;
+            }
+        }
+    }
+    r.values.extend(out);
+}
+
+/// An operand's kind after a flag such as `sed -i` or `rm -r` turned it.
+fn turned(kind: Kind, into: Option<Kind>) -> Kind {
+    match into {
+        Some(Kind::DeleteTree) if kind == Kind::Delete => Kind::DeleteTree,
+        Some(t) if t != Kind::DeleteTree && kind.is_input_path() => t,
+        Some(Kind::DeleteTree) if kind.is_input_path() => Kind::DeleteTree,
+        _ => kind,
+    }
+}
+
+fn spec_line(r: &Reading) -> usize {
+    r.spec().rule.line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+[sort]
+flags = "-u --unique -r --reverse -n"
+options."-o --output" = "write"
+options."-k --key" = "text"
+options."--compress-program" = "run"
+operands = "read..."
+
+[git]
+options."-C" = "cwd"
+flags = "--no-pager"
+operands = "subcommand"
+
+["git push"]
+flags = "-u --set-upstream"
+options."-f --force" = "deny: rewrites history; instead: --force-with-lease"
+operands = "text? text..."
+
+[cp]
+flags = "-r -R --recursive -f"
+operands = "read... write"
+
+[sed]
+options."-i --in-place" = "operands=write"
+options."-e --expression" = "sed-script"
+options."-n" = "flag"
+operands = "sed-script read..."
+"#;
+
+    fn words(s: &str) -> Vec<Word> {
+        s.split(' ').map(Word::literal).collect()
+    }
+
+    fn kinds(cmd: &str) -> (Vec<(Kind, String)>, Vec<String>, Vec<String>) {
+        let specs = Specs::from_texts([("t.toml", SPEC)]);
+        let r = read(&words(cmd), &specs).unwrap();
+        (
+            r.values
+                .iter()
+                .map(|v| (v.kind, v.word.text.clone()))
+                .collect(),
+            r.marked.iter().map(|m| m.name.clone()).collect(),
+            r.problems,
+        )
+    }
+
+    #[test]
+    fn every_spelling_of_an_option_value() {
+        for cmd in [
+            "sort -o out in",
+            "sort -oout in",
+            "sort -uo out in",
+            "sort --output out in",
+            "sort --output=out in",
+            "sort in -o out",
+        ] {
+            let (values, _, _) = kinds(cmd);
+            assert!(
+                values.contains(&(Kind::Write, "out".into())),
+                "{cmd}: {values:?}"
+            );
+            assert!(
+                values.contains(&(Kind::Read, "in".into())),
+                "{cmd}: {values:?}"
+            );
+        }
+        let (values, _, problems) = kinds("sort --outp=x");
+        assert_eq!(values, [(Kind::Write, "x".into())]);
+        assert_eq!(
+            problems.len(),
+            1,
+            "an abbreviation is never a reason to allow"
+        );
+        let (values, _, _) = kinds("sort --compress-program=sh");
+        assert_eq!(values, [(Kind::Run, "sh".into())]);
+    }
+
+    #[test]
+    fn operands_fill_their_slots() {
+        let (values, _, problems) = kinds("cp -r a b dest");
+        assert_eq!(
+            values,
+            [
+                (Kind::Read, "a".into()),
+                (Kind::Read, "b".into()),
+                (Kind::Write, "dest".into())
+            ]
+        );
+        assert!(problems.is_empty());
+        let (values, _, _) = kinds("sed -i s/a/b/ f g");
+        assert_eq!(
+            values,
+            [
+                (Kind::SedScript, "s/a/b/".into()),
+                (Kind::Write, "f".into()),
+                (Kind::Write, "g".into())
+            ]
+        );
+        let (values, _, _) = kinds("sort -- -o");
+        assert_eq!(values, [(Kind::Read, "-o".into())]);
+    }
+
+    #[test]
+    fn subcommands_and_marks() {
+        let (values, marked, problems) = kinds("git -C sub push -uf origin main");
+        assert_eq!(values[0], (Kind::Cwd, "sub".into()));
+        assert_eq!(marked, ["-f"]);
+        assert!(problems.is_empty());
+        let (_, marked, problems) = kinds("git push --forc");
+        assert_eq!(marked, ["--force"]);
+        assert_eq!(problems.len(), 1);
+        let (_, _, problems) = kinds("git frobnicate");
+        assert_eq!(problems, ["sentinel has no spec for `git frobnicate`"]);
+        let (_, _, problems) = kinds("sort -x");
+        assert_eq!(problems.len(), 1);
+    }
+}

@@ -1,0 +1,586 @@
+//! One policy over effects (SPEC 2.2–2.4). Allowed: reads that are not credentials; writes and
+//! deletes inside the project (or a safe path) but not in its protected places; the project's
+//! own tooling; local-machine network and the routine fetches a spec names. Denied: destructive
+//! spec entries, writes into excluded paths, and anything that would loosen sentinel itself.
+//! Everything else is uncertain: Tier 2 or the person decides.
+
+use crate::decision::{RuleRef, Verdict};
+use crate::local::credentials;
+use crate::local::decide::Context;
+use crate::local::effects::{Effect, Effects};
+use crate::local::paths;
+use crate::rules::Rules;
+use crate::shell::{self, Word, WordKind};
+use std::path::{Path, PathBuf};
+
+/// One part's conclusion while a command is being judged.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Why, in a few words.
+    pub reason: String,
+    /// The rule or spec line that decided, when one did.
+    pub rule: Option<RuleRef>,
+    /// Refused because it would loosen sentinel itself: only the person may do it.
+    pub person_only: bool,
+    /// The command's effects as its spec reads them, for the record.
+    pub effects: Vec<Effect>,
+}
+
+impl Part {
+    /// A part.
+    pub fn new(verdict: Verdict, reason: impl Into<String>, rule: Option<RuleRef>) -> Part {
+        Part {
+            verdict,
+            reason: reason.into(),
+            rule,
+            person_only: false,
+            effects: Vec::new(),
+        }
+    }
+
+    /// A refusal of something that would loosen sentinel itself: only the person may do it.
+    pub fn person_only(reason: impl Into<String>) -> Part {
+        Part {
+            person_only: true,
+            ..Part::new(Verdict::Deny, reason, None)
+        }
+    }
+
+    fn uncertain(reason: impl Into<String>) -> Part {
+        Part::new(Verdict::Uncertain, reason, None)
+    }
+}
+
+/// Writes to these never count as writes to a file.
+pub const SINKS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+
+/// Temporary directories: scratch space, not the project, so writes there are uncertain.
+pub const TEMP_DIRS: &[&str] = &[
+    "/tmp",
+    "/var/tmp",
+    "/private/tmp",
+    "/private/var/tmp",
+    "/private/var/folders",
+    "/dev/shm",
+];
+
+/// Task names that reach beyond this machine: `npm run deploy`, `make release`.
+const RISKY_TASKS: &[&str] = &[
+    "deploy", "publish", "release", "upload", "push", "ship", "prod", "destroy", "teardown",
+];
+
+/// The verdict over a command's effects: the first effect at the highest verdict decides.
+/// `cwd` is where the command runs (None after a `cd` sentinel cannot follow).
+pub fn judge(effects: &Effects, cwd: Option<&Path>, rules: &Rules, ctx: &Context) -> Part {
+    let base = work_dir(effects, cwd, ctx);
+    let mut worst: Option<Part> = None;
+    let local = talks_only_locally(effects);
+    for e in &effects.list {
+        if local && matches!(e, Effect::Send { remote: false, .. }) {
+            // Data sent to this machine's own server (`curl -d … localhost:3000`) stays here.
+            continue;
+        }
+        if let Some(p) = effect(e, base.as_deref(), rules, ctx)
+            && worst.as_ref().is_none_or(|w| p.verdict > w.verdict)
+        {
+            worst = Some(p);
+        }
+    }
+    worst.unwrap_or_else(|| Part::new(Verdict::Allow, "safe", effects.spec.clone()))
+}
+
+/// Where the program works: the command's cwd, then each directory its options change into.
+fn work_dir(effects: &Effects, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
+    let mut dir = cwd.map(Path::to_path_buf);
+    for d in &effects.dirs {
+        dir = resolve_word(d, dir.as_deref(), ctx);
+    }
+    dir
+}
+
+fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Option<Part> {
+    match e {
+        Effect::Read { path, tree } => read(path, *tree, base, rules, ctx),
+        Effect::Write { path } => write(path, "writes", base, rules, ctx),
+        Effect::Delete { path, tree: false } => write(path, "deletes", base, rules, ctx),
+        Effect::Delete { path, tree: true } => write(path, "deletes the tree", base, rules, ctx),
+        Effect::RunProject => {
+            let Some(dir) = base else {
+                return Some(Part::uncertain(
+                    "runs project tooling in a directory not known before it runs",
+                ));
+            };
+            let dir = ctx.fs.real_path(dir);
+            (!in_project(&dir, ctx)).then(|| {
+                Part::uncertain(format!(
+                    "runs the tooling of {}, which is not this project",
+                    dir.display()
+                ))
+            })
+        }
+        Effect::RunFile { path } => {
+            if is_url_like(&path.text) {
+                return Some(Part::uncertain(format!(
+                    "runs `{}`, code fetched from outside the project",
+                    shell::excerpt(&path.text)
+                )));
+            }
+            if path.text == "-" {
+                return Some(Part::uncertain("runs code read from stdin"));
+            }
+            if path.kind == WordKind::Computed {
+                return Some(Part::uncertain(format!(
+                    "runs `{}`, a file chosen at run time",
+                    shell::excerpt(&path.text)
+                )));
+            }
+            let Some(found) = resolve_all(path, base, ctx) else {
+                return Some(Part::uncertain(format!(
+                    "runs `{}`, which is not known before it runs",
+                    path.text
+                )));
+            };
+            for p in found {
+                if !in_project(&p, ctx) || protected(&p, rules, ctx).is_some() {
+                    return Some(Part::uncertain(format!(
+                        "runs {}, which is not the project's own",
+                        p.display()
+                    )));
+                }
+            }
+            None
+        }
+        Effect::RunProgram { program } => {
+            Some(Part::uncertain(format!("runs another program: {program}")))
+        }
+        Effect::RunCode { code } => {
+            Some(Part::uncertain(format!("runs code given as text: {code}")))
+        }
+        Effect::Fetch => None,
+        Effect::Receive { from } => match from.known_value() {
+            Some(v) if is_local_host(v) => None,
+            _ => Some(Part::uncertain(format!(
+                "fetches from `{}` over the network",
+                shell::excerpt(&from.text)
+            ))),
+        },
+        Effect::Send { what, .. } => Some(Part::uncertain(format!(
+            "sends data over the network ({what})"
+        ))),
+        Effect::AsUser { user } => Some(Part::uncertain(format!("acts as the user `{user}`"))),
+        Effect::Install { package } => Some(Part::uncertain(format!(
+            "installs `{package}`, a new dependency named on the command line"
+        ))),
+        Effect::Task { name } => {
+            let n = name.known_value().unwrap_or("").to_ascii_lowercase();
+            (n.is_empty() || RISKY_TASKS.iter().any(|r| n.contains(r))).then(|| {
+                Part::uncertain(format!(
+                    "runs the project task `{}`, which may reach beyond this machine",
+                    name.text
+                ))
+            })
+        }
+        Effect::Destroy { why, rule } => {
+            let mut rule = rule.clone();
+            rule.why = Some(why.clone());
+            let shown = why.split("; instead:").next().unwrap_or(why).trim();
+            Some(Part::new(Verdict::Deny, shown.to_string(), Some(rule)))
+        }
+        Effect::Review { why, rule } => Some(Part::new(
+            Verdict::Uncertain,
+            why.clone(),
+            Some(rule.clone()),
+        )),
+        Effect::Unknown { why } => Some(Part::uncertain(why.clone())),
+    }
+}
+
+fn read(
+    path: &Word,
+    tree: bool,
+    base: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Part> {
+    if path.text == "-" || path.text.starts_with("/dev/fd/") || path.text == "/dev/stdin" {
+        return None;
+    }
+    let Some(found) = resolve_all(path, base, ctx) else {
+        return Some(Part::uncertain(format!(
+            "reads `{}`, a path not known before it runs",
+            shell::excerpt(&path.text)
+        )));
+    };
+    for p in found {
+        if let Some(rule) = credentials::credential(&p, rules) {
+            return Some(Part::new(
+                Verdict::Uncertain,
+                format!(
+                    "reads the credential file {}",
+                    credentials::describe(&p, rule)
+                ),
+                None,
+            ));
+        }
+        if tree && credentials::tree_holds_credentials(&p, ctx.home, rules) {
+            return Some(Part::uncertain(format!(
+                "reads {} recursively, which holds credentials",
+                p.display()
+            )));
+        }
+    }
+    None
+}
+
+fn write(
+    path: &Word,
+    verb: &str,
+    base: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Part> {
+    if SINKS.contains(&path.text.as_str()) || path.text.starts_with("/dev/fd/") {
+        return None;
+    }
+    if let Some(rest) = socket_path(&path.text) {
+        // bash opens a socket: to this machine (a port probe) it stays here.
+        return (!is_local_host(rest))
+            .then(|| Part::uncertain(format!("sends data over the network to {rest}")));
+    }
+    if is_temp_ref(&path.text) {
+        return Some(Part::uncertain(format!(
+            "{verb} `{}` in a temp dir, not the project",
+            path.text
+        )));
+    }
+    let Some(found) = resolve_all(path, base, ctx) else {
+        return Some(Part::uncertain(format!(
+            "{verb} `{}`, a path not known before it runs",
+            shell::excerpt(&path.text)
+        )));
+    };
+    if path.kind == WordKind::Glob && path.text.contains(".*") {
+        return Some(Part::uncertain(format!(
+            "{verb} `{}`, a glob that can match `..`",
+            path.text
+        )));
+    }
+    for p in found {
+        if let Some(part) = excluded(&p, &path.text, rules, ctx) {
+            return Some(part);
+        }
+        if verb.starts_with("deletes") && paths::is_within(ctx.project(), &p) {
+            return Some(Part::uncertain(format!(
+                "deletes {}, the whole project",
+                p.display()
+            )));
+        }
+        if verb == "deletes the tree" && in_project(&p, ctx) {
+            // A directory in the project deleted with everything in it: fine for what git
+            // ignores (build output, dependencies: regenerable), not for what it may track,
+            // where uncommitted work would be lost.
+            match ctx.fs.is_dir(&p) {
+                Some(false) => {}
+                Some(true) if ctx.fs.git_ignored(ctx.project(), &p) == Some(true) => {}
+                Some(true) => {
+                    return Some(Part::uncertain(format!(
+                        "deletes the directory {} and everything in it, which git does not ignore: uncommitted work there would be lost",
+                        p.display()
+                    )));
+                }
+                None => {
+                    return Some(Part::uncertain(format!(
+                        "deletes {} and everything in it, and sentinel cannot tell whether it is regenerable output",
+                        p.display()
+                    )));
+                }
+            }
+        }
+        if let Some(rule) = protected(&p, rules, ctx) {
+            return Some(Part::new(
+                Verdict::Uncertain,
+                format!(
+                    "{verb} {}, a protected place where a write makes code run later",
+                    p.display()
+                ),
+                Some(rule.clone()),
+            ));
+        }
+        if in_safe_area(&p, rules, ctx) {
+            continue;
+        }
+        let what = if TEMP_DIRS.iter().any(|t| paths::is_within(&p, Path::new(t))) {
+            "in a temp dir, not the project"
+        } else {
+            "outside the project"
+        };
+        return Some(Part::uncertain(format!("{verb} {} {what}", p.display())));
+    }
+    None
+}
+
+/// The first credential the effects read, if any (for the exfiltration check).
+pub fn credential_read(
+    effects: &Effects,
+    cwd: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<String> {
+    let base = work_dir(effects, cwd, ctx);
+    effects.list.iter().find_map(|e| match e {
+        Effect::Read { path, .. } => resolve_all(path, base.as_deref(), ctx)?
+            .into_iter()
+            .find_map(|p| credentials::credential(&p, rules).map(|r| credentials::describe(&p, r))),
+        _ => None,
+    })
+}
+
+/// True when the command names network destinations and every one is on this machine.
+fn talks_only_locally(effects: &Effects) -> bool {
+    let mut any = false;
+    for e in &effects.list {
+        match e {
+            Effect::Receive { from } => {
+                if !from.known_value().is_some_and(is_local_host) {
+                    return false;
+                }
+                any = true;
+            }
+            Effect::Send { remote: true, .. } => return false,
+            _ => {}
+        }
+    }
+    any
+}
+
+/// What the effects send off this machine, if anything: data sent, or a fetch from another host
+/// (a URL can carry data out in its query).
+pub fn egress(effects: &Effects) -> Option<String> {
+    if talks_only_locally(effects) {
+        return None;
+    }
+    effects.list.iter().find_map(|e| match e {
+        Effect::Send { what, .. } => Some(what.clone()),
+        Effect::Receive { from } if !from.known_value().is_some_and(is_local_host) => {
+            Some(format!("a request to {}", shell::excerpt(&from.text)))
+        }
+        _ => None,
+    })
+}
+
+/// Resolves a word in a path position to every real path it names: one, or each match of a
+/// glob (the glob itself when nothing matches, as bash passes it on). None when it cannot be
+/// known before the command runs.
+pub fn resolve_all(word: &Word, base: Option<&Path>, ctx: &Context) -> Option<Vec<PathBuf>> {
+    let literal = resolve_word(word, base, ctx)?;
+    if word.kind != WordKind::Glob {
+        return Some(vec![literal]);
+    }
+    let lexical = {
+        let absolute = word.text.starts_with('/') || shell::is_home_ref(&word.text);
+        let b = if absolute { ctx.cwd } else { base? };
+        paths::resolve(&word.text, b, ctx.home)?
+    };
+    match ctx.fs.glob(&lexical) {
+        Some(found) if !found.is_empty() => {
+            let mut out: Vec<PathBuf> = found.iter().map(|p| ctx.fs.real_path(p)).collect();
+            out.push(literal);
+            Some(out)
+        }
+        _ => Some(vec![literal]),
+    }
+}
+
+/// Resolves a word to a real path, or None when its value is not known.
+pub fn resolve_word(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
+    let text = match word.kind {
+        WordKind::Computed if shell::is_home_ref(&word.text) || is_pwd_ref(&word.text) => {
+            word.text.as_str()
+        }
+        WordKind::Computed => word.value.as_deref()?,
+        _ => word.text.as_str(),
+    };
+    if text.contains("$(") || text.contains('`') {
+        return None;
+    }
+    let absolute =
+        text.starts_with('/') || shell::is_home_ref(text) || paths::is_windows_path(text);
+    let base = match cwd {
+        Some(c) => c,
+        None if absolute => ctx.cwd,
+        None => return None,
+    };
+    let p = paths::resolve(text, base, ctx.home)?;
+    Some(ctx.fs.real_path(&p))
+}
+
+fn is_pwd_ref(text: &str) -> bool {
+    ["$PWD", "${PWD}", "~+"].iter().any(|h| {
+        text.strip_prefix(h)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
+/// Inside the project, where the agent works.
+pub fn in_project(path: &Path, ctx: &Context) -> bool {
+    paths::is_within(path, ctx.project())
+}
+
+/// Where writing is fine: the project, or a safe path.
+pub fn in_safe_area(path: &Path, rules: &Rules, ctx: &Context) -> bool {
+    in_project(path, ctx) || paths::list_matches(rules.safe_paths(), path).is_some()
+}
+
+/// The protected-places line `path` falls under, when it is inside the project.
+pub fn protected<'r>(path: &Path, rules: &'r Rules, ctx: &Context) -> Option<&'r RuleRef> {
+    let rel = path.strip_prefix(ctx.project()).ok()?;
+    if rel.as_os_str().is_empty() {
+        return None;
+    }
+    paths::list_matches(rules.protected_paths(), rel)
+}
+
+/// `$TMPDIR/…`, `${TMPDIR}/…`, `${TMPDIR:-/tmp}/…`
+pub fn is_temp_ref(text: &str) -> bool {
+    [
+        "$TMPDIR",
+        "${TMPDIR}",
+        "${TMPDIR:-/tmp}",
+        "${TMPDIR:-/var/tmp}",
+    ]
+    .iter()
+    .any(|t| {
+        text.strip_prefix(t)
+            .is_some_and(|rest| rest.is_empty() || (rest.starts_with('/') && !rest.contains("..")))
+    })
+}
+
+/// A deny part when `path` is part of the agent's guard (built in, whatever the rules say) or
+/// in the excluded list.
+pub fn excluded(path: &Path, shown: &str, rules: &Rules, ctx: &Context) -> Option<Part> {
+    if let Some(what) = guard_file(path, ctx) {
+        return Some(Part::person_only(format!(
+            "`{shown}` is {what}: an agent may not change its own guard; only the person edits it, in their own terminal"
+        )));
+    }
+    let rule = paths::list_matches(rules.excluded_paths(), path)?;
+    Some(Part::new(
+        Verdict::Deny,
+        if Path::new(shown) == path {
+            format!("`{shown}` is an excluded path")
+        } else {
+            format!("`{shown}` is an excluded path ({})", path.display())
+        },
+        Some(rule.clone()),
+    ))
+}
+
+/// Agent settings files that register hooks or permissions, as trailing path components
+/// (compared case-insensitively: macOS and Windows file systems are).
+const AGENT_SETTINGS: &[&[&str]] = &[
+    &[".claude", "settings.json"],
+    &[".claude", "settings.local.json"],
+    &[".claude.json"],
+    &[".gemini", "settings.json"],
+    &[".cursor", "hooks.json"],
+    &[".codex", "hooks.json"],
+    &[".codex", "config.toml"],
+];
+
+/// What part of the agent's guard `path` is, if it is one: SENTINEL_HOME, a project's
+/// `.sentinel/` rules, or an agent's settings or hook registrations.
+pub fn guard_file(path: &Path, ctx: &Context) -> Option<String> {
+    if paths::is_within(path, ctx.sentinel_home_real()) {
+        return Some(format!(
+            "inside SENTINEL_HOME ({})",
+            ctx.sentinel_home_real().display()
+        ));
+    }
+    let parts: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+        .collect();
+    if parts.iter().any(|p| p == crate::project::DIR) {
+        return Some(format!("in a project's {}/ rules", crate::project::DIR));
+    }
+    for tail in AGENT_SETTINGS {
+        if parts.len() >= tail.len() && parts[parts.len() - tail.len()..].iter().eq(tail.iter()) {
+            return Some("an agent settings file".to_string());
+        }
+    }
+    // Copilot CLI's and GitHub's hook directories: every file inside registers hooks.
+    let dirs = parts
+        .windows(2)
+        .any(|w| (w[0] == ".github" || w[0] == ".copilot") && w[1] == "hooks");
+    dirs.then(|| "in an agent's hook directory".to_string())
+}
+
+/// The `HOST/PORT` of bash's `/dev/tcp/HOST/PORT` or `/dev/udp/…`: a socket, not a device.
+pub fn socket_path(text: &str) -> Option<&str> {
+    text.strip_prefix("/dev/tcp/")
+        .or_else(|| text.strip_prefix("/dev/udp/"))
+}
+
+/// `https://…`, `npm:x`, `jsr:@a/b`, `data:…`: a scheme, not a file.
+fn is_url_like(text: &str) -> bool {
+    match text.split_once(':') {
+        Some((scheme, _)) => {
+            scheme.len() > 1
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+/// A URL or `host[:port]` on this machine.
+pub fn is_local_host(target: &str) -> bool {
+    let rest = target.split_once("://").map_or(target, |(_, r)| r);
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        rest.split([':', '/', '?', '#']).next().unwrap_or("")
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host == "0.0.0.0"
+        || host == "host.docker.internal"
+        || host.strip_prefix("127.").is_some_and(|r| {
+            r.split('.').count() == 3 && r.split('.').all(|o| o.parse::<u8>().is_ok())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_hosts() {
+        for h in [
+            "localhost",
+            "localhost:3000",
+            "http://localhost:3000/api",
+            "http://127.0.0.1:8080",
+            "https://[::1]:443/x",
+            "http://user@localhost/",
+            "api.localhost",
+        ] {
+            assert!(is_local_host(h), "{h}");
+        }
+        for h in [
+            "http://localhost.evil.com",
+            "https://example.com",
+            "http://127.0.0.1.nip.io",
+            "http://evil.com/localhost",
+            "http://localhost@evil.com",
+        ] {
+            assert!(!is_local_host(h), "{h}");
+        }
+    }
+}
