@@ -298,8 +298,10 @@ fn credential_access(
         if w.kind == WordKind::Computed && !crate::shell::is_home_ref(&w.text) {
             continue;
         }
-        // A URL names a place on a server, not a file here.
-        if w.text.contains("://") {
+        // A URL names a place on a server, not a file here; a bare option names nothing.
+        if w.text.contains("://")
+            || (w.text.starts_with('-') && !w.text.contains(['=', '/', '@', '~']))
+        {
             continue;
         }
         for piece in w.text.split(['=', '@']) {

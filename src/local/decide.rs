@@ -314,7 +314,10 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
         );
     }
     let mut decision = combine("Bash", reports);
-    decision.signs = signs::shell_signs(command, &analysis, ctx.cwd, ctx.home, rules);
+    // Signs only ever hold back an allow or turn a call into a deny: a denied call needs none.
+    if decision.verdict < Verdict::Deny {
+        decision.signs = signs::shell_signs(command, &analysis, ctx.cwd, ctx.home, rules);
+    }
     decision
 }
 
@@ -962,6 +965,7 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
             extra_args: false,
             extra_args_under: Vec::new(),
             extra_args_piped: false,
+            extra_args_from_find: false,
             depth: 0,
             name_dir: None,
         };

@@ -172,6 +172,32 @@ pub fn of(cmd: &SimpleCommand, specs: &Specs) -> Effects {
 
 /// Operands added at run time: under `find`'s roots for `find -exec`, unknown for `xargs`.
 fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
+    let spec = reading.spec();
+    if spec
+        .operands
+        .first()
+        .is_some_and(|s| s.kind == Kind::Subcommand)
+    {
+        out.list.push(Effect::Unknown {
+            why: format!(
+                "a word added at run time would choose what `{}` does",
+                reading.name()
+            ),
+        });
+        return;
+    }
+    if !reading.options_closed
+        && !cmd.extra_args_from_find
+        && !reading.chain.iter().all(|s| s.options_are_inert())
+    {
+        out.list.push(Effect::Unknown {
+            why: format!(
+                "words added at run time may be options of `{}` (end its options with `--`)",
+                reading.name()
+            ),
+        });
+        return;
+    }
     let Some(kind) = reading.appended else {
         out.list.push(Effect::Unknown {
             why: format!(
@@ -203,8 +229,12 @@ fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
             Kind::Write => Effect::Write { path },
             Kind::Delete | Kind::Move => Effect::Delete { path, tree: false },
             Kind::DeleteTree => Effect::Delete { path, tree: true },
+            // A script, task, package, URL … chosen at run time is not known.
             _ => Effect::Unknown {
-                why: format!("`{}` gets operands at run time", reading.name()),
+                why: format!(
+                    "`{}` gets a {kind:?} operand chosen at run time",
+                    reading.name()
+                ),
             },
         });
     }
@@ -303,9 +333,24 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                         });
                     }
                 }
-                Effect::Send {
-                    what: format!("{} {}", v.from, crate::shell::excerpt(&w.text)),
-                    remote: false,
+                // A method that changes or deletes what a server holds is not a routine local
+                // call, even to this machine (`curl -X DELETE localhost:9200/_all`).
+                let method = w.text.to_ascii_uppercase();
+                if matches!(v.from.as_str(), "-X" | "--request")
+                    && matches!(method.as_str(), "DELETE" | "PUT" | "PATCH")
+                {
+                    Effect::Review {
+                        why: format!(
+                            "`{} {}` changes or deletes data on a server",
+                            v.from, w.text
+                        ),
+                        rule: spec.rule.clone(),
+                    }
+                } else {
+                    Effect::Send {
+                        what: format!("{} {}", v.from, crate::shell::excerpt(&w.text)),
+                        remote: false,
+                    }
                 }
             }
             Kind::Cwd => {
@@ -315,8 +360,23 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             Kind::User => Effect::AsUser {
                 user: w.text.clone(),
             },
+            // `pip install -e .`, `npm install ./pkg`: a local directory is built and installed,
+            // which runs its setup code: the project's own when it is in the project.
+            Kind::Package if is_local_dir(w) => Effect::RunFile { path: w.clone() },
             Kind::Package => Effect::Install {
                 package: w.text.clone(),
+            },
+            // `make test VERBOSE=1` is fine; `make test PYTEST=./evil` or `SHELL=…` overrides a
+            // program the recipes run.
+            Kind::Task if w.text.contains('=') => match plain_assignment(w) {
+                true => continue,
+                false => Effect::Review {
+                    why: format!(
+                        "`{}` overrides a variable the project's recipes may run as a program",
+                        crate::shell::excerpt(&w.text)
+                    ),
+                    rule: spec.rule.clone(),
+                },
             },
             Kind::Task => Effect::Task { name: w.clone() },
             Kind::SedScript => match w.known_value() {
@@ -328,6 +388,25 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                     ),
                 },
             },
+            Kind::Assigns => {
+                let name = w.text.split('=').next().unwrap_or("");
+                let known = w.is_literal()
+                    || (w.text.contains('=') && !name.contains(['$', '`']) && !name.is_empty());
+                if known && !crate::shell::is_dangerous_variable(name) {
+                    continue;
+                }
+                Effect::Review {
+                    why: if known {
+                        format!("sets `{name}`, which changes what later commands run")
+                    } else {
+                        format!(
+                            "assigns a variable whose name is not known before it runs (`{}`)",
+                            crate::shell::excerpt(&w.text)
+                        )
+                    },
+                    rule: spec.rule.clone(),
+                }
+            }
             Kind::Variable => match w.known_value() {
                 Some(n) if !crate::signs::is_secret_variable_name(n) => continue,
                 _ => Effect::Review {
@@ -350,6 +429,43 @@ fn from_reading(r: &Reading, out: &mut Effects) {
         };
         out.list.push(effect);
     }
+}
+
+/// `.`, `./x`, `../x`, `/abs`: a local directory, not a package name.
+fn is_local_dir(w: &Word) -> bool {
+    w.is_literal()
+        && (w.text == "."
+            || w.text == ".."
+            || w.text.starts_with("./")
+            || w.text.starts_with("../")
+            || w.text.starts_with('/'))
+}
+
+/// `NAME=VALUE` whose name is not one that picks a program or loads code, and whose value is a
+/// plain word (no path, space, quote or expansion) that cannot name a program elsewhere.
+fn plain_assignment(w: &Word) -> bool {
+    let Some((name, value)) = w.text.split_once('=') else {
+        return false;
+    };
+    const PROGRAMS: &[&str] = &[
+        "SHELL",
+        ".SHELLFLAGS",
+        "MAKE",
+        "MAKESHELL",
+        "CC",
+        "CXX",
+        "CPP",
+        "LD",
+        "AR",
+        "AS",
+        "FC",
+    ];
+    w.is_literal()
+        && !crate::shell::is_dangerous_variable(name)
+        && !PROGRAMS.contains(&name)
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.,:+-=@%".contains(c))
 }
 
 /// A sed script that only edits the text it is given: no `e` (run), `w`/`W` (write), `r`/`R`

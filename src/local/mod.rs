@@ -16,6 +16,7 @@ pub mod effects;
 pub mod options;
 pub mod paths;
 pub mod policy;
+pub mod rule_scan;
 pub mod rules;
 pub mod shell;
 pub mod spec;

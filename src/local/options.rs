@@ -43,6 +43,9 @@ pub struct Reading {
     pub problems: Vec<String>,
     /// The kind an operand appended at run time (`xargs`, `find -exec … {}`) would have.
     pub appended: Option<Kind>,
+    /// A word added after the last one would be an operand, not an option (`--` was given, or
+    /// the syntax ends options at the first operand and one was given).
+    pub options_closed: bool,
 }
 
 impl Reading {
@@ -184,6 +187,15 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
             )
         };
         match syntax {
+            Syntax::Single | Syntax::Go if text.starts_with('+') => {
+                match find_long(&r.chain, "+", syntax) {
+                    Matched::Exact(opt) => {
+                        let opt = opt.clone();
+                        take(&opt, "+", Some(&text[1..]), &mut r);
+                    }
+                    _ => unknown(&mut r, text, &spec),
+                }
+            }
             Syntax::Single | Syntax::Go => {
                 let (name, inline) = match syntax {
                     Syntax::Go => {
@@ -288,6 +300,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
             }
         }
     }
+    r.options_closed = options_done;
     if argv.len() == r.chain.len()
         && let Some(kind) = r.spec().bare.clone()
     {
@@ -339,8 +352,9 @@ fn ambiguous_computed(w: &Word, text: &str) -> bool {
 
 fn could_be_option(w: &Word, text: &str, spec: &CommandSpec, syntax: Syntax) -> bool {
     if w.kind == WordKind::Computed && w.value.is_none() {
-        // Handled as an operand that may be an option (see `ambiguous_computed`).
-        return false;
+        // `-j$(nproc)`: the leading dash is literal, so it is an option whose value is not
+        // known; `$X` alone is an operand that may be an option (see `ambiguous_computed`).
+        return text.starts_with('-') && text.len() > 1 && !text[1..].starts_with('$');
     }
     if text.starts_with('+') && text.len() > 1 {
         return matches!(spec.long("+", syntax), Matched::Exact(_));
@@ -528,6 +542,7 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
     };
     let mut next = 0;
     let mut out = Vec::new();
+    let mut first_empty = None;
     for (k, slot) in slots.iter().enumerate() {
         let left = operands.len() - next;
         let needed_after = slots[k + 1..].iter().filter(|s| !s.optional).count();
@@ -556,7 +571,15 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
                 from: "operand".into(),
             });
         }
+        // A word added at run time fills the first slot left empty (`xargs npm run` gets its
+        // task name from the input).
+        if take == 0 && !slot.repeat && first_empty.is_none() {
+            first_empty = Some(turned(slot.kind, turn_into));
+        }
         next += take;
+    }
+    if let Some(k) = first_empty {
+        r.appended = Some(k);
     }
     for w in &operands[next..] {
         match &extra {

@@ -300,10 +300,11 @@ pub enum PathMatcher {
     /// only for a path that contains every literal run of the glob (lower case when
     /// case-insensitive), so `?:/Windows` costs nothing against a Linux path.
     Glob {
-        glob: globset::Glob,
+        /// The glob as written (normalised); built on first use.
+        glob: String,
         literals: Vec<String>,
         case_insensitive: bool,
-        matcher: std::sync::OnceLock<globset::GlobMatcher>,
+        matcher: std::sync::OnceLock<Option<globset::GlobMatcher>>,
     },
 }
 
@@ -328,11 +329,7 @@ impl PathPattern {
             expanded
         };
         let matcher = if normalised.contains(['*', '?', '[', '{']) {
-            let glob = globset::GlobBuilder::new(&normalised)
-                .case_insensitive(case_insensitive)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| format!("bad glob: {e}"))?;
+            let glob = normalised.clone();
             let literals = outside_braces(&normalised)
                 .split(['*', '?', '[', ']', '{', '}', ','])
                 .filter(|l| !l.is_empty())
@@ -375,11 +372,7 @@ impl PathPattern {
         if body.is_empty() || body.starts_with(['/', '~', '$']) || body.contains("..") {
             return Err(format!("`{body}` is not a path relative to the project"));
         }
-        let glob = globset::GlobBuilder::new(body)
-            .case_insensitive(true)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| format!("bad glob: {e}"))?;
+        let glob = body.to_string();
         let literals = outside_braces(body)
             .split(['*', '?', '[', ']', '{', '}', ','])
             .filter(|l| !l.is_empty() && *l != "/")
@@ -396,6 +389,19 @@ impl PathPattern {
             },
             negated,
         })
+    }
+
+    /// Builds the glob now: a person's line is checked when it is loaded (bundled lines by the
+    /// tests), and the work is skipped for lists a call never consults.
+    pub fn check(&self) -> Result<(), String> {
+        match &self.matcher {
+            PathMatcher::Glob {
+                glob,
+                case_insensitive,
+                ..
+            } => build_glob(glob, *case_insensitive).map(|_| ()),
+            PathMatcher::Prefix(_) => Ok(()),
+        }
     }
 
     /// True when `path` is this entry or lies below it.
@@ -423,11 +429,26 @@ impl PathPattern {
                 if !literals.iter().all(|l| text.contains(l.as_str())) {
                     return false;
                 }
-                let m = matcher.get_or_init(|| glob.compile_matcher());
+                // A glob that does not build matches nothing here; `check` reported it.
+                let Some(m) = matcher
+                    .get_or_init(|| build_glob(glob, *case_insensitive).ok())
+                    .as_ref()
+                else {
+                    return false;
+                };
                 path.ancestors().any(|a| m.is_match(a))
             }
         }
     }
+}
+
+fn build_glob(glob: &str, case_insensitive: bool) -> Result<globset::GlobMatcher, String> {
+    globset::GlobBuilder::new(glob)
+        .case_insensitive(case_insensitive)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| format!("bad glob: {e}"))
 }
 
 /// A glob with each `{a,b}` alternation and `[…]` class blanked out: the literal runs left are

@@ -68,7 +68,25 @@ pub const TEMP_DIRS: &[&str] = &[
 
 /// Task names that reach beyond this machine: `npm run deploy`, `make release`.
 const RISKY_TASKS: &[&str] = &[
-    "deploy", "publish", "release", "upload", "push", "ship", "prod", "destroy", "teardown",
+    "deploy",
+    "publish",
+    "release",
+    "upload",
+    "push",
+    "ship",
+    "prod",
+    "destroy",
+    "teardown",
+    "drop",
+    "reset",
+    "purge",
+    "wipe",
+    "truncate",
+    "flush",
+    "fresh",
+    "rollback",
+    "nuke",
+    "schema:load",
 ];
 
 /// The verdict over a command's effects: the first effect at the highest verdict decides.
@@ -175,7 +193,9 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         ))),
         Effect::Task { name } => {
             let n = name.known_value().unwrap_or("").to_ascii_lowercase();
-            (n.is_empty() || RISKY_TASKS.iter().any(|r| n.contains(r))).then(|| {
+            // `env` prints the environment, secrets included (`npm run env`).
+            let prints_env = n.split([':', '-', '_', '.']).any(|part| part == "env");
+            (n.is_empty() || prints_env || RISKY_TASKS.iter().any(|r| n.contains(r))).then(|| {
                 Part::uncertain(format!(
                     "runs the project task `{}`, which may reach beyond this machine",
                     name.text
@@ -538,7 +558,22 @@ fn is_url_like(text: &str) -> bool {
 
 /// A URL or `host[:port]` on this machine.
 pub fn is_local_host(target: &str) -> bool {
-    let rest = target.split_once("://").map_or(target, |(_, r)| r);
+    let rest = match target.split_once("://") {
+        // Only the web's schemes: `gopher://127.0.0.1:6379/_FLUSHALL` speaks Redis.
+        Some((scheme, rest)) => {
+            if !matches!(
+                scheme.to_ascii_lowercase().as_str(),
+                "http" | "https" | "ws" | "wss"
+            ) {
+                return false;
+            }
+            rest
+        }
+        None => target,
+    };
+    // The authority ends at the first `/`, `?` or `#`; only then is a `user@` cut off
+    // (`http://evil.example#@localhost/` is evil.example).
+    let rest = rest.split(['/', '?', '#']).next().unwrap_or("");
     let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
     let host = if let Some(v6) = rest.strip_prefix('[') {
         v6.split(']').next().unwrap_or("")
@@ -574,6 +609,9 @@ mod tests {
             assert!(is_local_host(h), "{h}");
         }
         for h in [
+            "http://evil.example#@localhost/",
+            "http://evil.example?@localhost/",
+            "gopher://127.0.0.1:6379/_FLUSHALL",
             "http://localhost.evil.com",
             "https://example.com",
             "http://127.0.0.1.nip.io",

@@ -5,6 +5,7 @@
 //! with `^literal` is skipped outright for commands that do not start with that literal.
 
 use crate::decision::RuleRef;
+use crate::local::rule_scan::{compiled_pattern, literal_filters, split_line};
 use crate::paths::PathPattern;
 use crate::shell::one_line;
 use regex_automata::meta::Regex;
@@ -119,9 +120,11 @@ pub struct CommandRule {
     /// Literals one of which every match begins with, extracted by regex-syntax (empty: no
     /// constraint). When `anchored`, a matching command starts with one of them; otherwise it
     /// contains one.
-    prefixes: Vec<Vec<u8>>,
+    prefixes: Literals,
     /// The pattern only matches at the start of the command.
     anchored: bool,
+    /// Literals every matching command contains.
+    required: Literals,
     /// The pattern as compiled (safe rules are anchored to the whole command).
     compiled_pattern: String,
     regex: OnceLock<Result<Regex, String>>,
@@ -139,22 +142,27 @@ pub enum RuleMatch {
 }
 
 impl CommandRule {
-    fn new(rule: RuleRef, negated: bool, whole: bool) -> CommandRule {
+    /// A rule; `bundled_prefilter` is its prefilter as `build.rs` computed it for bundled text
+    /// (computing it costs more than the rest of a decision).
+    fn new(
+        rule: RuleRef,
+        negated: bool,
+        whole: bool,
+        bundled_prefilter: Option<BundledFilter>,
+    ) -> CommandRule {
         let body = rule.pattern.trim_start_matches('!').trim();
-        let compiled_pattern = if whole {
-            let inner = body.strip_prefix('^').unwrap_or(body);
-            let inner = inner
-                .strip_suffix('$')
-                .filter(|i| !i.ends_with('\\'))
-                .unwrap_or(inner);
-            format!("^(?:{inner})$")
-        } else {
-            body.to_string()
+        let compiled_pattern = compiled_pattern(body, whole);
+        let (prefixes, anchored, required) = match bundled_prefilter {
+            Some((p, a, r)) => (Literals::Static(p), a, Literals::Static(r)),
+            None => {
+                let (p, a, r) = literal_filters(&compiled_pattern);
+                (Literals::Owned(p), a, Literals::Owned(r))
+            }
         };
-        let (prefixes, anchored) = literal_prefilter(&compiled_pattern);
         CommandRule {
             prefixes,
             anchored,
+            required,
             rule,
             negated,
             compiled_pattern,
@@ -179,16 +187,18 @@ impl CommandRule {
 
     /// The prefilter: false only when the rule cannot match `text`.
     fn could_match(&self, text: &str) -> bool {
+        let t = text.as_bytes();
+        let contains = |l: &[u8]| l.is_empty() || t.windows(l.len()).any(|w| w == l);
+        if !self.required.iter().all(contains) {
+            return false;
+        }
         if self.prefixes.is_empty() {
             return true;
         }
-        let t = text.as_bytes();
         if self.anchored {
             self.prefixes.iter().any(|p| t.starts_with(p))
         } else {
-            self.prefixes
-                .iter()
-                .any(|p| t.windows(p.len()).any(|w| w == p.as_slice()))
+            self.prefixes.iter().any(contains)
         }
     }
 
@@ -222,35 +232,59 @@ fn compile(pattern: &str) -> Result<Regex, String> {
         .map_err(|e| e.to_string())
 }
 
-/// The literals every match of `pattern` begins with, as regex-syntax's extractor finds them,
-/// and whether the pattern is anchored at the start. Empty when there is no finite set without
-/// the empty string (then the rule is always tested). The extractor's sequences are sound by
-/// construction: a match always begins with one of them.
-fn literal_prefilter(pattern: &str) -> (Vec<Vec<u8>>, bool) {
-    use regex_syntax::hir::Look;
-    use regex_syntax::hir::literal::{ExtractKind, Extractor};
-    let Ok(hir) = regex_syntax::ParserBuilder::new()
-        .unicode(false)
-        .utf8(false)
-        .build()
-        .parse(pattern)
-    else {
-        return (Vec::new(), false);
-    };
-    let anchored = hir.properties().look_set_prefix().contains(Look::Start);
-    let mut extractor = Extractor::new();
-    extractor.kind(ExtractKind::Prefix).limit_total(256);
-    let seq = extractor.extract(&hir);
-    let Some(lits) = seq.literals() else {
-        return (Vec::new(), anchored);
-    };
-    if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
-        return (Vec::new(), anchored);
+/// The bundled rules' prefilters, computed by `build.rs`: (file, line, anchored, literals),
+/// sorted by file and line.
+#[allow(clippy::type_complexity)]
+mod bundled_prefilters {
+    include!(concat!(env!("OUT_DIR"), "/bundled_prefilters.rs"));
+}
+
+/// Prefilter literals: spans of the build's table for bundled rules (no copy), computed for a
+/// person's.
+#[derive(Debug)]
+enum Literals {
+    Static(&'static [(u32, u32)]),
+    Owned(Vec<Vec<u8>>),
+}
+
+impl Literals {
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let (s, o): (&[(u32, u32)], &[Vec<u8>]) = match self {
+            Literals::Static(s) => (s, &[]),
+            Literals::Owned(o) => (&[], o),
+        };
+        s.iter()
+            .map(|&(start, len)| &bundled_prefilters::BLOB[start as usize..(start + len) as usize])
+            .chain(o.iter().map(Vec::as_slice))
     }
-    (
-        lits.iter().map(|l| l.as_bytes().to_vec()).collect(),
-        anchored,
-    )
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Literals::Static(s) => s.is_empty(),
+            Literals::Owned(o) => o.is_empty(),
+        }
+    }
+}
+
+/// A bundled rule's prefilter from the build: prefixes, anchored, required literals.
+type BundledFilter = (&'static [(u32, u32)], bool, &'static [(u32, u32)]);
+
+/// The build-time prefilter of a bundled rule line.
+fn bundled_prefilter(file: RuleFile, line: usize) -> Option<BundledFilter> {
+    let f = match file {
+        RuleFile::ConditionalBlock => 0u8,
+        RuleFile::HardBlock => 1,
+        RuleFile::Safe => 2,
+        _ => return None,
+    };
+    let table = bundled_prefilters::PREFILTERS;
+    let k = table
+        .binary_search_by(|(tf, l, _, _, _)| (*tf, *l as usize).cmp(&(f, line)))
+        .ok()?;
+    let (_, _, anchored, (p, pn), (r, rn)) = table[k];
+    let spans =
+        |start: u32, n: u32| &bundled_prefilters::SPANS[start as usize..(start + n) as usize];
+    Some((spans(p, pn), anchored, spans(r, rn)))
 }
 
 /// A list of command rules, with each rule also filed under the first byte of each of its literal
@@ -278,7 +312,7 @@ impl RuleList {
                 self.unindexed.push(i);
                 continue;
             }
-            for p in &r.prefixes {
+            for p in r.prefixes.iter() {
                 let Some(&b) = p.first() else {
                     continue;
                 };
@@ -697,12 +731,26 @@ fn parse_file(
                     errors.push(error(format!("bad regex: {}", one_line(&e.to_string()))));
                     continue;
                 }
-                commands.push(CommandRule::new(rule, negated, file == RuleFile::Safe));
+                let bundled = (origin == "bundled" && text == file.bundled())
+                    .then(|| bundled_prefilter(file, i + 1))
+                    .flatten();
+                commands.push(CommandRule::new(
+                    rule,
+                    negated,
+                    file == RuleFile::Safe,
+                    bundled,
+                ));
             }
             RuleFile::ProtectedPaths => {
                 // Relative to whichever project a call is in: kept as a glob over the path
                 // below the project root.
-                match PathPattern::parse_relative(pattern) {
+                match PathPattern::parse_relative(pattern).and_then(|p| {
+                    if validate {
+                        p.check().map(|()| p)
+                    } else {
+                        Ok(p)
+                    }
+                }) {
                     Ok(p) => paths.push((p, rule)),
                     Err(e) => errors.push(error(e)),
                 }
@@ -724,7 +772,14 @@ fn parse_file(
                     anchored.as_deref().unwrap_or(pattern),
                     home,
                     case_insensitive,
-                ) {
+                )
+                .and_then(|p| {
+                    if validate {
+                        p.check().map(|()| p)
+                    } else {
+                        Ok(p)
+                    }
+                }) {
                     Ok(p) => paths.push((p, rule)),
                     Err(e) => errors.push(error(e)),
                 }
@@ -749,26 +804,6 @@ fn relative_to(pattern: &str, root: &Path) -> Option<String> {
     };
     let absolute = body.starts_with(['/', '~', '$', '*']) || crate::paths::is_windows_path(body);
     (!absolute).then(|| format!("{bang}{}/{}", root.display(), body.trim_start_matches("./")))
-}
-
-/// Splits a rule line into pattern and `# why` comment; None for blank and comment lines.
-/// A comment starts at a `#` preceded by whitespace; write `[#]` for a literal one.
-fn split_line(raw: &str) -> Option<(&str, Option<&str>)> {
-    let line = raw.trim();
-    if line.is_empty() || line.starts_with('#') {
-        return None;
-    }
-    let cut = line
-        .char_indices()
-        .find(|&(i, c)| c == '#' && line[..i].ends_with(char::is_whitespace))
-        .map(|(i, _)| i);
-    match cut {
-        Some(i) => {
-            let why = line[i + 1..].trim();
-            Some((line[..i].trim(), (!why.is_empty()).then_some(why)))
-        }
-        None => Some((line, None)),
-    }
 }
 
 #[cfg(test)]
@@ -798,6 +833,7 @@ mod tests {
                 },
                 false,
                 false,
+                None,
             );
             assert_eq!(rule.test(text), RuleMatch::Yes, "{pattern} on {text}");
             let mut list = RuleList::default();
@@ -808,6 +844,30 @@ mod tests {
                 1,
                 "{pattern} indexed for {text}"
             );
+        }
+    }
+
+    #[test]
+    fn the_build_time_prefilters_are_what_the_runtime_computes() {
+        for file in [
+            RuleFile::HardBlock,
+            RuleFile::Safe,
+            RuleFile::ConditionalBlock,
+        ] {
+            for (i, raw) in file.bundled().lines().enumerate() {
+                let Some((pattern, _)) = split_line(raw) else {
+                    continue;
+                };
+                let body = pattern.trim_start_matches('!').trim();
+                let (lits, anchored, required) =
+                    literal_filters(&compiled_pattern(body, file == RuleFile::Safe));
+                let (built, built_anchored, built_required) =
+                    bundled_prefilter(file, i + 1).expect("every bundled rule has one");
+                assert_eq!(anchored, built_anchored, "{}:{}", file.name(), i + 1);
+                let owned = |l: &Literals| l.iter().map(<[u8]>::to_vec).collect::<Vec<_>>();
+                assert_eq!(lits, owned(&Literals::Static(built)));
+                assert_eq!(required, owned(&Literals::Static(built_required)));
+            }
         }
     }
 
@@ -899,6 +959,21 @@ mod tests {
         );
         assert!(errors[1].starts_with("/h/safe_paths.txt:1: "), "{errors:?}");
         assert_eq!(rules.hard_block().len(), 1);
+    }
+
+    #[test]
+    fn every_bundled_path_glob_builds() {
+        let rules = Rules::bundled(Some(Path::new("/home/u")));
+        for list in [
+            rules.safe_paths(),
+            rules.excluded_paths(),
+            rules.credential_paths(),
+            rules.protected_paths(),
+        ] {
+            for (p, r) in list {
+                assert_eq!(p.check(), Ok(()), "{r}");
+            }
+        }
     }
 
     #[test]

@@ -187,6 +187,10 @@ pub struct SimpleCommand {
     /// what runs before.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub extra_args_piped: bool,
+    /// The run-time arguments are paths `find` prints, which start with its root and so are
+    /// never options.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub extra_args_from_find: bool,
     /// How deep in nested code (`$( )`, `bash -c`, a decoded script …) it was found; 0 at the top.
     #[serde(skip)]
     pub depth: usize,
@@ -359,6 +363,42 @@ pub fn is_dangerous_variable(name: &str) -> bool {
         "HOME",
         "ZDOTDIR",
         "TERMINFO",
+        // Where tools read their configuration, which can name programs or hosts.
+        "XDG_CONFIG_HOME",
+        "XDG_CONFIG_DIRS",
+        "KUBECONFIG",
+        "AWS_CONFIG_FILE",
+        "AWS_SHARED_CREDENTIALS_FILE",
+        "DOCKER_HOST",
+        "DOCKER_CONTEXT",
+        "DOCKER_CONFIG",
+        "MAKEFILES",
+        "PHPRC",
+        "PHP_INI_SCAN_DIR",
+        "LUA_INIT",
+        // Code loaded into a runtime.
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "JDK_JAVA_OPTIONS",
+        "MAVEN_OPTS",
+        "GRADLE_OPTS",
+        "GOPROXY",
+        "GOTOOLCHAIN",
+        "GOPATH",
+        "GONOSUMDB",
+        "GOINSECURE",
+        // Where requests go, and whether they are checked.
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "NODE_TLS_REJECT_UNAUTHORIZED",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
     ];
     const PREFIXES: &[&str] = &[
         "LD_",
@@ -373,6 +413,19 @@ pub fn is_dangerous_variable(name: &str) -> bool {
         "CARGO_",
         "npm_config_",
         "NPM_CONFIG_",
+        "PIP_",
+        "UV_",
+        "POETRY_",
+        "YARN_",
+        "BUN_CONFIG_",
+        "DOTNET_",
+        "CORECLR_",
+        "BUNDLE_",
+        "GEM_",
+        "CMAKE_",
+        "PYTEST_",
+        "AWS_ENDPOINT_URL",
+        "CLOUDSDK_",
     ];
     EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
 }

@@ -379,13 +379,17 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
                 label: "eval".to_string(),
             }
         }
-        "trap" => match argv.get(1) {
-            Some(w) if !w.text.starts_with('-') && argv.len() > 2 => Unwrap::Script {
-                text: w.clone(),
-                label: "trap".to_string(),
-            },
-            _ => Unwrap::No,
-        },
+        "trap" => {
+            // `trap -- HANDLER SIG`: `--` ends trap's options; `-p`/`-l` only print.
+            let at = usize::from(argv.get(1).is_some_and(|w| w.text == "--")) + 1;
+            match argv.get(at) {
+                Some(w) if !w.text.starts_with('-') && argv.len() > at + 1 => Unwrap::Script {
+                    text: w.clone(),
+                    label: "trap".to_string(),
+                },
+                _ => Unwrap::No,
+            }
+        }
         "watch" => {
             let start = skip_options(argv, &["-n", "-d", "-q"], &["--interval", "--differences"]);
             let args = &argv[start.min(argv.len())..];
@@ -440,7 +444,12 @@ pub(super) fn shell_wrapper(argv: &[Word], name: &str) -> Unwrap {
             i += 1;
             break;
         }
-        if matches!(a, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+        if matches!(a, "--rcfile" | "--init-file" | "--login" | "-l") || a.starts_with("-i") {
+            // An interactive or login shell first runs start-up files sentinel does not read:
+            // the command stands as it is, and its spec decides.
+            return Unwrap::No;
+        }
+        if matches!(a, "-o" | "+o" | "-O" | "+O") {
             i += 2;
             continue;
         }

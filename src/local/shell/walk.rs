@@ -17,8 +17,9 @@ pub(super) enum Stdin {
     /// A pipe whose content is not known.
     Pipe,
     /// A pipe carrying path names that all lie under these directories (`find ROOT`,
-    /// `git ls-files`): what `xargs` then appends is bounded by them.
-    Paths(Vec<Word>),
+    /// `git ls-files`): what `xargs` then appends is bounded by them. `true`: they come from
+    /// `find` and start with a root, so none is an option.
+    Paths(Vec<Word>, bool),
 }
 
 pub(super) struct Walker {
@@ -147,7 +148,7 @@ impl Walker {
             output = produced.clone();
             stdin = match (produced, listed) {
                 (Some(t), _) => Stdin::Text(t),
-                (None, Some(roots)) => Stdin::Paths(roots),
+                (None, Some((roots, from_find))) => Stdin::Paths(roots, from_find),
                 (None, None) => Stdin::Pipe,
             };
         }
@@ -663,6 +664,7 @@ impl Walker {
         let via_len = self.via.len();
         let first = self.out.commands.len();
         let mut under: Vec<Word> = Vec::new();
+        let mut under_from_find = false;
         let mut hops = 0;
         loop {
             let name_dir = self.normalise_name(&mut argv);
@@ -719,6 +721,13 @@ impl Walker {
             } else {
                 wrapper(&argv)
             };
+            if extra_args && !matches!(unwrap, Unwrap::No) {
+                // `xargs xargs`, `xargs env`, `xargs sh -c`: the words added at run time become
+                // the command this wrapper runs, or its options.
+                self.unknown(format!(
+                    "words added at run time (xargs) reach `{name}`, which runs them as a command"
+                ));
+            }
             match unwrap {
                 Unwrap::No => {
                     self.push(
@@ -774,8 +783,9 @@ impl Walker {
                     }
                     assignments = env_assignments;
                     extra_args |= more;
-                    if more && let Stdin::Paths(roots) = &stdin {
+                    if more && let Stdin::Paths(roots, from_find) = &stdin {
                         under = roots.clone();
+                        under_from_find = *from_find;
                     }
                     self.via.push(label);
                     argv = inner;
@@ -827,7 +837,7 @@ impl Walker {
                         Stdin::Text(t) => {
                             self.nested(t, &label);
                         }
-                        Stdin::Pipe | Stdin::Paths(_) => {
+                        Stdin::Pipe | Stdin::Paths(..) => {
                             self.unknown(format!("{label} reads its script from a pipe"))
                         }
                         Stdin::Inherited => {
@@ -844,6 +854,7 @@ impl Walker {
                 if c.extra_args && c.extra_args_under.is_empty() {
                     c.extra_args_under = under.clone();
                     c.extra_args_piped = true;
+                    c.extra_args_from_find = under_from_find;
                 }
             }
         }
@@ -867,6 +878,7 @@ impl Walker {
         for c in &mut self.out.commands[first..] {
             c.extra_args = true;
             c.extra_args_under = under.to_vec();
+            c.extra_args_from_find = true;
         }
     }
 
@@ -890,6 +902,7 @@ impl Walker {
             extra_args,
             extra_args_under: Vec::new(),
             extra_args_piped: false,
+            extra_args_from_find: false,
             name_dir,
         });
     }
@@ -1006,7 +1019,9 @@ impl Walker {
                     self.run_config_script(&code, "git -c alias");
                 }
             } else if is_git_code_key(&key) {
-                self.unknown(format!("git -c {key} runs a program"));
+                self.unknown(format!(
+                    "git -c {key} runs a program, sends data elsewhere or removes safeguards"
+                ));
                 self.run_config_script(&value, &format!("git -c {key}"));
             }
         }
@@ -1105,13 +1120,17 @@ fn is_git_code_key(key: &str) -> bool {
         || key.starts_with("remote.")
         || key.starts_with("url.")
         || key.starts_with("include")
+        || key == "clean.requireforce"
+        || key.starts_with("gc.")
+        || key.starts_with("http.")
+        || key.starts_with("https.")
         || (key.starts_with("browser.") && key.ends_with(".cmd"))
         || (key.starts_with("man.") && key.ends_with(".cmd"))
 }
 
 /// The directories a command's output paths all lie under, when it only lists paths: `find`
 /// (its roots, unless it prints anything but names) and `git ls-files` (the work tree).
-fn listed_paths(c: &SimpleCommand) -> Option<Vec<Word>> {
+fn listed_paths(c: &SimpleCommand) -> Option<(Vec<Word>, bool)> {
     let args = c.args();
     match c.name() {
         "find"
@@ -1120,13 +1139,14 @@ fn listed_paths(c: &SimpleCommand) -> Option<Vec<Word>> {
             }) =>
         {
             let roots = find_roots(&c.argv);
+            let dashless = roots.iter().all(|r| !r.text.starts_with('-'));
             roots
                 .iter()
                 .all(|r| r.is_literal() && !r.text.contains(".."))
-                .then_some(roots)
+                .then_some((roots, dashless))
         }
         "git" if args.first().is_some_and(|a| a.text == "ls-files") => {
-            Some(vec![Word::literal(".")])
+            Some((vec![Word::literal(".")], false))
         }
         _ => None,
     }

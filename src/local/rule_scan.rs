@@ -1,0 +1,111 @@
+//! Reading a rule line: its pattern and comment, the regex it compiles to, and the literal
+//! prefilter that lets a rule be skipped for a command it cannot match. Shared by `build.rs`
+//! (which computes the bundled rules' prefilters once, at build time) and the loader of a
+//! person's rule files, so both read a line the same way.
+
+/// The regex a rule compiles to: safe rules (`whole`) must match the whole command.
+pub fn compiled_pattern(body: &str, whole: bool) -> String {
+    if !whole {
+        return body.to_string();
+    }
+    let inner = body.strip_prefix('^').unwrap_or(body);
+    let inner = inner
+        .strip_suffix('$')
+        .filter(|i| !i.ends_with('\\'))
+        .unwrap_or(inner);
+    format!("^(?:{inner})$")
+}
+
+/// The literals every match of `pattern` begins with, as regex-syntax's extractor finds them,
+/// and whether the pattern is anchored at the start. Empty when there is no finite set without
+/// the empty string (then the rule is always tested). The extractor's sequences are sound by
+/// construction: a match always begins with one of them.
+pub fn literal_prefilter(pattern: &str) -> (Vec<Vec<u8>>, bool) {
+    let (prefixes, anchored, _) = literal_filters(pattern);
+    (prefixes, anchored)
+}
+
+/// The prefixes and anchoring of [`literal_prefilter`], and the literals every match contains
+/// (each of them, anywhere): a second sound condition that skips `^git( \S+)* push` for
+/// `git status`, whose prefix matches.
+pub fn literal_filters(pattern: &str) -> (Vec<Vec<u8>>, bool, Vec<Vec<u8>>) {
+    use regex_syntax::hir::Look;
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let Ok(hir) = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(pattern)
+    else {
+        return (Vec::new(), false, Vec::new());
+    };
+    let anchored = hir.properties().look_set_prefix().contains(Look::Start);
+    let mut required = Vec::new();
+    required_literals(&hir, &mut required);
+    required.sort();
+    required.dedup();
+    let mut extractor = Extractor::new();
+    extractor.kind(ExtractKind::Prefix).limit_total(256);
+    let seq = extractor.extract(&hir);
+    let Some(lits) = seq.literals() else {
+        return (Vec::new(), anchored, required);
+    };
+    if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
+        return (Vec::new(), anchored, required);
+    }
+    (
+        lits.iter().map(|l| l.as_bytes().to_vec()).collect(),
+        anchored,
+        required,
+    )
+}
+
+/// Literals every match of `hir` contains: the literal runs of a concatenation, and what a
+/// repetition of at least one or a group requires. An alternation, a class or an optional part
+/// requires nothing (a sound under-approximation).
+fn required_literals(hir: &regex_syntax::hir::Hir, out: &mut Vec<Vec<u8>>) {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Literal(l) => out.push(l.0.to_vec()),
+        HirKind::Capture(c) => required_literals(&c.sub, out),
+        HirKind::Repetition(r) if r.min >= 1 => required_literals(&r.sub, out),
+        HirKind::Concat(subs) => {
+            let mut run: Vec<u8> = Vec::new();
+            for sub in subs {
+                match sub.kind() {
+                    HirKind::Literal(l) => run.extend_from_slice(&l.0),
+                    _ => {
+                        if !run.is_empty() {
+                            out.push(std::mem::take(&mut run));
+                        }
+                        required_literals(sub, out);
+                    }
+                }
+            }
+            if !run.is_empty() {
+                out.push(run);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Splits a rule line into pattern and `# why` comment; None for blank and comment lines.
+/// A comment starts at a `#` preceded by whitespace; write `[#]` for a literal one.
+pub fn split_line(raw: &str) -> Option<(&str, Option<&str>)> {
+    let line = raw.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let cut = line
+        .char_indices()
+        .find(|&(i, c)| c == '#' && line[..i].ends_with(char::is_whitespace))
+        .map(|(i, _)| i);
+    match cut {
+        Some(i) => {
+            let why = line[i + 1..].trim();
+            Some((line[..i].trim(), (!why.is_empty()).then_some(why)))
+        }
+        None => Some((line, None)),
+    }
+}
