@@ -6,7 +6,7 @@
 use crate::decision::RuleRef;
 use crate::local::options::{self, Reading};
 use crate::local::spec::{Kind, Network, OptKind, Runs, Specs};
-use crate::shell::{RedirectKind, SimpleCommand, Word};
+use crate::shell::{RedirectKind, SimpleCommand, Word, WordKind};
 
 /// One thing a command does.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -164,6 +164,7 @@ pub fn of(cmd: &SimpleCommand, specs: &Specs) -> Effects {
     };
     out.known = true;
     from_reading(&reading, &mut out);
+    into_directory(&reading, &mut out);
     if cmd.extra_args {
         appended(cmd, &reading, &mut out);
     }
@@ -226,7 +227,7 @@ fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
         let path = root.clone();
         out.list.push(match kind {
             Kind::Read | Kind::Tree => Effect::Read { path, tree: true },
-            Kind::Write => Effect::Write { path },
+            Kind::Write | Kind::Link | Kind::Symlink => Effect::Write { path },
             Kind::Delete | Kind::Move => Effect::Delete { path, tree: false },
             Kind::DeleteTree => Effect::Delete { path, tree: true },
             // A script, task, package, URL … chosen at run time is not known.
@@ -235,6 +236,56 @@ fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
                     "`{}` gets a {kind:?} operand chosen at run time",
                     reading.name()
                 ),
+            },
+        });
+    }
+}
+
+/// `cp SRC… DEST`, `mv`, `install`: when DEST is a directory each source lands at
+/// DEST/basename(SRC), so those paths are written too (`cp -r tmpl/.vscode .` writes
+/// `./.vscode`). When DEST is a file the extra paths lie under a file and cannot exist: checking
+/// them only ever adds caution.
+fn into_directory(r: &Reading, out: &mut Effects) {
+    let dests: Vec<&Word> = r
+        .values
+        .iter()
+        .filter(|v| v.kind == Kind::Write)
+        .map(|v| &v.word)
+        .collect();
+    let [dest] = dests.as_slice() else {
+        return;
+    };
+    let sources: Vec<&Word> = r
+        .values
+        .iter()
+        .filter(|v| {
+            v.from == "operand"
+                && matches!(
+                    v.kind,
+                    Kind::Read | Kind::Tree | Kind::Move | Kind::Link | Kind::Symlink
+                )
+        })
+        .map(|v| &v.word)
+        .collect();
+    for src in sources {
+        let base = src
+            .text
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or("");
+        if base.is_empty() || base == "." || base == ".." {
+            continue;
+        }
+        out.list.push(Effect::Write {
+            path: Word {
+                text: format!("{}/{base}", dest.text.trim_end_matches('/')),
+                kind: if src.kind == WordKind::Literal {
+                    dest.kind
+                } else {
+                    src.kind
+                },
+                value: None,
             },
         });
     }
@@ -289,6 +340,15 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             remote: true,
         }),
     }
+    // The directory a new link is made in, for a relative symbolic target.
+    let link_dir = r
+        .values
+        .iter()
+        .filter(|v| v.kind == Kind::Write && v.from == "operand")
+        .map(|v| v.word.text.trim_end_matches('/'))
+        .next_back()
+        .and_then(|t| t.rsplit_once('/'))
+        .map(|(dir, _)| dir.to_string());
     for v in &r.values {
         let w = &v.word;
         let effect = match v.kind {
@@ -302,6 +362,26 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 tree: true,
             },
             Kind::Write => Effect::Write { path: w.clone() },
+            // Checked as a write: a link to a place makes any later write through it land
+            // there, and a read through it read there.
+            Kind::Link | Kind::Symlink => {
+                let relative = !(w.text.starts_with('/')
+                    || w.text.starts_with('~')
+                    || w.text.starts_with('$'));
+                let path = match (&link_dir, v.kind == Kind::Symlink && relative) {
+                    (Some(dir), true) => Word {
+                        text: format!("{dir}/{}", w.text),
+                        kind: w.kind,
+                        value: None,
+                    },
+                    _ => w.clone(),
+                };
+                out.list.push(Effect::Read {
+                    path: path.clone(),
+                    tree: false,
+                });
+                Effect::Write { path }
+            }
             Kind::Delete | Kind::Move => Effect::Delete {
                 path: w.clone(),
                 tree: false,

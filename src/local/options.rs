@@ -611,6 +611,8 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
 /// An operand's kind after a flag such as `sed -i` or `rm -r` turned it.
 fn turned(kind: Kind, into: Option<Kind>) -> Kind {
     match into {
+        Some(Kind::Symlink) if kind == Kind::Link => Kind::Symlink,
+        Some(Kind::Symlink) => kind,
         Some(Kind::DeleteTree) if kind == Kind::Delete => Kind::DeleteTree,
         Some(t) if t != Kind::DeleteTree && kind.is_input_path() => t,
         Some(Kind::DeleteTree) if kind.is_input_path() => Kind::DeleteTree,

@@ -302,7 +302,8 @@ pub enum PathMatcher {
     Glob {
         /// The glob as written (normalised); built on first use.
         glob: String,
-        literals: Vec<String>,
+        /// Computed on first use from `glob`.
+        literals: std::sync::OnceLock<Vec<String>>,
         case_insensitive: bool,
         matcher: std::sync::OnceLock<Option<globset::GlobMatcher>>,
     },
@@ -329,21 +330,9 @@ impl PathPattern {
             expanded
         };
         let matcher = if normalised.contains(['*', '?', '[', '{']) {
-            let glob = normalised.clone();
-            let literals = outside_braces(&normalised)
-                .split(['*', '?', '[', ']', '{', '}', ','])
-                .filter(|l| !l.is_empty())
-                .map(|l| {
-                    if case_insensitive {
-                        l.to_ascii_lowercase()
-                    } else {
-                        l.to_string()
-                    }
-                })
-                .collect();
             PathMatcher::Glob {
-                glob,
-                literals,
+                glob: normalised.clone(),
+                literals: std::sync::OnceLock::new(),
                 case_insensitive,
                 matcher: std::sync::OnceLock::new(),
             }
@@ -372,18 +361,11 @@ impl PathPattern {
         if body.is_empty() || body.starts_with(['/', '~', '$']) || body.contains("..") {
             return Err(format!("`{body}` is not a path relative to the project"));
         }
-        let glob = body.to_string();
-        let literals = outside_braces(body)
-            .split(['*', '?', '[', ']', '{', '}', ','])
-            .filter(|l| !l.is_empty() && *l != "/")
-            .map(|l| l.trim_matches('/').to_ascii_lowercase())
-            .filter(|l| !l.is_empty())
-            .collect();
         Ok(PathPattern {
             raw: line.to_string(),
             matcher: PathMatcher::Glob {
-                glob,
-                literals,
+                glob: body.to_string(),
+                literals: std::sync::OnceLock::new(),
                 case_insensitive: true,
                 matcher: std::sync::OnceLock::new(),
             },
@@ -421,12 +403,17 @@ impl PathPattern {
                 matcher,
             } => {
                 let text = path.to_string_lossy();
-                let text = if *case_insensitive {
-                    text.to_ascii_lowercase()
-                } else {
-                    text.into_owned()
+                let literals = literals.get_or_init(|| glob_literals(glob, *case_insensitive));
+                let found = |l: &String| {
+                    if *case_insensitive {
+                        text.as_bytes()
+                            .windows(l.len())
+                            .any(|w| w.eq_ignore_ascii_case(l.as_bytes()))
+                    } else {
+                        text.contains(l.as_str())
+                    }
                 };
-                if !literals.iter().all(|l| text.contains(l.as_str())) {
+                if !literals.iter().all(found) {
                     return false;
                 }
                 // A glob that does not build matches nothing here; `check` reported it.
@@ -440,6 +427,22 @@ impl PathPattern {
             }
         }
     }
+}
+
+/// The literal runs every path a glob matches contains (lower case when case-insensitive).
+fn glob_literals(glob: &str, case_insensitive: bool) -> Vec<String> {
+    outside_braces(glob)
+        .split(['*', '?', '[', ']', '{', '}', ','])
+        .map(|l| l.trim_matches('/'))
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            if case_insensitive {
+                l.to_ascii_lowercase()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect()
 }
 
 fn build_glob(glob: &str, case_insensitive: bool) -> Result<globset::GlobMatcher, String> {

@@ -60,6 +60,11 @@ pub enum Kind {
     Path,
     /// A file or directory written or created.
     Write,
+    /// What a new link points to (`ln TARGET NAME`): a write through the link lands there.
+    Link,
+    /// What a new symbolic link points to: a relative target is read from the link's own
+    /// directory (`ln -s ../shared lib/shared` points at `./shared`).
+    Symlink,
     /// A file or directory deleted.
     Delete,
     /// A directory deleted with everything in it (`rm -r`, `find -delete`).
@@ -110,6 +115,8 @@ impl Kind {
             "tree" => Kind::Tree,
             "path" => Kind::Path,
             "write" => Kind::Write,
+            "link" => Kind::Link,
+            "symlink" => Kind::Symlink,
             "delete" => Kind::Delete,
             "delete-tree" => Kind::DeleteTree,
             "move" => Kind::Move,

@@ -360,6 +360,8 @@ pub fn is_dangerous_variable(name: &str) -> bool {
         "MAKEFLAGS",
         "GOFLAGS",
         "CDPATH",
+        "GLOBIGNORE",
+        "OLDPWD",
         "HOME",
         "ZDOTDIR",
         "TERMINFO",

@@ -948,6 +948,8 @@ impl Walker {
             (_, None) if argv.iter().skip(1).any(|w| w.text == "-") => Cwd::Unknown,
             (_, None) => Cwd::Changed("~".to_string()),
             (_, Some(t)) if !t.is_literal() && !is_home_ref(&t.text) => Cwd::Unknown,
+            // `cd -` goes to $OLDPWD, which an earlier line may have set to anything.
+            (_, Some(t)) if t.text == "-" || t.text.starts_with("~-") => Cwd::Unknown,
             (_, Some(t)) => match &self.cwd {
                 Cwd::Unknown => Cwd::Unknown,
                 Cwd::Start => Cwd::Changed(t.text.clone()),
