@@ -402,6 +402,17 @@ impl PathPattern {
                 case_insensitive,
                 matcher,
             } => {
+                if !glob.contains(['*', '?', '[', '{']) {
+                    // A plain relative name (`.vscode`): the path or one of its ancestors is it.
+                    return path.ancestors().any(|a| {
+                        let a = a.as_os_str().as_encoded_bytes();
+                        if *case_insensitive {
+                            a.eq_ignore_ascii_case(glob.as_bytes())
+                        } else {
+                            a == glob.as_bytes()
+                        }
+                    });
+                }
                 let text = path.to_string_lossy();
                 let literals = literals.get_or_init(|| glob_literals(glob, *case_insensitive));
                 let found = |l: &String| {
@@ -431,8 +442,14 @@ impl PathPattern {
 
 /// The literal runs every path a glob matches contains (lower case when case-insensitive).
 fn glob_literals(glob: &str, case_insensitive: bool) -> Vec<String> {
-    outside_braces(glob)
-        .split(['*', '?', '[', ']', '{', '}', ','])
+    let plain;
+    let text = if glob.contains(['[', '{']) {
+        plain = outside_braces(glob);
+        plain.as_str()
+    } else {
+        glob
+    };
+    text.split(['*', '?', '[', ']', '{', '}', ','])
         .map(|l| l.trim_matches('/'))
         .filter(|l| !l.is_empty())
         .map(|l| {
