@@ -219,6 +219,11 @@ pub fn resolve(raw: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
     Some(clean(&joined))
 }
 
+/// `~+`, `$PWD` or `${PWD}` at the start of a word: the directory the command runs in.
+pub fn is_pwd_ref(raw: &str) -> bool {
+    strip_pwd(raw).is_some()
+}
+
 fn strip_pwd(raw: &str) -> Option<&str> {
     ["~+", "$PWD", "${PWD}"].iter().find_map(|h| {
         raw.strip_prefix(h)

@@ -416,7 +416,7 @@ pub fn resolve_all(word: &Word, base: Option<&Path>, ctx: &Context) -> Option<Ve
 /// Resolves a word to a real path, or None when its value is not known.
 pub fn resolve_word(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
     let text = match word.kind {
-        WordKind::Computed if shell::is_home_ref(&word.text) || is_pwd_ref(&word.text) => {
+        WordKind::Computed if shell::is_home_ref(&word.text) || paths::is_pwd_ref(&word.text) => {
             word.text.as_str()
         }
         WordKind::Computed => word.value.as_deref()?,
@@ -434,13 +434,6 @@ pub fn resolve_word(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<Pa
     };
     let p = paths::resolve(text, base, ctx.home)?;
     Some(ctx.fs.real_path(&p))
-}
-
-fn is_pwd_ref(text: &str) -> bool {
-    ["$PWD", "${PWD}", "~+"].iter().any(|h| {
-        text.strip_prefix(h)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    })
 }
 
 /// Inside the project, where the agent works.

@@ -17,15 +17,8 @@ pub fn compiled_pattern(body: &str, whole: bool) -> String {
 }
 
 /// The literals every match of `pattern` begins with, as regex-syntax's extractor finds them,
-/// and whether the pattern is anchored at the start. Empty when there is no finite set without
-/// the empty string (then the rule is always tested). The extractor's sequences are sound by
-/// construction: a match always begins with one of them.
-pub fn literal_prefilter(pattern: &str) -> (Vec<Vec<u8>>, bool) {
-    let (prefixes, anchored, _) = literal_filters(pattern);
-    (prefixes, anchored)
-}
-
-/// The prefixes and anchoring of [`literal_prefilter`], and the literals every match contains
+/// and whether the pattern is anchored at the start (empty when there is no finite set without
+/// the empty string: then the rule is always tested); and the literals every match contains
 /// (each of them, anywhere): a second sound condition that skips `^git( \S+)* push` for
 /// `git status`, whose prefix matches.
 pub fn literal_filters(pattern: &str) -> (Vec<Vec<u8>>, bool, Vec<Vec<u8>>) {

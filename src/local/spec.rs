@@ -548,14 +548,6 @@ impl Specs {
         self.section(Id::Bundled(*i as usize))
     }
 
-    /// Every section name, bundled then the person's.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        bundled::SECTIONS
-            .iter()
-            .map(|s| bundled_name(s.4))
-            .chain(self.sections.iter().map(|s| s.name.as_str()))
-    }
-
     /// Parses every bundled section now and returns every error (for `rules lint` and the
     /// tests); the person's were parsed when loaded.
     pub fn lint(&self) -> Vec<RuleError> {
