@@ -385,3 +385,42 @@ fn the_examples_of_the_issue() {
         wrong.join("\n")
     );
 }
+
+/// `yarn NAME`, `pnpm NAME`, `bun NAME`: a script of the project's package.json is its tooling;
+/// any other name is a dependency's program, judged by its own spec or left uncertain.
+#[test]
+fn package_managers_tell_scripts_from_dependency_programs() {
+    let w = World::new();
+    std::fs::write(
+        w.project.join("package.json"),
+        r#"{"name": "p", "scripts": {"build": "vite build", "lint": "eslint .", "deploy": "x"}}"#,
+    )
+    .unwrap();
+    let home = w.home.display().to_string();
+    for (command, expect) in [
+        ("yarn build --watch".to_string(), "allow"),
+        ("pnpm lint --fix".to_string(), "allow"),
+        ("bun run build".to_string(), "allow"),
+        ("bun tsc --noEmit".to_string(), "allow"),
+        ("yarn eslint src".to_string(), "allow"),
+        ("pnpm --filter web exec tsc --noEmit".to_string(), "allow"),
+        // A deploy script, a program without a spec, a program that writes outside.
+        ("yarn deploy".to_string(), "ask"),
+        (format!("yarn rimraf {home}"), "ask"),
+        ("pnpm kill-port 3000".to_string(), "ask"),
+        ("bun prettier --write /var/tmp/x".to_string(), "ask"),
+        (
+            format!("yarn prettier --write {home}/.claude/settings.json"),
+            "deny",
+        ),
+        // Another directory's package.json is not this project's.
+        ("yarn --cwd /usr build".to_string(), "ask"),
+    ] {
+        let a = w.bash(&command);
+        assert_eq!(verdict(&a), expect, "{command}: {a}");
+    }
+    // With no package.json a name is a program or unknown, never a script.
+    std::fs::remove_file(w.project.join("package.json")).unwrap();
+    let a = w.bash("yarn dev");
+    assert_eq!(verdict(&a), "ask", "{a}");
+}

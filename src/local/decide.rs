@@ -6,11 +6,11 @@
 
 use crate::decision::{CommandReport, Decision, RuleRef, Tier, Verdict};
 use crate::event::ToolCall;
-use crate::local::credentials;
 use crate::local::effects::{self, Effect, Effects};
 use crate::local::policy::{
     self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
 };
+use crate::local::{bins, credentials};
 use crate::paths::{self, Fs, LexicalFs};
 use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
 use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
@@ -247,14 +247,59 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let mut egress = None;
     for cmd in &analysis.commands {
         let text = cmd.text();
-        let (part, seen) = judge_seen(cmd, &text, rules, ctx);
+        let mut inner_report = None;
+        let (part, seen) = match bins::run_of(
+            cmd,
+            &rules.specs,
+            ctx.fs,
+            effective_cwd(cmd, ctx).as_deref(),
+            ctx.home,
+        ) {
+            None => judge_seen(cmd, &text, rules, ctx),
+            Some(run) => {
+                // The package manager's own options still count (as a wrapper's do); what the
+                // name runs is judged apart.
+                let mut outer = cmd.clone();
+                outer.role = Role::Wrapper;
+                let (mut part, seen) = judge_seen(&outer, &text, rules, ctx);
+                let what = match run {
+                    bins::Run::Program(inner) => {
+                        let inner_text = inner.text();
+                        let (p, s) = judge_seen(&inner, &inner_text, rules, ctx);
+                        credential = credential.or(s.credential);
+                        egress = egress.or(s.egress);
+                        inner_report = Some((inner_text, inner.via.clone(), p));
+                        None
+                    }
+                    bins::Run::Script(effects) => Some(policy::judge(
+                        &effects,
+                        effective_cwd(cmd, ctx).as_deref(),
+                        rules,
+                        ctx,
+                    )),
+                    bins::Run::Unknown(why) => Some(Part::new(Verdict::Uncertain, why, None)),
+                };
+                if let Some(p) = what
+                    && p.verdict >= part.verdict
+                {
+                    part = Part {
+                        effects: part.effects,
+                        ..p
+                    };
+                }
+                (part, seen)
+            }
+        };
         credential = credential.or(seen.credential);
         egress = egress.or(seen.egress);
         let runs_in = (cmd.cwd != Cwd::Start).then(|| match effective_cwd(cmd, ctx) {
             Some(dir) => dir.display().to_string(),
             None => "unknown".to_string(),
         });
-        report_in(text, cmd.via.clone(), part, runs_in);
+        report_in(text, cmd.via.clone(), part, runs_in.clone());
+        if let Some((text, via, part)) = inner_report {
+            report_in(text, via, part, runs_in);
+        }
     }
     if let (Some(c), Some(e)) = (&credential, &egress) {
         // A credential read and data leaving the machine in one call: blocked, whichever

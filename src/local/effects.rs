@@ -351,6 +351,23 @@ fn from_reading(r: &Reading, out: &mut Effects) {
         .map(|(dir, _)| dir.to_string());
     for v in &r.values {
         let w = &v.word;
+        // A URL where a file is expected (`ffmpeg -i in.mp4 udp://host:5000`, `-i http://…`):
+        // most media and data tools open it as a network stream, not a path.
+        if matches!(
+            v.kind,
+            Kind::Read | Kind::Tree | Kind::Write | Kind::Delete | Kind::DeleteTree | Kind::Move
+        ) && has_url_scheme(&w.text)
+        {
+            out.list.push(if v.kind.is_input_path() {
+                Effect::Receive { from: w.clone() }
+            } else {
+                Effect::Send {
+                    what: format!("writes to {}", crate::shell::excerpt(&w.text)),
+                    remote: true,
+                }
+            });
+            continue;
+        }
         let effect = match v.kind {
             Kind::Text | Kind::Path | Kind::Subcommand | Kind::Args => continue,
             Kind::Read => Effect::Read {
@@ -437,6 +454,25 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 out.dirs.push(w.clone());
                 continue;
             }
+            Kind::Sql => match w.known_value() {
+                Some(q) if crate::local::sql::is_read_only(q) => continue,
+                _ => Effect::RunCode {
+                    code: format!(
+                        "SQL `{}` (writes, or reaches beyond what it reads)",
+                        crate::shell::excerpt(&w.text)
+                    ),
+                },
+            },
+            Kind::Database => match database_host(&w.text) {
+                Some(host) => Effect::Receive {
+                    from: Word {
+                        text: host,
+                        kind: w.kind,
+                        value: None,
+                    },
+                },
+                None => continue,
+            },
             Kind::User => Effect::AsUser {
                 user: w.text.clone(),
             },
@@ -509,6 +545,28 @@ fn from_reading(r: &Reading, out: &mut Effects) {
         };
         out.list.push(effect);
     }
+}
+
+/// The host a connection string names (`postgres://u@db.example/app`, `host=db.example
+/// dbname=app`), as `host[:port]`; None for a plain database name.
+fn database_host(text: &str) -> Option<String> {
+    if let Some((_, rest)) = text.split_once("://") {
+        return Some(rest.to_string());
+    }
+    text.split_whitespace()
+        .find_map(|kv| kv.strip_prefix("host=").or(kv.strip_prefix("hostaddr=")))
+        .map(str::to_string)
+}
+
+/// `scheme://…`: a URL, not a path.
+fn has_url_scheme(text: &str) -> bool {
+    text.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.len() > 1
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
 }
 
 /// `.`, `./x`, `../x`, `/abs`: a local directory, not a package name.

@@ -10,6 +10,7 @@
 //!   [`credentials`];
 //! - [`rules`] holds the regex rule files and path lists; [`decide`] puts it all together.
 
+pub mod bins;
 pub mod credentials;
 pub mod decide;
 pub mod effects;
@@ -21,3 +22,4 @@ pub mod rules;
 pub mod shell;
 pub mod spec;
 pub mod spec_scan;
+pub mod sql;

@@ -46,6 +46,8 @@ pub struct Reading {
     /// A word added after the last one would be an operand, not an option (`--` was given, or
     /// the syntax ends options at the first operand and one was given).
     pub options_closed: bool,
+    /// The index in argv of the word that named the innermost subcommand (0: the program).
+    pub subcommand_at: usize,
 }
 
 impl Reading {
@@ -125,6 +127,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                             path = child.name.split(' ').map(str::to_string).collect();
                         }
                         r.chain.push(child);
+                        r.subcommand_at = i;
                         options_done = false;
                         i += 1;
                         continue;
@@ -312,6 +315,23 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
         });
     }
     assign_operands(&mut r, &operands, operand_kind, no_first);
+    if let Some(kind) = r.spec().input.clone() {
+        let given = r
+            .values
+            .iter()
+            .any(|v| matches!(v.kind, Kind::Sql | Kind::Code | Kind::Script))
+            || argv[1..]
+                .iter()
+                .any(|w| r.spec().input_flags.contains(&w.text));
+        if !given {
+            let line = r.spec().rule.line;
+            r.marked.push(Marked {
+                name: "with no query or script on its command line".into(),
+                kind,
+                line,
+            });
+        }
+    }
     Some(r)
 }
 

@@ -21,7 +21,14 @@ pub trait Fs {
     /// Whether git ignores `p` in the work tree rooted at `root` (its `.gitignore` files along
     /// the way and `.git/info/exclude`); None when that cannot be known.
     fn git_ignored(&self, root: &Path, p: &Path) -> Option<bool>;
+
+    /// The script names of the `package.json` in `dir`: None when there is none or it cannot
+    /// be read as one (so a name cannot be told to be a script).
+    fn package_scripts(&self, dir: &Path) -> Option<Vec<String>>;
 }
+
+/// The largest `package.json` sentinel reads for its script names.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
 /// Follows symlinks on the real file system.
 #[derive(Clone, Copy, Debug, Default)]
@@ -164,6 +171,29 @@ impl Fs for RealFs {
                 .is_ignore(),
         )
     }
+
+    fn package_scripts(&self, dir: &Path) -> Option<Vec<String>> {
+        use std::io::Read;
+        let file = std::fs::File::open(dir.join("package.json")).ok()?;
+        let mut text = String::new();
+        file.take(MAX_MANIFEST_BYTES + 1)
+            .read_to_string(&mut text)
+            .ok()?;
+        if text.len() as u64 > MAX_MANIFEST_BYTES {
+            return None;
+        }
+        script_names(&text)
+    }
+}
+
+/// The keys of `scripts` in a `package.json` text.
+pub fn script_names(manifest: &str) -> Option<Vec<String>> {
+    let v: serde_json::Value = serde_json::from_str(manifest).ok()?;
+    let scripts = v.as_object()?.get("scripts");
+    match scripts {
+        None => Some(Vec::new()),
+        Some(s) => Some(s.as_object()?.keys().cloned().collect()),
+    }
 }
 
 /// Never touches the file system: paths are resolved lexically only, and globs not expanded.
@@ -184,6 +214,10 @@ impl Fs for LexicalFs {
     }
 
     fn git_ignored(&self, _root: &Path, _p: &Path) -> Option<bool> {
+        None
+    }
+
+    fn package_scripts(&self, _dir: &Path) -> Option<Vec<String>> {
         None
     }
 }

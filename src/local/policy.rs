@@ -110,7 +110,7 @@ pub fn judge(effects: &Effects, cwd: Option<&Path>, rules: &Rules, ctx: &Context
 }
 
 /// Where the program works: the command's cwd, then each directory its options change into.
-fn work_dir(effects: &Effects, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
+pub(crate) fn work_dir(effects: &Effects, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
     let mut dir = cwd.map(Path::to_path_buf);
     for d in &effects.dirs {
         dir = resolve_word(d, dir.as_deref(), ctx);

@@ -100,6 +100,12 @@ pub enum Kind {
     /// a program or loads code (`PATH`, `LD_PRELOAD` …) is reviewed, and so is a name not known
     /// before it runs.
     Assigns,
+    /// SQL run by a database client: a query that only reads is text, anything else is code
+    /// (`local::sql`).
+    Sql,
+    /// A database name or connection string (`postgres://host/db`, `host=… dbname=…`): a host
+    /// in it is where the client connects.
+    Database,
     /// The first operand names a subcommand, which has its own section.
     Subcommand,
     /// From here on every word is an argument for the script or task before it, not an option
@@ -133,6 +139,8 @@ impl Kind {
             "awk-program" => Kind::AwkProgram,
             "variable" => Kind::Variable,
             "assigns" => Kind::Assigns,
+            "sql" => Kind::Sql,
+            "database" => Kind::Database,
             "subcommand" => Kind::Subcommand,
             "args" => Kind::Args,
             _ => return None,
@@ -261,6 +269,15 @@ pub struct CommandSpec {
     pub interspersed: bool,
     /// The first word may be a cluster of options without its dash (`tar czf`, `ps aux`).
     pub dashless: bool,
+    /// A pattern section of a package manager (`["yarn *"]`): the word it matched names a
+    /// project script or a dependency's program (`yarn eslint .`), told apart by the project's
+    /// `package.json`; a program is judged by its own spec (see `local::bins`).
+    pub bins: bool,
+    /// What the command does when no option or operand gave it its SQL, code or script: it
+    /// reads them from stdin or a terminal (`psql`, `sqlite3 app.db`); `review: …`.
+    pub input: Option<OptKind>,
+    /// Flags that make it print something and exit without reading input (`psql -l`).
+    pub input_flags: Vec<String>,
     short: HashMap<char, usize>,
     long: BTreeMap<String, usize>,
     /// `-D*` options: the prefix and the option.
@@ -360,6 +377,10 @@ struct RawSpec {
     interspersed: bool,
     #[serde(default)]
     dashless: bool,
+    #[serde(default)]
+    bins: bool,
+    input: Option<String>,
+    input_flags: Option<String>,
     runs: Option<String>,
     network: Option<String>,
     deny: Option<String>,
@@ -750,6 +771,18 @@ fn parse_section(
         },
         None => None,
     };
+    let input = match &raw.input {
+        Some(b) => match opt_kind(b).map_err(|m| err(line_of("input"), m))? {
+            k @ (OptKind::Deny(_) | OptKind::Review(_)) => Some(k),
+            _ => {
+                return Err(err(
+                    line_of("input"),
+                    "input is `deny: …` or `review: …`".into(),
+                ));
+            }
+        },
+        None => None,
+    };
     let runs = match raw.runs.as_deref() {
         None | Some("nothing") => Runs::Nothing,
         Some("project") => Runs::Project,
@@ -808,6 +841,15 @@ fn parse_section(
         dashdash,
         interspersed: raw.interspersed,
         dashless: raw.dashless,
+        bins: raw.bins,
+        input,
+        input_flags: raw
+            .input_flags
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
         short,
         long,
         prefixed,

@@ -29,6 +29,7 @@ pub(crate) const SYSTEM_BIN_DIRS: &[&str] = &[
     "/usr/sbin",
     "/usr/local/bin",
     "/usr/local/sbin",
+    "/usr/libexec",
     "/opt/homebrew/bin",
     "/run/current-system/sw/bin",
 ];

@@ -327,11 +327,30 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
             }
             inner(start, name)
         }
-        "pnpm" | "yarn" if argv.get(1).is_some_and(|w| w.text == "exec") => {
-            if argv.get(2).is_some_and(|w| w.text.starts_with('-')) {
+        // `pnpm --filter web exec tsc`: workspace selection before `exec` does not change what
+        // runs (the package directories lie inside the project).
+        "pnpm" | "yarn" => {
+            let mut i = 1;
+            while let Some(w) = argv.get(i) {
+                match w.text.as_str() {
+                    "-r" | "--recursive" | "-w" | "--workspace-root" | "--parallel"
+                    | "--stream" | "-s" | "--silent" => i += 1,
+                    "--filter" | "-F" => i += 2,
+                    t if t.starts_with("--filter=") => i += 1,
+                    _ => break,
+                }
+            }
+            if !argv
+                .get(i)
+                .is_some_and(|w| w.text == "exec" && w.is_literal())
+                || argv
+                    .get(i + 1)
+                    .is_none_or(|w| w.text.starts_with('-') || !w.is_literal())
+                || argv[1..i].iter().any(|w| !w.is_literal())
+            {
                 return Unwrap::No;
             }
-            inner(2, &format!("{name} exec"))
+            inner(i + 1, &format!("{name} exec"))
         }
         // `coverage run -m pytest`: as `python -m pytest`, under coverage.
         "coverage"
