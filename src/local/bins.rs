@@ -42,11 +42,9 @@ pub fn run_of(
     if cmd.argv.len() < 2 || !cmd.argv[0].is_literal() {
         return None;
     }
-    // Cheap first: only a program with a `bins` pattern section goes on to a full reading.
-    let program = specs.program(&cmd.argv[0].text)?;
-    if !specs.lookup(&[program.name.as_str(), "*"])?.bins {
-        return None;
-    }
+    // Cheap first: only a program with a `bins` pattern section goes on to a full reading
+    // (found by name, so no other program's spec is parsed here).
+    specs.bins_section(&cmd.argv[0].text)?;
     let reading = options::read(&cmd.argv, specs)?;
     let spec = reading.spec();
     if !spec.bins || reading.subcommand_at == 0 {
@@ -75,7 +73,7 @@ pub fn run_of(
     if specs.program(&name.text).is_some() {
         let mut inner = cmd.clone();
         inner.argv = cmd.argv[at..].to_vec();
-        inner.via.push(program.name.clone());
+        inner.via.push(cmd.argv[0].text.clone());
         if !inner_dirs_known(&reading) {
             inner.cwd = Cwd::Unknown;
         }

@@ -274,6 +274,19 @@ fn strip_home(raw: &str) -> Option<&str> {
 
 /// Removes `.` and `..` components; `..` at the root stays at the root.
 fn clean(p: &Path) -> PathBuf {
+    // Most paths are clean already: an absolute path with no `.`/`..` component, no doubled
+    // or trailing slash is returned as it is, without rebuilding it component by component.
+    if let Some(s) = p.to_str()
+        && s.starts_with('/')
+        && !s.contains("/./")
+        && !s.contains("/../")
+        && !s.contains("//")
+        && !s.ends_with("/.")
+        && !s.ends_with("/..")
+        && (s.len() == 1 || !s.ends_with('/'))
+    {
+        return p.to_path_buf();
+    }
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
@@ -316,6 +329,24 @@ fn resolve_windows(raw: &str, cwd: &str) -> PathBuf {
 
 /// True when `path` is `dir` or lies below it.
 pub fn is_within(path: &Path, dir: &Path) -> bool {
+    // Byte comparison when neither path has a component that `Path` would read differently
+    // from its bytes (`//`, `/./`, a trailing `/.`); the component walk otherwise.
+    let simple = |b: &[u8]| {
+        !b.windows(2).any(|w| w == b"//")
+            && !b.windows(3).any(|w| w == b"/./")
+            && !b.ends_with(b"/.")
+    };
+    let (p, d) = (
+        path.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    if simple(p) && simple(d) {
+        let d = match d.strip_suffix(b"/") {
+            Some(rest) if !rest.is_empty() => rest,
+            _ => d,
+        };
+        return p.starts_with(d) && (p.len() == d.len() || d == b"/" || p[d.len()] == b'/');
+    }
     path.starts_with(dir)
 }
 
@@ -358,7 +389,13 @@ impl PathPattern {
         };
         let expanded = match strip_home(body) {
             Some(rest) => match home {
-                Some(h) => format!("{}{}", h.display(), rest),
+                Some(h) => {
+                    let h = h.to_string_lossy();
+                    let mut s = String::with_capacity(h.len() + rest.len());
+                    s.push_str(&h);
+                    s.push_str(rest);
+                    s
+                }
                 None => return Err("`~` used but the home directory is not known".to_string()),
             },
             None => body.to_string(),
@@ -427,7 +464,10 @@ impl PathPattern {
 
     /// True when `path` is this entry or lies below it.
     pub fn matches(&self, path: &Path) -> bool {
-        let windows = is_windows_path(&path.to_string_lossy());
+        let windows = match path.to_str() {
+            Some(text) => is_windows_path(text),
+            None => is_windows_path(&path.to_string_lossy()),
+        };
         match &self.matcher {
             PathMatcher::Prefix(dir) if windows => {
                 let p = path.to_string_lossy().to_ascii_lowercase();
@@ -552,6 +592,37 @@ pub fn list_matches<'a, T>(list: &'a [(PathPattern, T)], path: &Path) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn is_within_agrees_with_the_component_walk() {
+        let paths = [
+            "/",
+            "/a",
+            "/a/",
+            "/a/b",
+            "/a/b/",
+            "/ab",
+            "/ab/c",
+            "/a//b",
+            "/a/./b",
+            "/a/.",
+            "/a/..",
+            "/a/../b",
+            "/home/dev/proj",
+            "/home/dev/project",
+            "/home/dev/proj/.git/config",
+            "a/b",
+        ];
+        for p in paths {
+            for d in paths {
+                assert_eq!(
+                    is_within(Path::new(p), Path::new(d)),
+                    Path::new(p).starts_with(d),
+                    "{p} within {d}"
+                );
+            }
+        }
+    }
 
     fn r(raw: &str) -> Option<String> {
         resolve(raw, Path::new("/home/u/proj"), Some(Path::new("/home/u")))

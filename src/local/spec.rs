@@ -569,6 +569,26 @@ impl Specs {
         self.section(Id::Bundled(*i as usize))
     }
 
+    /// The package-manager section `["PROGRAM *"]` when it has `bins = true` (`local::bins`);
+    /// found by its name alone, so the commands of other programs pay only a scan of names.
+    pub fn bins_section(&self, program: &str) -> Option<Arc<CommandSpec>> {
+        let is_it = |name: &str| name.strip_suffix(" *") == Some(program);
+        let found = match self
+            .patterns
+            .iter()
+            .find(|(p, _)| p.len() == 2 && p[0] == program && p[1] == "*")
+        {
+            Some((_, i)) => self.section(Id::Person(*i)),
+            None => {
+                let (_, i) = bundled::PATTERNS
+                    .iter()
+                    .find(|(p, _)| is_it(bundled_name(*p)))?;
+                self.section(Id::Bundled(*i as usize))
+            }
+        }?;
+        found.bins.then_some(found)
+    }
+
     /// Parses every bundled section now and returns every error (for `rules lint` and the
     /// tests); the person's were parsed when loaded.
     pub fn lint(&self) -> Vec<RuleError> {
