@@ -538,19 +538,20 @@ impl ToolCall {
                 expected: "an object",
             });
         }
-        Ok(match tool {
-            "Bash" => ToolCall::Shell {
+        use crate::tools::Judged;
+        Ok(match crate::tools::judged(tool) {
+            Some(Judged::Shell) => ToolCall::Shell {
                 command: required("command")?,
             },
-            "PowerShell" => ToolCall::PowerShell {
+            Some(Judged::PowerShell) => ToolCall::PowerShell {
                 command: required("command")?,
             },
-            "Write" | "Edit" | "MultiEdit" => ToolCall::Write {
+            Some(Judged::Write) if tool != "NotebookEdit" => ToolCall::Write {
                 tool: tool.to_string(),
                 path: required("file_path")?,
                 content: written_text(input),
             },
-            "NotebookEdit" => {
+            Some(Judged::Write) => {
                 let path = match field("notebook_path")? {
                     Some(p) => p,
                     None => required("file_path")?,
@@ -561,15 +562,15 @@ impl ToolCall {
                     content: written_text(input),
                 }
             }
-            "Read" => ToolCall::Read {
+            Some(Judged::ReadFile) => ToolCall::Read {
                 tool: tool.to_string(),
                 paths: vec![required("file_path")?],
             },
-            "Agent" | "Task" => ToolCall::Agent {
+            Some(Judged::Agent) => ToolCall::Agent {
                 tool: tool.to_string(),
                 prompt: field("prompt")?.unwrap_or_default(),
             },
-            "Glob" | "Grep" | "LS" => {
+            Some(Judged::Search) => {
                 let paths = ["path", "glob"]
                     .into_iter()
                     .map(field)
@@ -582,7 +583,7 @@ impl ToolCall {
                     paths,
                 }
             }
-            _ => ToolCall::Other {
+            None => ToolCall::Other {
                 tool: tool.to_string(),
             },
         })

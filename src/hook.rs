@@ -29,6 +29,40 @@ pub struct HookOutput {
     pub stderr: String,
     /// The exit status.
     pub exit: u8,
+    /// `stderr` is a message for the person, better shown on their terminal: when one can be
+    /// opened, it goes there and the hook exits 0 (Claude Code labels a SessionEnd hook's
+    /// stderr with exit 2 "failed"); without one, stderr and `exit` stand.
+    pub for_terminal: bool,
+}
+
+/// Writes `text` to the person's terminal; false when none is found or it cannot be written, so
+/// the caller falls back to stderr. Claude Code runs hooks without a controlling terminal, so
+/// after `/dev/tty` the terminal is looked for where the agent itself writes: the stderr or
+/// stdout of the parent process, when that is a terminal device (Linux `/proc`).
+pub fn to_terminal(text: &str) -> bool {
+    use std::io::Write as _;
+    if std::env::var_os("SENTINEL_NO_TTY").is_some() {
+        return false;
+    }
+    let open = |p: &std::path::Path| std::fs::OpenOptions::new().write(true).open(p);
+    if let Ok(mut tty) = open(std::path::Path::new("/dev/tty")) {
+        return tty.write_all(text.as_bytes()).is_ok();
+    }
+    // Only the agent itself, the direct parent: further up is whoever started the agent, whose
+    // terminal is not where the agent shows its session.
+    let pid = std::os::unix::process::parent_id();
+    for fd in [2, 1] {
+        let Ok(target) = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")) else {
+            continue;
+        };
+        let device = target.to_string_lossy();
+        if (device.starts_with("/dev/pts/") || device.starts_with("/dev/tty"))
+            && let Ok(mut tty) = open(&target)
+        {
+            return tty.write_all(text.as_bytes()).is_ok();
+        }
+    }
+    false
 }
 
 /// Runs the hook on one event read from `input`. Never panics: a panic inside is caught and
@@ -88,6 +122,7 @@ fn failure(message: String, fail_mode: FailMode, shadow: bool) -> HookOutput {
         stdout: String::new(),
         stderr: format!("sentinel: {}\n", one_line(&message)),
         exit,
+        for_terminal: false,
     }
 }
 
@@ -331,8 +366,10 @@ fn post_tool_use(agent: Agent, shadow: bool, config: &Config, event: &HookEvent)
 
 /// The session's summary, on the channel each agent shows the user at the end of a session, and
 /// in `SENTINEL_HOME/sessions/ID.txt`, since a closing terminal may not show it. Claude Code:
-/// stderr with exit 2 (SessionEnd cannot be blocked; it discards JSON). Gemini CLI: a
-/// `systemMessage`. Cursor and Copilot: stderr, exit 0. Shadow mode always exits 0.
+/// the person's terminal when there is one, else stderr with exit 2 (the one channel it shows
+/// for SessionEnd, labelled as a failed hook; it discards JSON). Gemini CLI: a `systemMessage`.
+/// Cursor and Copilot: stderr, exit 0. Shadow mode always exits 0. A session with no checks
+/// says nothing.
 fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -> HookOutput {
     let session = event.session_id.clone().unwrap_or_default();
     let max_age_ms = config.taint_max_age_hours.value.saturating_mul(3_600_000);
@@ -347,6 +384,9 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
             };
         }
     };
+    if records.is_empty() && damaged.is_empty() {
+        return HookOutput::default();
+    }
     let line = stats::summarize(&records).line();
     let mut stderr = format!("{line}\n");
     let safe_id: String = session
@@ -383,16 +423,19 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
             stdout: String::new(),
             stderr,
             exit: 2,
+            for_terminal: true,
         },
         Agent::Gemini if !shadow => HookOutput {
             stdout: format!("{}\n", json!({ "systemMessage": line })),
             stderr,
             exit: 0,
+            for_terminal: false,
         },
         _ => HookOutput {
             stdout: String::new(),
             stderr,
             exit: 0,
+            for_terminal: false,
         },
     }
 }

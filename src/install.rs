@@ -12,10 +12,8 @@ use anyhow::{Context as _, Result, bail};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
-/// The tools whose calls sentinel decides.
-pub const PRE_TOOL_USE_MATCHER: &str = "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit|Read";
 /// The tools that bring outside text into the context.
-pub const POST_TOOL_USE_MATCHER: &str = "WebFetch|WebSearch|mcp__.*";
+pub use crate::tools::UNTRUSTED_MATCHER as POST_TOOL_USE_MATCHER;
 
 /// What an install or uninstall did.
 #[derive(Debug, Default)]
@@ -120,8 +118,9 @@ pub fn add_hooks(settings: &mut Value, handler: &Value) -> Result<()> {
     let Value::Object(events) = hooks else {
         bail!("`hooks` is not an object")
     };
+    let pre = crate::tools::judged_matcher();
     let groups = [
-        ("PreToolUse", Some(PRE_TOOL_USE_MATCHER)),
+        ("PreToolUse", Some(pre.as_str())),
         ("PostToolUse", Some(POST_TOOL_USE_MATCHER)),
         ("SessionEnd", None),
     ];
@@ -360,7 +359,10 @@ mod tests {
         add_hooks(&mut v, &h()).unwrap();
         assert_eq!(v, once);
         assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 1);
-        assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], PRE_TOOL_USE_MATCHER);
+        assert_eq!(
+            v["hooks"]["PreToolUse"][0]["matcher"],
+            crate::tools::judged_matcher()
+        );
         assert_eq!(
             v["hooks"]["PostToolUse"][0]["matcher"],
             POST_TOOL_USE_MATCHER

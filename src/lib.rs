@@ -27,6 +27,7 @@ pub mod stats;
 pub mod suggest;
 pub mod taint;
 pub mod tiers;
+pub mod tools;
 
 // Tier 1 lives in `local/`; these names are kept at the top for the rest of the crate.
 pub use local::{decide, paths, rules, shell};

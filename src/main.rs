@@ -1,5 +1,22 @@
 //! The `sentinel` command line: maps subcommands onto the library and results onto exit codes.
 
+/// `println!` that a closed stdout (`sentinel config | head -1`) does not turn into a panic: the
+/// rest of the output is dropped and the command ends with its own exit status.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// `print!`, likewise.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use sentinel::config::Config;
@@ -184,6 +201,9 @@ fn run(cli: Cli) -> Result<u8> {
         } => run_lint(),
         Command::Hook { agent, shadow } => {
             let out = hook::run(agent, shadow, &mut std::io::stdin().lock());
+            if out.for_terminal && hook::to_terminal(&out.stderr) {
+                return Ok(0);
+            }
             // A closed pipe is the agent's business; the exit status still says what happened.
             let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
             let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
@@ -222,7 +242,7 @@ fn load_config() -> Result<Config> {
 fn run_config(json: bool) -> Result<u8> {
     let config = load_config()?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&config)?);
+        outln!("{}", serde_json::to_string_pretty(&config)?);
     } else {
         let rows = config.rows();
         let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
@@ -233,10 +253,10 @@ fn run_config(json: bool) -> Result<u8> {
             .unwrap_or(0)
             .min(44);
         for (key, value, source) in rows {
-            println!("{key:<width$}  {value:<vwidth$}  {source}");
+            outln!("{key:<width$}  {value:<vwidth$}  {source}");
         }
         for e in &config.errors {
-            println!("error: {e}");
+            outln!("error: {e}");
         }
     }
     Ok(if config.errors.is_empty() { 0 } else { 1 })
@@ -293,7 +313,7 @@ fn run_trust(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
             "revoked",
             "the person revoked trust in the project's loosening rules",
         );
-        println!(
+        outln!(
             "{} {}; its loosening rules no longer apply",
             if was {
                 "revoked trust in"
@@ -320,7 +340,7 @@ fn run_trust(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
         .collect();
     if !errors.is_empty() {
         for e in &errors {
-            println!("{e}");
+            outln!("{e}");
         }
         bail!("not trusted: fix the {} error(s) above first", errors.len());
     }
@@ -342,13 +362,13 @@ fn run_trust(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
             digests.join(", ")
         ),
     );
-    println!(
+    outln!(
         "trusted {} as of {} UTC:",
         dir.display(),
         sentinel::audit::utc(now)
     );
     for f in &project.files {
-        println!("  {:<32} sha256 {}…", f.name, &f.sha256[..16]);
+        outln!("  {:<32} sha256 {}…", f.name, &f.sha256[..16]);
     }
     // What trusting changed: the loosening rules, listed so the person sees what they accepted.
     let mut untrusted = Rules::load(home, config::user_home().as_deref());
@@ -359,20 +379,20 @@ fn run_trust(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
         .map(|f| base.add_project(f.text.as_deref().map_err(String::as_str), false))
         .unwrap_or_default();
     if untrusted.suspended.is_empty() && held.is_empty() {
-        println!("it holds only tightening rules; those applied before and still do");
+        outln!("it holds only tightening rules; those applied before and still do");
     } else {
-        println!(
+        outln!(
             "these loosen what sentinel allows in {} and now apply:",
             project.root.display()
         );
         for r in &untrusted.suspended {
-            println!("  {r}  {}", r.pattern);
+            outln!("  {r}  {}", r.pattern);
         }
         for h in &held {
-            println!("  {h}");
+            outln!("  {h}");
         }
     }
-    println!("any change to these files suspends them until you run `sentinel trust` again");
+    outln!("any change to these files suspends them until you run `sentinel trust` again");
     Ok(0)
 }
 
@@ -394,12 +414,12 @@ fn run_allow_once(code: &str) -> Result<u8> {
                     sentinel::audit::utc(now + allow_once::TTL_MS)
                 ),
             );
-            println!(
+            outln!(
                 "allowed once, until {} UTC:",
                 sentinel::audit::utc(now + allow_once::TTL_MS)
             );
-            println!("  tool     {}", granted.tool);
-            println!(
+            outln!("  tool     {}", granted.tool);
+            outln!(
                 "  {:<8} {}",
                 if granted.tool == "Bash" || granted.tool == "PowerShell" {
                     "command"
@@ -408,9 +428,9 @@ fn run_allow_once(code: &str) -> Result<u8> {
                 },
                 granted.subject
             );
-            println!("  cwd      {}", granted.cwd);
-            println!("  refused  {}", granted.reason);
-            println!("the agent's next identical call runs; any other call is decided as usual");
+            outln!("  cwd      {}", granted.cwd);
+            outln!("  refused  {}", granted.reason);
+            outln!("the agent's next identical call runs; any other call is decided as usual");
             Ok(0)
         }
         Err(e) => {
@@ -454,19 +474,19 @@ fn run_install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
     let report = install::install(&settings, &binary, shadow, timeout, &config.home.value)?;
     let mode = if shadow { " in shadow mode" } else { "" };
     if report.changed {
-        println!(
+        outln!(
             "registered {}{mode} in {}",
             binary.display(),
             report.settings.display()
         );
     } else {
-        println!("already registered{mode} in {}", report.settings.display());
+        outln!("already registered{mode} in {}", report.settings.display());
     }
     if let Some(b) = &report.backup {
-        println!("backup of the previous file: {}", b.display());
+        outln!("backup of the previous file: {}", b.display());
     }
     for p in &report.seeded {
-        println!("seeded {}", p.display());
+        outln!("seeded {}", p.display());
     }
     Ok(0)
 }
@@ -477,15 +497,15 @@ fn run_uninstall(settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
     let settings = settings_path(settings, scope)?;
     let report = install::uninstall(&settings, &config.home.value)?;
     if report.changed {
-        println!("removed sentinel from {}", report.settings.display());
+        outln!("removed sentinel from {}", report.settings.display());
     } else {
-        println!(
+        outln!(
             "sentinel was not registered in {}",
             report.settings.display()
         );
     }
     if let Some(b) = &report.backup {
-        println!("backup of the previous file: {}", b.display());
+        outln!("backup of the previous file: {}", b.display());
     }
     Ok(0)
 }
@@ -615,13 +635,13 @@ fn run_check(q: Question, json: bool) -> Result<u8> {
         }
     }
     match (&e.decision, json) {
-        (Some(d), true) => println!("{}", serde_json::to_string_pretty(d)?),
-        (Some(d), false) => print!("{}", check::render(d)),
-        (None, true) => println!(
+        (Some(d), true) => outln!("{}", serde_json::to_string_pretty(d)?),
+        (Some(d), false) => out!("{}", check::render(d)),
+        (None, true) => outln!(
             "{}",
             serde_json::json!({ "verdict": null, "tool": tool, "reason": "sentinel has no opinion on this tool; the agent's own permission flow decides" })
         ),
-        (None, false) => println!(
+        (None, false) => outln!(
             "verdict: none\nreason:  sentinel has no opinion on {tool}; the agent's own permission flow decides"
         ),
     }
@@ -650,9 +670,9 @@ fn run_explain(q: Question, json: bool) -> Result<u8> {
         offline,
     });
     if json {
-        println!("{}", serde_json::to_string_pretty(&explanation)?);
+        outln!("{}", serde_json::to_string_pretty(&explanation)?);
     } else {
-        print!("{}", explain::render(&explanation));
+        out!("{}", explain::render(&explanation));
     }
     Ok(check::exit_code(e.decision.map(|d| d.verdict)) as u8)
 }
@@ -683,11 +703,11 @@ fn run_suggest(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
     );
     if apply.is_empty() {
         if json {
-            println!("{}", serde_json::to_string_pretty(&found)?);
+            outln!("{}", serde_json::to_string_pretty(&found)?);
             return Ok(0);
         }
         if found.is_empty() {
-            println!(
+            outln!(
                 "nothing to suggest: no command reached Tier 2 or ask that a rule could settle ({} decisions read)",
                 loaded.records.len()
             );
@@ -695,22 +715,22 @@ fn run_suggest(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
         }
         for s in &found {
             let file = s.kind.file().name();
-            println!(
+            outln!(
                 "{:>3}. {:<5} {}   → {file}",
                 s.number,
                 format!("{:?}", s.kind).to_lowercase(),
                 s.pattern
             );
-            println!("       evidence: {}", s.evidence.line());
+            outln!("       evidence: {}", s.evidence.line());
             for said in &s.evidence.evaluator_said {
-                println!("       evaluator: \"{said}\"");
+                outln!("       evaluator: \"{said}\"");
             }
             for e in &s.evidence.examples {
-                println!("       e.g. {}", sentinel::shell::excerpt(e));
+                outln!("       e.g. {}", sentinel::shell::excerpt(e));
             }
         }
-        println!();
-        println!(
+        outln!();
+        outln!(
             "apply with: sentinel suggest --apply N [N…] (appends to the rule files in {})",
             home.display()
         );
@@ -728,10 +748,10 @@ fn run_suggest(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
     match suggest::apply(home, &chosen, &date, user_home.as_deref()) {
         Ok(applied) => {
             for (path, n) in &applied.files {
-                println!("appended {n} rule(s) to {}", path.display());
+                outln!("appended {n} rule(s) to {}", path.display());
             }
             for s in &chosen {
-                println!("  {}  {}  ({})", s.number, s.pattern, s.evidence.line());
+                outln!("  {}  {}  ({})", s.number, s.pattern, s.evidence.line());
                 audit_person(
                     &config,
                     "suggest --apply",
@@ -745,7 +765,7 @@ fn run_suggest(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
                     ),
                 );
             }
-            println!("`sentinel rules lint` passes; the next decision uses them");
+            outln!("`sentinel rules lint` passes; the next decision uses them");
             Ok(0)
         }
         Err(e) => {
@@ -768,7 +788,7 @@ fn run_lint() -> Result<u8> {
     }
     let errors = rules.lint();
     for e in &errors {
-        println!("{e}");
+        outln!("{e}");
     }
     let count = rules.hard_block().len()
         + rules.safe().len()
@@ -859,7 +879,7 @@ fn run_stats(session: Option<String>, all: bool, since: Option<String>, json: bo
     };
     let summary = stats::summarize(records.iter().copied());
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(
                 &serde_json::json!({ "scope": scope, "summary": summary })
@@ -867,23 +887,28 @@ fn run_stats(session: Option<String>, all: bool, since: Option<String>, json: bo
         );
         return Ok(0);
     }
-    println!("{scope}");
+    outln!("{scope}");
     if let (Some(first), Some(last)) = (records.first(), records.last()) {
-        println!(
+        outln!(
             "from {} to {} UTC",
             audit::utc(first.ts_ms),
             audit::utc(last.ts_ms)
         );
     }
-    println!("{}", summary.line());
-    println!();
-    println!(
+    outln!("{}", summary.line());
+    outln!();
+    outln!(
         "{:<7} {:>9} {:>7} {:>10} {:>10} {:>10}",
-        "tier", "decisions", "share", "mean", "p50", "p95"
+        "tier",
+        "decisions",
+        "share",
+        "mean",
+        "p50",
+        "p95"
     );
     for (tier, l) in &summary.latency {
         let share = 100.0 * l.count as f64 / summary.checks.max(1) as f64;
-        println!(
+        outln!(
             "{tier:<7} {:>9} {:>6.1}% {:>10} {:>10} {:>10}",
             l.count,
             share,
@@ -892,8 +917,8 @@ fn run_stats(session: Option<String>, all: bool, since: Option<String>, json: bo
             duration(l.p95_us)
         );
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "resolved locally: {:.1}%   api calls: {} (errors {}, {:.1} s, ~${:.4})",
         summary.local_resolution_pct,
         summary.api_calls,
@@ -902,9 +927,9 @@ fn run_stats(session: Option<String>, all: bool, since: Option<String>, json: bo
         summary.api_cost_usd
     );
     if !summary.top_tier2.is_empty() {
-        println!("reached Tier 2 most often (candidates for a local rule):");
+        outln!("reached Tier 2 most often (candidates for a local rule):");
         for (subject, n) in &summary.top_tier2 {
-            println!("{n:>6}  {subject}");
+            outln!("{n:>6}  {subject}");
         }
     }
     Ok(0)
@@ -915,14 +940,14 @@ fn run_audit_verify() -> Result<u8> {
     let journal = audit::journal(&config.home.value, config.log_max_bytes.value);
     match audit::verify(&journal).context("cannot read the audit log")? {
         audit::Verification::Intact(n) => {
-            println!(
+            outln!(
                 "intact: {n} records in {} file(s), chain and head agree",
                 journal.files().len()
             );
             Ok(0)
         }
         audit::Verification::Broken(why) => {
-            println!("broken: {why}");
+            outln!("broken: {why}");
             Ok(1)
         }
     }
@@ -933,7 +958,7 @@ fn run_audit_tail(n: usize) -> Result<u8> {
     let journal = audit::journal(&config.home.value, config.log_max_bytes.value);
     for r in audit::tail(&journal, n).context("cannot read the audit log")? {
         if let Some(damaged) = r.get("damaged") {
-            println!("(damaged line) {damaged}");
+            outln!("(damaged line) {damaged}");
             continue;
         }
         let s = |k: &str| r[k].as_str().unwrap_or("").to_string();
@@ -942,7 +967,7 @@ fn run_audit_tail(n: usize) -> Result<u8> {
             .map(|x| format!("  [{x}]"))
             .unwrap_or_default();
         let shadow = if r["shadow"] == true { " (shadow)" } else { "" };
-        println!(
+        outln!(
             "#{:<5} {}  {:<5} {:<6} {:<10} {}{rule}{shadow}",
             r["seq"].as_u64().unwrap_or(0),
             audit::utc(r["ts_ms"].as_u64().unwrap_or(0)),
@@ -951,7 +976,7 @@ fn run_audit_tail(n: usize) -> Result<u8> {
             s("tool"),
             sentinel::shell::excerpt(&s("subject")),
         );
-        println!("        session {}  {}", s("session"), s("reason"));
+        outln!("        session {}  {}", s("session"), s("reason"));
     }
     Ok(0)
 }

@@ -251,6 +251,7 @@ fn stats_and_audit_read_back_what_was_decided() {
 
     // check records too, as session "check".
     let out = Command::new(env!("CARGO_BIN_EXE_sentinel"))
+        .env("SENTINEL_NO_TTY", "1")
         .args(["check", "--offline", "ls"])
         .env("HOME", "/home/dev/demo/home")
         .env("SENTINEL_HOME", home.path())

@@ -10,8 +10,14 @@ struct Env {
 
 impl Env {
     fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home/proj")).unwrap();
+        // Under the target dir, never /tmp: sentinel treats temp dirs as scratch space.
+        let dir = tempfile::Builder::new()
+            .prefix("cli")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        // Its own git top level, so the project is `proj` and not the checkout holding the
+        // target dir.
+        std::fs::create_dir_all(dir.path().join("home/proj/.git")).unwrap();
         Env { dir }
     }
     fn home(&self) -> std::path::PathBuf {
@@ -25,12 +31,14 @@ impl Env {
     }
     fn run(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_sentinel"))
+            .env("SENTINEL_NO_TTY", "1")
             .args(args)
             .current_dir(self.proj())
             .env("HOME", self.home())
             .env("SENTINEL_HOME", self.sentinel_home())
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("SENTINEL_API_KEY")
+            .env_remove("CLAUDE_PROJECT_DIR")
             .output()
             .unwrap()
     }
@@ -252,4 +260,37 @@ fn symlinks_into_excluded_paths_are_followed() {
     let o = env.run(&["check", "echo key >> innocent/authorized_keys"]);
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     assert!(Path::new(&target).parent().unwrap().exists());
+}
+
+/// `sentinel config | head -1`: a reader that goes away ends the command quietly, with its own
+/// exit status, never a panic (exit 101).
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    let e = Env::new();
+    for args in [
+        &["config"][..],
+        &["stats", "--all"],
+        &["check", "--offline", "ls; rm -rf ~"],
+    ] {
+        for _ in 0..5 {
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            let out = Command::new(env!("CARGO_BIN_EXE_sentinel"))
+                .env("SENTINEL_NO_TTY", "1")
+                .args(args)
+                .current_dir(e.proj())
+                .env("HOME", e.home())
+                .env("SENTINEL_HOME", e.sentinel_home())
+                .env_remove("ANTHROPIC_API_KEY")
+                .env_remove("SENTINEL_API_KEY")
+                .stdout(writer)
+                .stderr(std::process::Stdio::piped())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+            let want = if args[0] == "check" { 2 } else { 0 };
+            assert_eq!(out.status.code(), Some(want), "{args:?}: {err}");
+        }
+    }
 }

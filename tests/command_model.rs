@@ -60,6 +60,7 @@ impl World {
             "tool_input": input,
         });
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_sentinel"));
+        cmd.env("SENTINEL_NO_TTY", "1");
         cmd.arg("hook")
             .env("HOME", &self.home)
             .env("SENTINEL_HOME", &self.sentinel_home)

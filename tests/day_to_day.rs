@@ -386,6 +386,7 @@ fn every_self_loosening_attempt_through_the_hook_is_blocked() {
         vec!["suggest", "--apply", "1"],
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_sentinel"))
+            .env("SENTINEL_NO_TTY", "1")
             .args(&args)
             .env("SENTINEL_HOME", s.home.path())
             .env("CLAUDECODE", "1")

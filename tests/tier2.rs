@@ -193,7 +193,10 @@ struct Run {
 
 impl Run {
     fn new(extra_toml: &str) -> Run {
-        let home = tempfile::tempdir().unwrap();
+        let home = tempfile::Builder::new()
+            .prefix("home")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
         std::fs::write(
             home.path().join("sentinel.toml"),
             format!("[api]\ntimeout = 1.5\n{extra_toml}"),
@@ -212,6 +215,7 @@ impl Run {
         let event = json!({"hook_event_name": "PreToolUse", "session_id": "t2", "cwd": "/home/dev/demo/proj",
                            "tool_name": "Bash", "tool_input": {"command": command}});
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_sentinel"));
+        cmd.env("SENTINEL_NO_TTY", "1");
         cmd.arg("hook")
             .env("HOME", "/home/dev/demo/home")
             .env("SENTINEL_HOME", self.home.path())
@@ -590,9 +594,13 @@ fn the_users_policy_reaches_the_evaluator_as_policy() {
 #[test]
 fn check_uses_tier_2_unless_offline() {
     let api = Api::start(vec![Reply::Verdict("ALLOW", Canary::Echo)]);
-    let home = tempfile::tempdir().unwrap();
+    let home = tempfile::Builder::new()
+        .prefix("home")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
     let check = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_sentinel"))
+            .env("SENTINEL_NO_TTY", "1")
             .arg("check")
             .args(args)
             .env("HOME", "/home/dev/demo/home")

@@ -8,6 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 /// Starts `sentinel ARGS` with `stdin` written to it, Tier 2 off and shadow mode unset.
 pub fn spawn(home: &Path, args: &[&str], stdin: &str) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
+        .env("SENTINEL_NO_TTY", "1")
         .args(args)
         .env("HOME", "/home/dev/demo/home")
         .env("SENTINEL_HOME", home)

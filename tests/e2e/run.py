@@ -146,15 +146,21 @@ class StandIn:
         return [b for b in self.requests if "independent security evaluator" in json.dumps(b.get("system"))]
 
 
-def run_claude(claude, stand_in, home, project, skip_permissions, shadow=False, allowed_tools=()):
-    env = {"PATH": os.environ["PATH"], "HOME": home, "SENTINEL_HOME": os.path.join(home, ".agentos"),
+def run_claude(claude, stand_in, home, project, skip_permissions, shadow=False, allowed_tools=(), register=True,
+               path=None):
+    env = {"PATH": path or os.environ["PATH"], "HOME": home, "SENTINEL_HOME": os.path.join(home, ".agentos"),
            "ANTHROPIC_BASE_URL": stand_in.url, "ANTHROPIC_API_KEY": "sk-e2e-fake", "DISABLE_AUTOUPDATER": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1",
            # The page server's certificate is self-signed; this run talks to loopback only.
            "NODE_TLS_REJECT_UNAUTHORIZED": "0"}
     settings = os.path.join(home, ".claude", "settings.json")
-    install = [os.path.join(ROOT, "target", "release", "sentinel"), "install", "--settings", settings] + (["--shadow"] if shadow else [])
-    subprocess.run(install, env=env, check=True, stdout=subprocess.DEVNULL)
+    if register:
+        install = [os.path.join(ROOT, "target", "release", "sentinel"), "install", "--settings", settings] + (["--shadow"] if shadow else [])
+        subprocess.run(install, env=env, check=True, stdout=subprocess.DEVNULL)
+    elif not os.path.exists(settings):
+        os.makedirs(os.path.dirname(settings), exist_ok=True)
+        with open(settings, "w") as f:
+            f.write("{}")
     # WebFetch asks claude.ai whether a domain is safe before fetching; offline, skip that check
     # (a documented setting), so the fetch from the stand-in's page on loopback goes through.
     with open(settings) as f:
@@ -292,8 +298,92 @@ def scenario_allow_once(claude, stand_in, skip):
     check(os.path.exists(os.path.join(home, "target-dir", "again")), "the directory made after the grant is still there")
 
 
+def scenario_plugin(claude, stand_in, skip):
+    """The plugin, installed from the repo's own marketplace with Claude Code's CLI: a deny reaches
+    the model through it; without the binary, the call is refused with the command that installs it."""
+    home, project = fresh_home(f"plugin-{skip}")
+    # The marketplace is the repo's plugin files (a copy, so the build dir is not copied along).
+    market = os.path.join(home, "sentinel-repo")
+    for part in [".claude-plugin", "hooks", "scripts"]:
+        shutil.copytree(os.path.join(ROOT, part), os.path.join(market, part))
+    bin_dir = os.path.join(home, "bin")
+    os.makedirs(bin_dir)
+    os.symlink(os.path.join(ROOT, "target", "release", "sentinel"), os.path.join(bin_dir, "sentinel"))
+    with_bin = bin_dir + ":" + os.environ["PATH"]
+    # PATH without any sentinel (the e2e's own PATH may hold an installed one).
+    without = ":".join(d for d in os.environ["PATH"].split(":") if not os.path.exists(os.path.join(d, "sentinel")))
+    env = {"PATH": with_bin, "HOME": home, "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    for argv in (["plugin", "marketplace", "add", market], ["plugin", "install", "sentinel@sentinel"]):
+        done = subprocess.run([claude] + argv, env=env, cwd=project, capture_output=True, text=True, timeout=120)
+        check(done.returncode == 0, f"claude {' '.join(argv)}: {done.stdout[-300:]} {done.stderr[-300:]}")
+    with open(os.path.join(home, ".claude", "settings.json")) as f:
+        check(json.load(f).get("enabledPlugins", {}).get("sentinel@sentinel") is True, "the plugin is enabled")
+    stand_in.script = [("Bash", {"command": "ls; rm -rf ~/target-dir", "description": "bypass"})]
+    out = run_claude(claude, stand_in, home, project, skip, register=False, path=with_bin)
+    check(os.path.exists(os.path.join(home, "target-dir", "keep")), "rm -rf ~/target-dir did not run")
+    results = stand_in.tool_results()
+    check(len(results) == 1 and results[0][1] and "sentinel[local]: blocked" in results[0][0],
+          f"the deny reason reached the model through the plugin: {results}")
+    check("sentinel: 1 checks" in out.stderr or "sentinel: 1 check" in out.stderr,
+          f"the plugin's SessionEnd printed the summary: {out.stderr[-300:]}")
+    stand_in.requests = []
+    stand_in.script = [("Bash", {"command": "echo ran > ran.txt", "description": "write"})]
+    run_claude(claude, stand_in, home, project, skip, register=False, path=without)
+    results = stand_in.tool_results()
+    check(not os.path.exists(os.path.join(project, "ran.txt")), "without the binary the call did not run")
+    check(len(results) == 1 and "cargo install --locked --path" in results[0][0],
+          f"the model was told how to install sentinel: {results}")
+
+
+def scenario_summary(claude, stand_in, skip):
+    """The session summary, as a person at a terminal sees it: Claude Code runs under a pseudo
+    terminal; sentinel writes the summary there and exits 0, so no "hook failed" line appears.
+    A session with no checks says nothing."""
+    import pty, termios, fcntl, select
+    home, project = fresh_home(f"summary-{skip}")
+    for script, want in (([("Bash", {"command": "git init -q 2>/dev/null; git status --short", "description": "status"})], True),
+                         ([], False)):
+        stand_in.requests = []
+        stand_in.script = script
+        master, slave = pty.openpty()
+
+        def controlling_tty():
+            os.setsid()
+            fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+
+        env = {"PATH": os.environ["PATH"], "HOME": home, "SENTINEL_HOME": os.path.join(home, ".agentos"),
+               "ANTHROPIC_BASE_URL": stand_in.url, "ANTHROPIC_API_KEY": "sk-e2e-fake", "DISABLE_AUTOUPDATER": "1",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1", "TERM": "dumb"}
+        settings = os.path.join(home, ".claude", "settings.json")
+        subprocess.run([os.path.join(ROOT, "target", "release", "sentinel"), "install", "--settings", settings],
+                       env=env, check=True, stdout=subprocess.DEVNULL)
+        argv = [claude, "-p", "do the task"] + (["--dangerously-skip-permissions"] if skip else [])
+        proc = subprocess.Popen(argv, env=env, cwd=project, stdin=slave, stdout=slave, stderr=slave,
+                                preexec_fn=controlling_tty)
+        os.close(slave)
+        seen = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 180)
+            if not ready:
+                proc.kill()
+                break
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        proc.wait(timeout=30)
+        os.close(master)
+        text = seen.decode(errors="replace")
+        check(("sentinel: 1 checks" in text) == want, f"the summary shown on the terminal: {want}: {text[-400:]!r}")
+        check("failed" not in text, f"no hook-failed line: {text[-400:]!r}")
+
+
 SCENARIOS = {"safe": scenario_safe, "blocked": scenario_blocked, "shadow": scenario_shadow, "tier2": scenario_tier2,
-             "webfetch": scenario_webfetch, "allow-once": scenario_allow_once}
+             "webfetch": scenario_webfetch, "allow-once": scenario_allow_once, "plugin": scenario_plugin,
+             "summary": scenario_summary}
 
 
 def main():

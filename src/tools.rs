@@ -1,0 +1,84 @@
+//! The tools sentinel judges, in one list. The decision reads a call by this list, `install`
+//! writes it into the settings matcher, the plugin's `hooks/hooks.json` carries the same matcher
+//! (a test holds them equal), and `doctor` checks a registered matcher against it. A tool left
+//! out of the matcher is never sent to sentinel at all, so a list kept in two places is a hole.
+
+/// How a judged tool's call is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Judged {
+    /// A shell command (`command`).
+    Shell,
+    /// A PowerShell command (`command`).
+    PowerShell,
+    /// A file written (`file_path`, or `notebook_path`).
+    Write,
+    /// One file read (`file_path`).
+    ReadFile,
+    /// Paths searched or listed (`path`, `glob`).
+    Search,
+    /// A subagent launched with a prompt (`prompt`).
+    Agent,
+}
+
+/// Claude Code's tool names that sentinel decides before they run (PreToolUse).
+pub const JUDGED: &[(&str, Judged)] = &[
+    ("Bash", Judged::Shell),
+    ("PowerShell", Judged::PowerShell),
+    ("Write", Judged::Write),
+    ("Edit", Judged::Write),
+    ("MultiEdit", Judged::Write),
+    ("NotebookEdit", Judged::Write),
+    ("Read", Judged::ReadFile),
+    ("Glob", Judged::Search),
+    ("Grep", Judged::Search),
+    ("LS", Judged::Search),
+    ("Agent", Judged::Agent),
+    ("Task", Judged::Agent),
+];
+
+/// The tools whose output sentinel marks as outside text (PostToolUse), as the settings matcher
+/// writes them; the same names as the default `untrusted_tools`.
+pub const UNTRUSTED_MATCHER: &str = "WebFetch|WebSearch|mcp__.*";
+
+/// How `tool` is judged; None for a tool sentinel has no opinion on.
+pub fn judged(tool: &str) -> Option<Judged> {
+    JUDGED.iter().find(|(n, _)| *n == tool).map(|(_, j)| *j)
+}
+
+/// The PreToolUse matcher naming every judged tool: `Bash|PowerShell|…`.
+pub fn judged_matcher() -> String {
+    JUDGED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("|")
+}
+
+/// The judged tools a matcher (a regex over tool names, as Claude Code reads it) leaves out.
+pub fn missing_from(matcher: &str) -> Vec<&'static str> {
+    if matcher.is_empty() || matcher == "*" {
+        return Vec::new();
+    }
+    let re = match regex::Regex::new(&format!("^(?:{matcher})$")) {
+        Ok(re) => re,
+        Err(_) => return JUDGED.iter().map(|(n, _)| *n).collect(),
+    };
+    JUDGED
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !re.is_match(n))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_matcher_covers_every_judged_tool() {
+        assert!(missing_from(&judged_matcher()).is_empty());
+        assert_eq!(missing_from("Bash|Read"), {
+            let mut v: Vec<&str> = JUDGED.iter().map(|(n, _)| *n).collect();
+            v.retain(|n| *n != "Bash" && *n != "Read");
+            v
+        });
+        assert!(missing_from("*").is_empty());
+        assert!(missing_from("").is_empty());
+    }
+}
