@@ -1,5 +1,5 @@
 //! `sentinel install` / `uninstall`: registering the hook in Claude Code's settings JSON, and
-//! seeding SENTINEL_HOME with the bundled rule files.
+//! seeding SENTINEL_HOME with commented starters for the rule files.
 //!
 //! The edit is idempotent and minimal: sentinel's own handlers (a `command` handler whose program
 //! is named `sentinel` and whose first argument is `hook`) are removed and added again, and every
@@ -314,14 +314,48 @@ pub fn uninstall(settings: &Path, home: &Path) -> Result<Report> {
     Ok(report)
 }
 
-/// Writes the bundled rule files and a commented `sentinel.toml` into `home` where absent.
-/// Never overwrites.
+/// A rule file as `install` writes it: comments only. The bundled rules always apply and come
+/// with the binary, so a copy would only freeze them at this version (SPEC 2.1).
+pub fn starter(file: RuleFile) -> String {
+    let what = match file {
+        RuleFile::HardBlock => "one regex a line: a match anywhere in a command denies it",
+        RuleFile::Safe => {
+            "one regex a line: a simple command that matches is allowed (its effects are still checked); `!REGEX` is an exception"
+        }
+        RuleFile::ConditionalBlock => {
+            "one regex a line: denied unless the cwd and every path argument are in a safe path"
+        }
+        RuleFile::SafePaths => "one path a line (`~` expands): writes inside are allowed",
+        RuleFile::ExcludedPaths => {
+            "one path or glob a line: writes and redirections there are denied; `!PATH` is an exception"
+        }
+        RuleFile::CredentialPaths => "one path or glob a line: reading it is never allowed locally",
+        RuleFile::ProtectedPaths => {
+            "one glob a line, relative to the project: never written locally"
+        }
+    };
+    format!(
+        "# {name}: your additions to sentinel's bundled {name}.\n\
+         # {what}. A `# why` after the pattern is shown in the reason.\n\
+         # The bundled rules always apply and are updated with sentinel; `sentinel rules diff`\n\
+         # shows what this file changes. To switch a bundled rule off, add `off: ` followed by\n\
+         # its pattern exactly as the bundled file has it (`sentinel explain` shows it).\n",
+        name = file.name()
+    )
+}
+
+/// Writes a commented starter for each rule file and a commented `sentinel.toml` into `home`
+/// where absent. Never overwrites.
 pub fn seed(home: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(home).with_context(|| format!("cannot create {}", home.display()))?;
     let mut seeded = Vec::new();
-    let files = RuleFile::ALL
+    let starters: Vec<(&str, String)> = RuleFile::ALL
         .iter()
-        .map(|f| (f.name(), f.bundled()))
+        .map(|f| (f.name(), starter(*f)))
+        .collect();
+    let files = starters
+        .iter()
+        .map(|(n, t)| (*n, t.as_str()))
         .chain([(config::FILE_NAME, config::TEMPLATE)]);
     for (name, text) in files {
         let path = home.join(name);

@@ -27,7 +27,7 @@ use sentinel::event::ToolCall;
 use sentinel::paths::RealFs;
 use sentinel::project::Layered;
 use sentinel::project::{self, Project};
-use sentinel::rules::Rules;
+use sentinel::rules::{RuleFile, Rules};
 use sentinel::{
     allow_once, audit, check, config, explain, hook, install, record, stats, suggest, tiers,
 };
@@ -171,7 +171,18 @@ enum Scope {
 #[derive(Subcommand)]
 enum RulesCommand {
     /// Load every rule file and report each bad line as `file:line: error`.
-    Lint,
+    Lint {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What your rule files change against the bundled defaults: lines added, bundled rules
+    /// switched off (`off: PATTERN`), untouched seeded copies that are ignored.
+    Diff {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -197,8 +208,11 @@ fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Check { question, json } => run_check(question, json),
         Command::Rules {
-            command: RulesCommand::Lint,
-        } => run_lint(),
+            command: RulesCommand::Lint { json },
+        } => run_lint(json),
+        Command::Rules {
+            command: RulesCommand::Diff { json },
+        } => run_rules_diff(json),
         Command::Hook { agent, shadow } => {
             let out = hook::run(agent, shadow, &mut std::io::stdin().lock());
             if out.for_terminal && hook::to_terminal(&out.stderr) {
@@ -775,7 +789,7 @@ fn run_suggest(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
     }
 }
 
-fn run_lint() -> Result<u8> {
+fn run_lint(json: bool) -> Result<u8> {
     let home =
         config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
     let mut rules = Rules::load(&home, config::user_home().as_deref());
@@ -787,14 +801,28 @@ fn run_lint() -> Result<u8> {
         rules.add_project(&p, true);
     }
     let errors = rules.lint();
-    for e in &errors {
-        outln!("{e}");
-    }
     let count = rules.hard_block().len()
         + rules.safe().len()
         + rules.conditional().len()
         + rules.safe_paths().len()
         + rules.excluded_paths().len();
+    if json {
+        let report = serde_json::json!({
+            "ok": errors.is_empty(),
+            "rules": count,
+            "errors": errors.iter().map(|e| serde_json::json!({
+                "file": e.file, "line": e.line, "message": e.message,
+            })).collect::<Vec<_>>(),
+            "files": rules.origins.iter().map(|(file, origin)| serde_json::json!({
+                "file": file, "origin": origin,
+            })).collect::<Vec<_>>(),
+        });
+        outln!("{report}");
+        return Ok(if errors.is_empty() { 0 } else { 1 });
+    }
+    for e in &errors {
+        outln!("{e}");
+    }
     for (file, origin) in &rules.origins {
         eprintln!("  {file}: {origin}");
     }
@@ -811,6 +839,65 @@ fn run_lint() -> Result<u8> {
         );
         Ok(1)
     }
+}
+
+fn run_rules_diff(json: bool) -> Result<u8> {
+    let home =
+        config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
+    let rules = Rules::load(&home, config::user_home().as_deref());
+    let layer_of = |file: RuleFile| rules.layers.iter().find(|l| l.file == Some(file));
+    if json {
+        let files: Vec<_> = RuleFile::ALL
+            .iter()
+            .map(|&file| match layer_of(file) {
+                None => serde_json::json!({"file": file.name(), "layer": "bundled"}),
+                Some(l) => serde_json::json!({
+                    "file": file.name(),
+                    "layer": if l.seeded_copy { "seeded-copy-ignored" } else { "bundled+person" },
+                    "origin": l.origin,
+                    "added": l.added.iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
+                    "switched_off": l.switched_off.iter().map(|(line, bl, p)| serde_json::json!({"line": line, "bundled_line": bl, "pattern": p})).collect::<Vec<_>>(),
+                    "unmatched_off": l.unmatched_off.iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
+                }),
+            })
+            .collect();
+        outln!("{}", serde_json::json!({ "files": files }));
+        return Ok(0);
+    }
+    for file in RuleFile::ALL {
+        match layer_of(file) {
+            None => outln!("{}: bundled only", file.name()),
+            Some(l) if l.seeded_copy => outln!(
+                "{}: {} is an unchanged copy of an earlier bundled file: ignored, this version's bundled rules apply (delete it, or keep only your own lines)",
+                file.name(),
+                l.origin
+            ),
+            Some(l) => {
+                outln!(
+                    "{}: bundled + {} ({} added, {} bundled switched off)",
+                    file.name(),
+                    l.origin,
+                    l.added.len(),
+                    l.switched_off.len()
+                );
+                for (line, pattern) in &l.added {
+                    outln!("  + line {line}: {pattern}");
+                }
+                for (line, bundled_line, pattern) in &l.switched_off {
+                    outln!(
+                        "  - line {line}: off: bundled {}:{bundled_line} {pattern}",
+                        file.name()
+                    );
+                }
+                for (line, pattern) in &l.unmatched_off {
+                    outln!(
+                        "  ? line {line}: `off: {pattern}` matches no bundled rule of this version (it changed or went away)"
+                    );
+                }
+            }
+        }
+    }
+    Ok(0)
 }
 
 /// `30m`, `2h`, `7d`, `45s`, or a Unix time in seconds → ms since the epoch.

@@ -294,3 +294,36 @@ fn a_closed_stdout_is_not_a_panic() {
         }
     }
 }
+
+/// A person's rule file adds to the bundled rules (SPEC 2.1): a bundled deny still applies next
+/// to the person's own line, `off: PATTERN` switches one bundled rule off, and `rules diff` says
+/// so; a starter written by `install` changes nothing.
+#[test]
+fn rule_files_layer_over_the_bundled_defaults() {
+    let e = Env::new();
+    e.write_rule_file(
+        "hard_block_commands.txt",
+        &sentinel::install::starter(sentinel::rules::RuleFile::HardBlock),
+    );
+    let o = e.run(&["rules", "diff", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["files"][0]["added"], serde_json::json!([]), "{v}");
+    e.write_rule_file(
+        "hard_block_commands.txt",
+        "^deploy prod\noff: ^git( \\S+)* push( \\S+)* (--force|-[a-zA-Z]*f[a-zA-Z]*|--mirror)( |$)\n",
+    );
+    // The person's line and a bundled line both deny.
+    assert_eq!(
+        e.run(&["check", "--offline", "deploy prod"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        e.run(&["check", "--offline", "rm -rf ~"]).status.code(),
+        Some(2)
+    );
+    let o = e.run(&["rules", "diff"]);
+    let text = stdout(&o);
+    assert!(text.contains("(1 added, 1 bundled switched off)"), "{text}");
+    assert!(text.contains("  + line 1: ^deploy prod"), "{text}");
+    assert_eq!(e.run(&["rules", "lint"]).status.code(), Some(0));
+}

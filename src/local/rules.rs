@@ -235,6 +235,8 @@ fn compile(pattern: &str) -> Result<Regex, String> {
 /// The bundled rules' prefilters, computed by `build.rs`: (file, line, anchored, literals),
 /// sorted by file and line.
 #[allow(clippy::type_complexity)]
+pub mod layers;
+
 mod bundled_prefilters {
     include!(concat!(env!("OUT_DIR"), "/bundled_prefilters.rs"));
 }
@@ -299,12 +301,12 @@ pub struct RuleList {
 }
 
 impl RuleList {
-    fn push(&mut self, rule: CommandRule) {
+    pub(crate) fn push(&mut self, rule: CommandRule) {
         self.rules.push(rule);
     }
 
     /// Builds the index in one pass over the rules; called once the list is complete.
-    fn index(&mut self) {
+    pub(crate) fn index(&mut self) {
         let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); 256];
         self.unindexed.clear();
         for (i, r) in self.rules.iter().enumerate() {
@@ -350,7 +352,7 @@ impl RuleList {
     }
 
     /// Appends another file's rules after these (a project's over SENTINEL_HOME's).
-    fn extend(&mut self, other: RuleList) {
+    pub(crate) fn extend(&mut self, other: RuleList) {
         self.rules.extend(other.rules);
         self.index();
     }
@@ -382,7 +384,7 @@ impl<'a> IntoIterator for &'a RuleList {
 
 /// A rule file's parsed lines.
 #[derive(Debug)]
-enum Parsed {
+pub(crate) enum Parsed {
     Commands(RuleList),
     Paths(Vec<(PathPattern, RuleRef)>),
 }
@@ -409,6 +411,8 @@ pub struct Rules {
     pub suspended: Vec<RuleRef>,
     /// The command specs: bundled, and the person's `commands/*.toml`.
     pub specs: crate::local::spec::Specs,
+    /// What each of the person's rule files changes against the bundled defaults.
+    pub layers: Vec<layers::FileLayer>,
 }
 
 impl Rules {
@@ -483,6 +487,7 @@ impl Rules {
             origins: Vec::new(),
             suspended: Vec::new(),
             specs: crate::local::spec::Specs::bundled(),
+            layers: Vec::new(),
         };
         for (file, origin, text) in sources {
             rules
@@ -490,14 +495,33 @@ impl Rules {
                 .push((file.name().to_string(), origin.clone()));
             let slot = &mut rules.files[file as usize];
             slot.origin = origin.clone();
-            // The bundled text (also what `sentinel install` seeds) is checked by the test suite
-            // and parsed on first use; anything else is parsed now, so a bad line is reported
-            // at once.
-            if let Some(text) = text.filter(|t| t != file.bundled()) {
-                let (parsed, errors) = parse_file(file, &origin, &text, home, true, Layer::Home);
-                let _ = slot.parsed.set(parsed);
-                rules.errors.extend(errors);
+            // The bundled text is checked by the test suite and parsed on first use. A person's
+            // file adds to it (SPEC 2.1): parsed now, so a bad line is reported at once, and
+            // laid over the bundled rules, less the ones it switches off. An untouched copy of
+            // a bundled file an earlier install seeded is no customisation: the bundled rules
+            // of this version apply.
+            let Some(text) = text.filter(|t| t != file.bundled()) else {
+                slot.origin = "bundled".into();
+                continue;
+            };
+            if layers::is_seeded_copy(file, &text) {
+                slot.origin = "bundled".into();
+                rules.layers.push(layers::FileLayer {
+                    file: Some(file),
+                    origin,
+                    seeded_copy: true,
+                    ..Default::default()
+                });
+                continue;
             }
+            let (text, off) = layers::take_off_lines(&text);
+            let (mine, errors) = parse_file(file, &origin, &text, home, true, Layer::Home);
+            rules.errors.extend(errors);
+            let (bundled, _) =
+                parse_file(file, "bundled", file.bundled(), home, false, Layer::Home);
+            let (merged, layer) = layers::merge(file, &origin, bundled, mine, off);
+            rules.layers.push(layer);
+            let _ = slot.parsed.set(merged);
         }
         rules
     }
@@ -956,7 +980,60 @@ mod tests {
             "{errors:?}"
         );
         assert!(errors[1].starts_with("/h/safe_paths.txt:1: "), "{errors:?}");
-        assert_eq!(rules.hard_block().len(), 1);
+        // The person's good line is added to the bundled rules.
+        let bundled = Rules::bundled(None).hard_block().len();
+        assert_eq!(rules.hard_block().len(), bundled + 1);
+    }
+
+    #[test]
+    fn a_persons_file_adds_to_the_bundled_rules_and_switches_off_by_pattern() {
+        let bundled = Rules::bundled(None);
+        let first = bundled.hard_block().iter().next().unwrap().rule.clone();
+        let text = format!("^deploy prod\noff: {}\noff: ^no such rule\n", first.pattern);
+        let rules = Rules::from_sources(
+            [(
+                RuleFile::HardBlock,
+                "/h/hard_block_commands.txt",
+                text.as_str(),
+            )],
+            None,
+        );
+        assert!(rules.errors.is_empty(), "{:?}", rules.errors);
+        let list = rules.hard_block();
+        assert_eq!(list.len(), bundled.hard_block().len());
+        assert!(list.iter().any(|r| r.rule.pattern == "^deploy prod"));
+        assert!(!list.iter().any(|r| r.rule.pattern == first.pattern));
+        // The rest of the bundled rules still apply, with their bundled file and line.
+        let second = bundled.hard_block().iter().nth(1).unwrap();
+        assert!(list.iter().any(|r| r.rule.pattern == second.rule.pattern
+            && r.rule.origin == "bundled"
+            && r.rule.line == second.rule.line));
+        let layer = &rules.layers[0];
+        assert_eq!(layer.added, vec![(1, "^deploy prod".to_string())]);
+        assert_eq!(
+            layer.switched_off,
+            vec![(2, first.line, first.pattern.clone())]
+        );
+        assert_eq!(layer.unmatched_off, vec![(3, "^no such rule".to_string())]);
+    }
+
+    #[test]
+    fn an_untouched_seeded_copy_is_not_a_customisation() {
+        // Every bundled file as shipped now is a known seeded version (rules/seeded_versions.py
+        // regenerates the list), so a copy of it is ignored.
+        for file in RuleFile::ALL {
+            assert!(
+                layers::is_seeded_copy(file, file.bundled()),
+                "{}",
+                file.name()
+            );
+        }
+        // An older seeded safe_commands.txt (with lines the command model replaced) is ignored
+        // as a whole: none of its lines is a rule.
+        let old = "^ls( |$)\n";
+        assert!(!layers::is_seeded_copy(RuleFile::Safe, old));
+        let edited = format!("{}^mytool --check\n", RuleFile::Safe.bundled());
+        assert!(!layers::is_seeded_copy(RuleFile::Safe, &edited));
     }
 
     #[test]

@@ -1,0 +1,129 @@
+//! The person's rule files over the bundled defaults (SPEC 2.1). The bundled rules always apply;
+//! a person's file adds its lines to them and may switch a bundled rule off with a line
+//! `off: PATTERN` that repeats the bundled line's pattern exactly. Matching by text, not by line
+//! number, means a switch-off can never land on another rule: when a newer sentinel changes the
+//! bundled line, the old `off:` matches nothing and the rule is back. A file that is exactly a
+//! copy an earlier `sentinel install` seeded (`rules/seeded_versions.txt`) is not a
+//! customisation and is ignored, so an old install gets this version's rules.
+
+use super::{Parsed, RuleFile};
+use sha2::{Digest, Sha256};
+
+/// The hashes of every bundled rule file a release has seeded.
+const SEEDED_VERSIONS: &str = include_str!("../../../rules/seeded_versions.txt");
+
+/// What one of the person's rule files changes.
+#[derive(Clone, Debug, Default)]
+pub struct FileLayer {
+    /// The file.
+    pub file: Option<RuleFile>,
+    /// Where it was read from.
+    pub origin: String,
+    /// An untouched copy of a bundled file an earlier install seeded: ignored.
+    pub seeded_copy: bool,
+    /// Its own lines (line, pattern).
+    pub added: Vec<(usize, String)>,
+    /// The bundled rules it switches off (its line, the bundled line, the pattern).
+    pub switched_off: Vec<(usize, usize, String)>,
+    /// `off:` lines that match no bundled rule (line, pattern): harmless, but probably stale.
+    pub unmatched_off: Vec<(usize, String)>,
+}
+
+impl FileLayer {
+    /// The file's name.
+    pub fn name(&self) -> &'static str {
+        self.file.map(RuleFile::name).unwrap_or("")
+    }
+}
+
+/// Whether `text` is exactly a bundled version of `file` that an install seeded.
+pub fn is_seeded_copy(file: RuleFile, text: &str) -> bool {
+    let hash = Sha256::digest(text.as_bytes());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    SEEDED_VERSIONS
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .any(|l| l.split_once(' ') == Some((file.name(), hex.as_str())))
+}
+
+/// The `off: PATTERN` lines of a person's file, and the text with them blanked (so the other
+/// lines keep their numbers).
+pub fn take_off_lines(text: &str) -> (String, Vec<(usize, String)>) {
+    let mut off = Vec::new();
+    let mut rest = String::with_capacity(text.len());
+    for (i, line) in text.lines().enumerate() {
+        match line.trim_start().strip_prefix("off:") {
+            Some(pattern) => off.push((i + 1, pattern.trim().to_string())),
+            None => rest.push_str(line),
+        }
+        rest.push('\n');
+    }
+    (rest, off)
+}
+
+/// The bundled rules less the switched-off ones, then the person's; and what changed.
+pub(crate) fn merge(
+    file: RuleFile,
+    origin: &str,
+    bundled: Parsed,
+    mine: Parsed,
+    off: Vec<(usize, String)>,
+) -> (Parsed, FileLayer) {
+    let mut layer = FileLayer {
+        file: Some(file),
+        origin: origin.to_string(),
+        ..FileLayer::default()
+    };
+    let is_off = |pattern: &str| off.iter().find(|(_, p)| p == pattern).map(|(l, _)| *l);
+    let mut used = vec![false; off.len()];
+    let mut note = |line: usize, bundled_line: usize, pattern: &str| {
+        if let Some(k) = off.iter().position(|(l, _)| *l == line) {
+            used[k] = true;
+        }
+        layer
+            .switched_off
+            .push((line, bundled_line, pattern.to_string()));
+    };
+    let merged = match (bundled, mine) {
+        (Parsed::Commands(mut base), Parsed::Commands(own)) => {
+            base.rules.retain(|r| match is_off(&r.rule.pattern) {
+                Some(line) => {
+                    note(line, r.rule.line, &r.rule.pattern);
+                    false
+                }
+                None => true,
+            });
+            layer.added = own
+                .rules
+                .iter()
+                .map(|r| (r.rule.line, r.rule.pattern.clone()))
+                .collect();
+            base.rules.extend(own.rules);
+            base.index();
+            Parsed::Commands(base)
+        }
+        (Parsed::Paths(mut base), Parsed::Paths(own)) => {
+            base.retain(|(_, r)| match is_off(&r.pattern) {
+                Some(line) => {
+                    note(line, r.line, &r.pattern);
+                    false
+                }
+                None => true,
+            });
+            layer.added = own
+                .iter()
+                .map(|(_, r)| (r.line, r.pattern.clone()))
+                .collect();
+            base.extend(own);
+            Parsed::Paths(base)
+        }
+        (base, _) => base,
+    };
+    layer.unmatched_off = off
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|((l, p), _)| (*l, p.clone()))
+        .collect();
+    (merged, layer)
+}
