@@ -232,11 +232,11 @@ fn compile(pattern: &str) -> Result<Regex, String> {
         .map_err(|e| e.to_string())
 }
 
+pub mod layers;
+
 /// The bundled rules' prefilters, computed by `build.rs`: (file, line, anchored, literals),
 /// sorted by file and line.
 #[allow(clippy::type_complexity)]
-pub mod layers;
-
 mod bundled_prefilters {
     include!(concat!(env!("OUT_DIR"), "/bundled_prefilters.rs"));
 }
