@@ -38,7 +38,7 @@ pub fn handler(binary: &Path, shadow: bool, timeout_secs: u64) -> Value {
 }
 
 /// True for a handler sentinel added (this binary or another copy of sentinel).
-fn is_ours(handler: &Value) -> bool {
+pub fn is_ours(handler: &Value) -> bool {
     let program = handler.get("command").and_then(Value::as_str).unwrap_or("");
     let first_arg = handler
         .get("args")
@@ -168,41 +168,55 @@ fn read_settings(path: &Path) -> Result<(Value, Option<Vec<u8>>)> {
 
 /// Writes `value` to `path` through a temp file and a rename, after backing up `previous`.
 fn write_settings(path: &Path, value: &Value, previous: Option<&[u8]>) -> Result<Option<PathBuf>> {
-    let dir = path
+    // A symlinked settings file (a dotfiles repository) stays a symlink: the file it points at
+    // is the one rewritten, in its own directory, with its own mode.
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let dir = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let file_name = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("settings.json")
+        .to_string();
+    let mode = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    // One backup, next to the file, replaced on each change: the state before sentinel's
+    // latest edit, not a pile of them.
     let backup = match previous {
         Some(bytes) => {
-            let stamp = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_millis())
-                .unwrap_or(0);
-            let name = format!(
-                "{}.sentinel-backup-{stamp}",
-                path.file_name()
-                    .and_then(|n| n.to_str())
-                    .unwrap_or("settings.json")
-            );
-            let backup = dir.join(name);
+            let backup = backup_path(&target);
             std::fs::write(&backup, bytes)
                 .with_context(|| format!("cannot write the backup {}", backup.display()))?;
+            if let Some(m) = &mode {
+                let _ = std::fs::set_permissions(&backup, m.clone());
+            }
             Some(backup)
         }
         None => None,
     };
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
-    let tmp = dir.join(format!(
-        ".{}.sentinel-tmp",
-        path.file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("settings.json")
-    ));
+    let tmp = dir.join(format!(".{file_name}.sentinel-tmp"));
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+    if let Some(m) = mode {
+        std::fs::set_permissions(&tmp, m)
+            .with_context(|| format!("cannot set the mode of {}", tmp.display()))?;
+    }
+    std::fs::rename(&tmp, &target)
+        .with_context(|| format!("cannot replace {}", target.display()))?;
     Ok(backup)
+}
+
+/// The one backup of a settings file: `settings.json.sentinel-backup`.
+pub fn backup_path(settings: &Path) -> PathBuf {
+    let name = settings
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("settings.json");
+    settings.with_file_name(format!("{name}.sentinel-backup"))
 }
 
 /// The containers (`hooks`, `hooks.PreToolUse` …) that adding sentinel's hooks to `before`
@@ -312,6 +326,41 @@ pub fn uninstall(settings: &Path, home: &Path) -> Result<Report> {
         write_state(home, &state)?;
     }
     Ok(report)
+}
+
+/// `uninstall --purge`, after the hooks are removed: the settings backup, the settings file when
+/// nothing is left in it, SENTINEL_HOME, and the installed binary (not a build in a `target/`
+/// directory). Returns what was removed.
+pub fn purge(settings: &Path, home: &Path) -> Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    let target = std::fs::canonicalize(settings).unwrap_or_else(|_| settings.to_path_buf());
+    let backup = backup_path(&target);
+    if backup.exists() {
+        std::fs::remove_file(&backup)
+            .with_context(|| format!("cannot remove {}", backup.display()))?;
+        removed.push(backup);
+    }
+    if let Ok((value, _)) = read_settings(settings)
+        && value.as_object().is_some_and(Map::is_empty)
+        && std::fs::symlink_metadata(settings).is_ok_and(|m| m.is_file())
+    {
+        std::fs::remove_file(settings)
+            .with_context(|| format!("cannot remove {}", settings.display()))?;
+        removed.push(settings.to_path_buf());
+    }
+    if home.exists() {
+        std::fs::remove_dir_all(home)
+            .with_context(|| format!("cannot remove {}", home.display()))?;
+        removed.push(home.to_path_buf());
+    }
+    if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize())
+        && exe.file_name().is_some_and(|n| n == "sentinel")
+        && !exe.components().any(|c| c.as_os_str() == "target")
+    {
+        std::fs::remove_file(&exe).with_context(|| format!("cannot remove {}", exe.display()))?;
+        removed.push(exe);
+    }
+    Ok(removed)
 }
 
 /// A rule file as `install` writes it: comments only. The bundled rules always apply and come

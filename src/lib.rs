@@ -12,6 +12,7 @@ pub mod budget;
 pub mod check;
 pub mod config;
 pub mod decision;
+pub mod doctor;
 pub mod evaluator;
 pub mod event;
 pub mod explain;

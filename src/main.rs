@@ -37,7 +37,32 @@ use std::process::ExitCode;
 
 /// A pre-tool-use hook that guards AI coding agents.
 #[derive(Parser)]
-#[command(name = "sentinel", version, about)]
+#[command(
+    name = "sentinel",
+    version,
+    about,
+    after_help = "Exit status: 0 allow / success, 2 deny (check; hook only on an error under fail_mode closed),
+3 uncertain or ask (check), 1 usage,
+configuration or load error (doctor: something is wrong).
+
+Environment:
+  SENTINEL_HOME       rule files, specs, sentinel.toml, stats and audit [default: ~/.agentos]
+  SENTINEL_API_KEY    Tier 2's key (else ANTHROPIC_API_KEY); no key: Tier 2 is off
+  SENTINEL_API_URL    Tier 2's base URL (else [api] url, ANTHROPIC_BASE_URL, api.anthropic.com)
+  SENTINEL_FAIL_MODE  open | closed | ask, over sentinel.toml's fail_mode
+  SENTINEL_SHADOW     1: decide and record only, never interfere
+  SENTINEL_NO_TTY     1: print the session summary on stderr, never on the agent's terminal
+
+Examples:
+  sentinel check \"git status && cargo test\"      decide a command as the agent would propose it
+  sentinel check --tool Write --path ~/.bashrc   decide a file tool call
+  sentinel explain \"npm run deploy\"              every rule, path and tier behind one decision
+  sentinel install / sentinel doctor             register the hook, then check it is in the way
+  sentinel rules lint / sentinel rules diff      check your rule files; what they change
+  sentinel stats --all / sentinel audit verify   what was decided; is the audit log intact
+  sentinel suggest                               rules proposed from what Tier 2 decided
+  echo '{...}' | sentinel hook                   what the agent runs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -101,7 +126,8 @@ enum Command {
         /// The settings file [default: by --scope].
         #[arg(long)]
         settings: Option<PathBuf>,
-        /// user: ~/.claude/settings.json; project: ./.claude/settings.json.
+        /// user: ~/.claude/settings.json; project: ./.claude/settings.json (committed, so the
+        /// hook names `sentinel` on PATH, no machine path); local: ./.claude/settings.local.json.
         #[arg(long, value_enum, default_value = "user")]
         scope: Scope,
     },
@@ -144,9 +170,27 @@ enum Command {
         /// The settings file [default: by --scope].
         #[arg(long)]
         settings: Option<PathBuf>,
-        /// user: ~/.claude/settings.json; project: ./.claude/settings.json.
+        /// user: ~/.claude/settings.json; project: ./.claude/settings.json; local:
+        /// ./.claude/settings.local.json.
         #[arg(long, value_enum, default_value = "user")]
         scope: Scope,
+        /// Also remove the settings backup, a settings file left empty, SENTINEL_HOME (rules,
+        /// stats, audit log) and the installed binary.
+        #[arg(long)]
+        purge: bool,
+    },
+    /// Check that sentinel is in the way of every call it should judge: registration, binary,
+    /// matcher, rules, configuration, SENTINEL_HOME, Tier 2. Exit 1 when something is wrong.
+    Doctor {
+        /// The settings file [default: by --scope].
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// Which settings file to look in (as for install).
+        #[arg(long, value_enum, default_value = "user")]
+        scope: Scope,
+        /// Print the checks as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -159,6 +203,9 @@ enum AuditCommand {
         /// How many.
         #[arg(short = 'n', default_value_t = 20)]
         n: usize,
+        /// One JSON record a line, as stored.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -166,6 +213,7 @@ enum AuditCommand {
 enum Scope {
     User,
     Project,
+    Local,
 }
 
 #[derive(Subcommand)]
@@ -234,14 +282,23 @@ fn run(cli: Cli) -> Result<u8> {
             command: AuditCommand::Verify,
         } => run_audit_verify(),
         Command::Audit {
-            command: AuditCommand::Tail { n },
-        } => run_audit_tail(n),
+            command: AuditCommand::Tail { n, json },
+        } => run_audit_tail(n, json),
         Command::Install {
             shadow,
             settings,
             scope,
         } => run_install(shadow, settings, scope),
-        Command::Uninstall { settings, scope } => run_uninstall(settings, scope),
+        Command::Uninstall {
+            settings,
+            scope,
+            purge,
+        } => run_uninstall(settings, scope, purge),
+        Command::Doctor {
+            settings,
+            scope,
+            json,
+        } => run_doctor(settings, scope, json),
         Command::Trust { dir, revoke } => run_trust(dir, revoke),
         Command::AllowOnce { code } => run_allow_once(&code),
         Command::Explain { question, json } => run_explain(question, json),
@@ -283,6 +340,7 @@ fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf> {
             .context("cannot find the home directory")?
             .join(".claude/settings.json"),
         (None, Scope::Project) => std::env::current_dir()?.join(".claude/settings.json"),
+        (None, Scope::Local) => std::env::current_dir()?.join(".claude/settings.local.json"),
     })
 }
 
@@ -480,10 +538,16 @@ fn audit_person(config: &Config, tool: &str, subject: &str, verdict: &str, reaso
 fn run_install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
     person_only("install")?;
     let config = load_config()?;
+    let explicit = settings.is_some();
     let settings = settings_path(settings, scope)?;
-    let binary = std::env::current_exe()
-        .and_then(|p| p.canonicalize())
-        .context("cannot find sentinel's own path")?;
+    // A project's settings file is committed: it names `sentinel` as found on PATH, never this
+    // machine's path.
+    let binary = match scope {
+        Scope::Project if !explicit => PathBuf::from("sentinel"),
+        _ => std::env::current_exe()
+            .and_then(|p| p.canonicalize())
+            .context("cannot find sentinel's own path")?,
+    };
     let timeout = config.hook_timeout_secs();
     let report = install::install(&settings, &binary, shadow, timeout, &config.home.value)?;
     let mode = if shadow { " in shadow mode" } else { "" };
@@ -505,7 +569,7 @@ fn run_install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
     Ok(0)
 }
 
-fn run_uninstall(settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
+fn run_uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool) -> Result<u8> {
     person_only("uninstall")?;
     let config = load_config()?;
     let settings = settings_path(settings, scope)?;
@@ -518,10 +582,42 @@ fn run_uninstall(settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
             report.settings.display()
         );
     }
-    if let Some(b) = &report.backup {
-        outln!("backup of the previous file: {}", b.display());
+    if !purge {
+        if let Some(b) = &report.backup {
+            outln!("backup of the previous file: {}", b.display());
+        }
+        return Ok(0);
+    }
+    for removed in install::purge(&settings, &config.home.value)? {
+        outln!("removed {}", removed.display());
     }
     Ok(0)
+}
+
+fn run_doctor(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
+    let config = load_config()?;
+    let settings = settings_path(settings, scope)?;
+    let rules = Rules::load(&config.home.value, config::user_home().as_deref());
+    let checks = sentinel::doctor::run(&settings, &config, &rules, sentinel::doctor::on_path());
+    let failed = checks
+        .iter()
+        .any(|c| c.status == sentinel::doctor::Status::Fail);
+    if json {
+        outln!("{}", serde_json::json!({ "ok": !failed, "checks": checks }));
+    } else {
+        for c in &checks {
+            let mark = match c.status {
+                sentinel::doctor::Status::Ok => "ok  ",
+                sentinel::doctor::Status::Warn => "warn",
+                sentinel::doctor::Status::Fail => "FAIL",
+            };
+            outln!("{mark}  {:<8} {}", c.name, c.detail);
+            if let Some(fix) = &c.fix {
+                outln!("                fix: {fix}");
+            }
+        }
+    }
+    Ok(u8::from(failed))
 }
 
 /// A call decided as `sentinel check` and `sentinel explain` see it.
@@ -1040,10 +1136,14 @@ fn run_audit_verify() -> Result<u8> {
     }
 }
 
-fn run_audit_tail(n: usize) -> Result<u8> {
+fn run_audit_tail(n: usize, json: bool) -> Result<u8> {
     let config = load_config()?;
     let journal = audit::journal(&config.home.value, config.log_max_bytes.value);
     for r in audit::tail(&journal, n).context("cannot read the audit log")? {
+        if json {
+            outln!("{r}");
+            continue;
+        }
         if let Some(damaged) = r.get("damaged") {
             outln!("(damaged line) {damaged}");
             continue;
