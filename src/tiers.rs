@@ -116,10 +116,11 @@ fn tier2_and_3(d: &mut Decision, call: &ToolCall, config: &Config, endpoint: &En
         }
         ApiOutcome::Error(e) => fail_path(
             d,
+            call,
             config.fail_mode.value,
             &format!("Tier 2 unavailable: {}", e.message),
         ),
-        ApiOutcome::Budget(why) => fail_path(d, config.fail_mode.value, why),
+        ApiOutcome::Budget(why) => fail_path(d, call, config.fail_mode.value, why),
     }
     if d.tier != Tier::Local {
         d.reason = format!("{} (local: {local_reason})", d.reason);
@@ -127,18 +128,29 @@ fn tier2_and_3(d: &mut Decision, call: &ToolCall, config: &Config, endpoint: &En
     d.api = Some(outcome);
 }
 
-/// Tier 3: the configured answer when Tier 2 cannot give one.
-fn fail_path(d: &mut Decision, mode: FailMode, why: &str) {
+/// Tier 3: the configured answer when Tier 2 cannot give one. `open` lets through, with a
+/// warning, only what it was made for — a harmless unknown (`frobnicate --check`) — and never a
+/// call whose effects delete, write, send data out, run code given as text or another program,
+/// or act as another user (SPEC 2.6): those go to the person.
+fn fail_path(d: &mut Decision, call: &ToolCall, mode: FailMode, why: &str) {
     d.tier = Tier::Fail;
     d.rule = None;
     match mode {
-        FailMode::Open => {
-            d.verdict = Verdict::Allow;
-            d.reason = format!("sentinel[fail]: allowed unchecked (fail_mode = open): {why}");
-            d.warning = Some(format!(
-                "sentinel: {why}; the call was allowed without a check (fail_mode = open)"
-            ));
-        }
+        FailMode::Open => match too_risky_unchecked(d, call) {
+            None => {
+                d.verdict = Verdict::Allow;
+                d.reason = format!("sentinel[fail]: allowed unchecked (fail_mode = open): {why}");
+                d.warning = Some(format!(
+                    "sentinel: {why}; the call was allowed without a check (fail_mode = open)"
+                ));
+            }
+            Some(risk) => {
+                d.verdict = Verdict::Ask;
+                d.reason = format!(
+                    "sentinel[fail]: the person decides: {why}, and fail_mode = open never allows unchecked a call that {risk}"
+                );
+            }
+        },
         FailMode::Closed => {
             d.verdict = Verdict::Deny;
             d.reason = format!(
@@ -150,6 +162,48 @@ fn fail_path(d: &mut Decision, mode: FailMode, why: &str) {
             d.reason = format!("sentinel[fail]: the person decides (fail_mode = ask): {why}");
         }
     }
+}
+
+/// What makes a call too risky to allow without Tier 2's answer, from the effects Tier 1 found.
+fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
+    use crate::local::effects::Effect;
+    if !d.signs.is_empty() {
+        return Some("shows signs of acting on untrusted content".into());
+    }
+    match call {
+        // An uncertain file write is outside the project or in a protected place.
+        ToolCall::Write { .. } => return Some("writes outside the project".into()),
+        ToolCall::PowerShell { .. } => {
+            return Some("is PowerShell, which sentinel does not read".into());
+        }
+        _ => {}
+    }
+    for report in d.commands.iter().filter(|r| r.verdict != Verdict::Allow) {
+        for e in &report.effects {
+            let risk = match e {
+                Effect::Delete { .. } | Effect::Destroy { .. } => "deletes",
+                Effect::Write { .. } => "writes files",
+                Effect::Send { .. } => "sends data out",
+                Effect::RunCode { .. } => "runs code given as text",
+                Effect::RunProgram { .. } => "runs another program",
+                Effect::RunFile { .. } => "runs a file that is not the project's",
+                Effect::Install { .. } => "installs a package by name",
+                Effect::AsUser { .. } => "acts as another user",
+                Effect::Review { .. } => "is never allowed locally (a spec says why)",
+                Effect::Unknown { .. } => "does something sentinel cannot read",
+                _ => continue,
+            };
+            return Some(format!(
+                "{risk} (`{}`)",
+                crate::shell::excerpt(&report.text)
+            ));
+        }
+        if report.via.iter().any(|v| v == "sudo" || v == "doas") || report.text.starts_with("sudo")
+        {
+            return Some("acts as another user".into());
+        }
+    }
+    None
 }
 
 /// The action as the evaluator sees it: data, with what Tier 1 found.

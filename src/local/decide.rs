@@ -232,16 +232,10 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
                 report_in(segment, Vec::new(), part, None);
             }
         }
-        report_in(
-            command.to_string(),
-            Vec::new(),
-            Part::new(
-                Verdict::Uncertain,
-                format!("cannot parse the command: {error}"),
-                None,
-            ),
-            None,
-        );
+        let why = format!("cannot parse the command: {error}");
+        let mut part = Part::new(Verdict::Uncertain, why.clone(), None);
+        part.effects = vec![Effect::Unknown { why }];
+        report_in(command.to_string(), Vec::new(), part, None);
     }
     let mut credential = None;
     let mut egress = None;
@@ -340,12 +334,12 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
         );
     }
     for unknown in &analysis.unknowns {
-        report_in(
-            unknown.clone(),
-            Vec::new(),
-            Part::new(Verdict::Uncertain, unknown.clone(), None),
-            None,
-        );
+        // Something the parser could not see through: code sentinel did not check.
+        let mut part = Part::new(Verdict::Uncertain, unknown.clone(), None);
+        part.effects = vec![Effect::Unknown {
+            why: unknown.clone(),
+        }];
+        report_in(unknown.clone(), Vec::new(), part, None);
     }
     if analysis.commands.is_empty()
         && analysis.unknowns.is_empty()
