@@ -121,6 +121,32 @@ pub struct Decision {
     pub person_only: bool,
 }
 
+impl Decision {
+    /// A Tier-1 decision on `tool` with nothing seen yet: no commands, path, signs or taint.
+    pub fn local(
+        tool: &str,
+        verdict: Verdict,
+        reason: impl Into<String>,
+        rule: Option<RuleRef>,
+    ) -> Decision {
+        Decision {
+            verdict,
+            tier: Tier::Local,
+            reason: reason.into(),
+            rule,
+            tool: tool.to_string(),
+            cwd: String::new(),
+            commands: Vec::new(),
+            api: None,
+            warning: None,
+            signs: Vec::new(),
+            taint: None,
+            path: None,
+            person_only: false,
+        }
+    }
+}
+
 /// What happened at Tier 2.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "lowercase", tag = "outcome")]

@@ -4,7 +4,7 @@
 //! its own and the command's verdict is the maximum (allow < uncertain < ask < deny). File tools
 //! are decided on their resolved target path.
 
-use crate::decision::{CommandReport, Decision, RuleRef, Tier, Verdict};
+use crate::decision::{CommandReport, Decision, RuleRef, Verdict};
 use crate::event::ToolCall;
 use crate::local::effects::{self, Effect, Effects};
 use crate::local::policy::{
@@ -192,21 +192,12 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
 
 /// A subagent launch whose prompt shows signs in a tainted session: uncertain.
 fn agent_decision(tool: &str) -> Decision {
-    Decision {
-        verdict: Verdict::Uncertain,
-        tier: Tier::Local,
-        reason: "sentinel[local]: uncertain: a subagent launched in a session that took in untrusted content, with a prompt that shows signs of acting on it".into(),
-        rule: None,
-        tool: tool.to_string(),
-        cwd: String::new(),
-        commands: Vec::new(),
-        api: None,
-        warning: None,
-        signs: Vec::new(),
-        taint: None,
-        path: None,
-        person_only: false,
-    }
+    Decision::local(
+        tool,
+        Verdict::Uncertain,
+        "sentinel[local]: uncertain: a subagent launched in a session that took in untrusted content, with a prompt that shows signs of acting on it",
+        None,
+    )
 }
 
 fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
@@ -413,19 +404,9 @@ fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
         (v, None) => (format!("sentinel[local]: {v}"), None),
     };
     Decision {
-        verdict: worst,
-        tier: Tier::Local,
-        reason,
-        rule,
-        tool: tool.to_string(),
-        cwd: String::new(),
-        warning: None,
-        signs: Vec::new(),
-        taint: None,
-        api: None,
         person_only: worst == Verdict::Deny && decider.is_some_and(|d| d.person_only),
         commands: reports,
-        path: None,
+        ..Decision::local(tool, worst, reason, rule)
     }
 }
 
@@ -1031,19 +1012,8 @@ fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision 
 
 fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decision {
     let make = |verdict, reason: String, rule, path: Option<&Path>| Decision {
-        verdict,
-        tier: Tier::Local,
-        reason: format!("sentinel[local]: {reason}"),
-        rule,
-        tool: tool.to_string(),
-        cwd: String::new(),
-        warning: None,
-        signs: Vec::new(),
-        taint: None,
-        api: None,
-        commands: Vec::new(),
         path: path.map(|p| p.display().to_string()),
-        person_only: false,
+        ..Decision::local(tool, verdict, format!("sentinel[local]: {reason}"), rule)
     };
     let Some(path) = paths::resolve(raw, ctx.cwd, ctx.home).map(|p| ctx.fs.real_path(&p)) else {
         return make(
@@ -1105,21 +1075,12 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
 }
 
 fn read_decision(tool: &str, raw_paths: &[String], rules: &Rules, ctx: &Context) -> Decision {
-    let mut decision = Decision {
-        verdict: Verdict::Allow,
-        tier: Tier::Local,
-        reason: format!("sentinel[local]: allowed: {tool} is read-only"),
-        rule: None,
-        tool: tool.to_string(),
-        cwd: String::new(),
-        warning: None,
-        signs: Vec::new(),
-        taint: None,
-        api: None,
-        commands: Vec::new(),
-        path: None,
-        person_only: false,
-    };
+    let mut decision = Decision::local(
+        tool,
+        Verdict::Allow,
+        format!("sentinel[local]: allowed: {tool} is read-only"),
+        None,
+    );
     for raw in raw_paths {
         let trimmed = raw.trim_start_matches("**/");
         let Some(path) = paths::resolve(trimmed, ctx.cwd, ctx.home) else {
