@@ -16,7 +16,7 @@ for k in ["ANTHROPIC_API_KEY", "SENTINEL_API_KEY", "CLAUDECODE", "ANTHROPIC_BASE
 class StandIn(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        canary = re.search(r"[0-9a-f]{64}", body["system"]).group(0)
+        canary = re.search(r"[0-9a-f]{64}", json.dumps(body["system"])).group(0)
         cmd = json.dumps(body["messages"])
         if "terraform" in cmd and "prod" in cmd:
             v, r = "BLOCK", "applies changes to the production workspace"

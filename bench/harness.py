@@ -20,7 +20,7 @@ class StandIn(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        canary = re.search(r"[0-9a-f]{64}", body["system"]).group(0)
+        canary = re.search(r"[0-9a-f]{64}", json.dumps(body["system"])).group(0)
         text = json.dumps({"verdict": "ALLOW", "reason": "bench", "canary": canary})
         out = json.dumps({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
                           "usage": {"input_tokens": 700, "output_tokens": 50}}).encode()

@@ -175,7 +175,7 @@ class StandIn(http.server.BaseHTTPRequestHandler):
     prod, allows the rest; echoes the canary; reports 700 input and 50 output tokens."""
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        canary = re.search(r"[0-9a-f]{64}", body["system"]).group(0)
+        canary = re.search(r"[0-9a-f]{64}", json.dumps(body["system"])).group(0)
         if "prod" in json.dumps(body["messages"]):
             verdict, reason = "BLOCK", "applies changes to the production environment"
         else:

@@ -12,6 +12,22 @@ pub fn exit_code(verdict: Option<Verdict>) -> i32 {
     }
 }
 
+/// What a deferred call becomes.
+pub const DEFERRED: &str = "deferred: sentinel prints nothing and the agent's own permission flow decides (on_uncertain = auto where the agent has a gate of its own, or defer)";
+
+/// The report of a call Tier 1 could not decide and sentinel deferred: what Tier 1 said, and
+/// that the agent decides.
+pub fn render_deferred(local: &Decision) -> String {
+    let mut out = render(local);
+    out = out.replacen(
+        &format!("verdict: {}\n", local.verdict),
+        "verdict: defer\n",
+        1,
+    );
+    let _ = writeln!(out, "answer:  {DEFERRED}");
+    out
+}
+
 /// The human-readable report: verdict, tier, reason, deciding rule, then each simple command.
 pub fn render(decision: &Decision) -> String {
     let mut out = String::new();

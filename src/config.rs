@@ -67,6 +67,10 @@ pub enum FailMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OnUncertain {
+    /// Defer when the agent has a permission gate of its own (Claude Code's `permission_mode`
+    /// `default`, `acceptEdits`, `plan`, `auto`, `dontAsk`), so sentinel's `ask` never overrides
+    /// the person's allow rules; ask when it has none (`bypassPermissions`) or the mode is unknown.
+    Auto,
     /// Ask the person.
     Ask,
     /// Refuse.
@@ -157,7 +161,7 @@ pub struct Config {
     pub mode: Setting<Mode>,
     /// open | closed | ask.
     pub fail_mode: Setting<FailMode>,
-    /// ask | deny | allow | defer.
+    /// auto | ask | deny | allow | defer.
     pub on_uncertain: Setting<OnUncertain>,
     /// deny | ask.
     pub on_block: Setting<OnBlock>,
@@ -240,6 +244,37 @@ struct RawProjectConfig {
     untrusted_tools: Option<Spanned<Vec<String>>>,
 }
 
+/// Whether `url` can be the base of the Messages API: http(s), a host, no spaces.
+pub fn check_url(url: &str) -> Result<(), &'static str> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or("is not an http:// or https:// URL")?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.is_empty() || host.starts_with(':') {
+        return Err("has no host");
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("contains spaces or control characters");
+    }
+    Ok(())
+}
+
+/// Whether `model` is shaped like a model id (`claude-haiku-4-5-20251001`, a Bedrock
+/// `anthropic.claude-…-v1:0`, a Vertex `claude-…@20251001`, or a gateway's own name).
+pub fn check_model(model: &str) -> Result<(), &'static str> {
+    if model.is_empty() || model.len() > 128 {
+        return Err("is not 1 to 128 characters long");
+    }
+    if !model
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | ':' | '@' | '/'))
+    {
+        return Err("is not a model id (letters, digits and - . _ : @ / only)");
+    }
+    Ok(())
+}
+
 /// How strict a setting's value is: higher is stricter.
 trait Strictness {
     fn strictness(&self) -> u8;
@@ -260,8 +295,10 @@ impl Strictness for OnUncertain {
         match self {
             OnUncertain::Allow => 0,
             OnUncertain::Defer => 1,
-            OnUncertain::Ask => 2,
-            OnUncertain::Deny => 3,
+            // Defers only where the agent has a gate of its own, so it sits between.
+            OnUncertain::Auto => 2,
+            OnUncertain::Ask => 3,
+            OnUncertain::Deny => 4,
         }
     }
 }
@@ -325,7 +362,7 @@ impl Config {
             },
             mode: Setting::default(Mode::Enforce),
             fail_mode: Setting::default(FailMode::Open),
-            on_uncertain: Setting::default(OnUncertain::Ask),
+            on_uncertain: Setting::default(OnUncertain::Auto),
             on_block: Setting::default(OnBlock::Deny),
             max_event_bytes: Setting::default(DEFAULT_MAX_EVENT_BYTES),
             paranoid: Setting::default(false),
@@ -364,6 +401,7 @@ impl Config {
             },
         }
         c.apply_env(env, file_url);
+        c.check_api();
         if !c.errors.is_empty() && !matches!(c.fail_mode.source, Source::Env { .. }) {
             // Broken config: the fail path asks rather than trusting a default it may contradict.
             c.fail_mode = Setting {
@@ -372,6 +410,29 @@ impl Config {
             };
         }
         c
+    }
+
+    /// Values that parse but cannot work: a base URL that is not http(s), a model id with
+    /// characters no model id has. Tier 2 would fail on every call; better to say so once, naming
+    /// the key, than to fall through to the fail path unnoticed.
+    fn check_api(&mut self) {
+        let at = |source: &Source, key: &str| match source {
+            Source::Env { name } => name.clone(),
+            Source::File { line } => format!("{FILE_NAME}:{line}"),
+            other => format!("{key} ({other})"),
+        };
+        if let Err(why) = check_url(&self.api_url.value) {
+            self.errors.push(ConfigError {
+                at: at(&self.api_url.source, "[api] url"),
+                message: format!("[api] url `{}` {why}", self.api_url.value),
+            });
+        }
+        if let Err(why) = check_model(&self.api_model.value) {
+            self.errors.push(ConfigError {
+                at: at(&self.api_model.source, "[api] model"),
+                message: format!("[api] model `{}` {why}", self.api_model.value),
+            });
+        }
     }
 
     /// Applies the file's values; returns `[api] url` for the URL precedence chain.
@@ -765,12 +826,57 @@ mod tests {
     }
 
     #[test]
+    fn an_api_url_or_model_that_cannot_work_is_an_error_naming_the_key() {
+        let c = load(
+            Some("[api]\nurl = \"api.anthropic.com\"\nmodel = \"claude haiku\"\n"),
+            &[],
+        );
+        let errors: Vec<String> = c.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors[0].starts_with("sentinel.toml:2: [api] url `api.anthropic.com` is not an http"),
+            "{errors:?}"
+        );
+        assert!(
+            errors[1].starts_with("sentinel.toml:3: [api] model `claude haiku` is not a model id"),
+            "{errors:?}"
+        );
+        // A broken API setting means the fail path asks rather than allowing unchecked.
+        assert_eq!(c.fail_mode.value, FailMode::Ask);
+        let c = load(None, &[("SENTINEL_API_URL", "ftp://x")]);
+        assert!(
+            c.errors[0]
+                .to_string()
+                .starts_with("SENTINEL_API_URL: [api] url `ftp://x`"),
+            "{:?}",
+            c.errors
+        );
+        for good in [
+            "http://127.0.0.1:8080",
+            "https://gateway.example/anthropic/",
+        ] {
+            assert!(
+                load(None, &[("SENTINEL_API_URL", good)]).errors.is_empty(),
+                "{good}"
+            );
+        }
+        for good in [
+            "anthropic.claude-haiku-4-5-20251001-v1:0",
+            "claude-haiku-4-5@20251001",
+            "team/haiku",
+        ] {
+            assert!(check_model(good).is_ok(), "{good}");
+        }
+        assert!(check_url("https://").is_err() && check_url("http://:80").is_err());
+    }
+
+    #[test]
     fn defaults_without_a_file() {
         let c = load(None, &[]);
         assert!(c.errors.is_empty());
         assert_eq!(c.mode.value, Mode::Enforce);
         assert_eq!(c.fail_mode.value, FailMode::Open);
-        assert_eq!(c.on_uncertain.value, OnUncertain::Ask);
+        assert_eq!(c.on_uncertain.value, OnUncertain::Auto);
         assert_eq!(c.on_block.value, OnBlock::Deny);
         assert_eq!(c.api_url.value, DEFAULT_API_URL);
         assert!(c.api_key.is_none());

@@ -61,6 +61,8 @@ pub struct HookEvent {
     pub call: Option<ToolCall>,
     /// Claude Code's permission mode (`default`, `bypassPermissions` …).
     pub permission_mode: Option<String>,
+    /// The session transcript (JSONL), where the person's own messages are.
+    pub transcript_path: Option<String>,
     /// Why a session ended, for SessionEnd.
     pub reason: Option<String>,
 }
@@ -226,6 +228,7 @@ fn tool_event(
         cwd: opt_str(obj, "cwd")?,
         call,
         permission_mode: None,
+        transcript_path: opt_str(obj, "transcript_path")?,
         reason: opt_str(obj, "reason")?,
     })
 }
@@ -339,6 +342,7 @@ fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         cwd,
         call,
         permission_mode: None,
+        transcript_path: None,
         reason: None,
     })
 }
@@ -400,6 +404,7 @@ fn copilot_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         cwd: opt_str(obj, "cwd")?,
         call,
         permission_mode: None,
+        transcript_path: None,
         reason: opt_str(obj, "reason")?,
     })
 }

@@ -386,7 +386,11 @@ fn steps(
         )),
         None => out.push(step(
             "answer",
-            "none: the agent's own permission flow decides (on_uncertain = defer)".into(),
+            format!(
+                "none: the agent's own permission flow decides (on_uncertain = {} ({}))",
+                enum_name(&config.on_uncertain.value),
+                config.on_uncertain.source
+            ),
         )),
     }
     out

@@ -207,8 +207,17 @@ fn pre_tool_use(
     };
     let answer = match allowed_once(config, call, &local) {
         Some(pass) => Some(pass),
-        None => tiers::resolve(Some(local.clone()), call, config)
-            .map(|answer| offer_code(config, call, answer, shadow)),
+        None => tiers::resolve(
+            Some(local.clone()),
+            call,
+            config,
+            &tiers::Session {
+                id: Some(event.session_id.as_deref().unwrap_or("")),
+                permission_mode: event.permission_mode.as_deref(),
+                transcript: event.transcript_path.as_deref().map(std::path::Path::new),
+            },
+        )
+        .map(|answer| offer_code(config, call, answer, shadow)),
     };
     let latency_us = started.elapsed().as_micros();
 
@@ -374,6 +383,7 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
     let session = event.session_id.clone().unwrap_or_default();
     let max_age_ms = config.taint_max_age_hours.value.saturating_mul(3_600_000);
     taint::clear(&config.home.value, &session, max_age_ms, budget::now_ms());
+    crate::breaker::clear(&config.home.value, &session, max_age_ms, budget::now_ms());
     let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
     let (records, damaged) = match stats::session_records(&journal, &session) {
         Ok(found) => found,

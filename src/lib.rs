@@ -8,6 +8,7 @@
 
 pub mod allow_once;
 pub mod audit;
+pub mod breaker;
 pub mod budget;
 pub mod check;
 pub mod config;
@@ -29,6 +30,7 @@ pub mod suggest;
 pub mod taint;
 pub mod tiers;
 pub mod tools;
+pub mod transcript;
 
 // Tier 1 lives in `local/`; these names are kept at the top for the rest of the crate.
 pub use local::{decide, paths, rules, shell};

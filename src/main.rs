@@ -652,6 +652,11 @@ struct Question {
     /// Decide as in a session that has taken in untrusted content (web pages, MCP output).
     #[arg(long)]
     tainted: bool,
+    /// Decide as under this Claude Code permission mode (default, acceptEdits, plan, auto,
+    /// dontAsk, bypassPermissions): with `on_uncertain = auto`, an uncertain call is deferred
+    /// where the agent has a gate of its own. Without it, an uncertain call asks.
+    #[arg(long, value_name = "MODE")]
+    permission_mode: Option<String>,
 }
 
 fn evaluate(q: Question) -> Result<Evaluated> {
@@ -704,7 +709,12 @@ fn evaluate(q: Question) -> Result<Evaluated> {
     let decision = if q.offline {
         local.clone()
     } else {
-        tiers::resolve(local.clone(), &call, &layered.config)
+        let session = tiers::Session {
+            id: None,
+            permission_mode: q.permission_mode.as_deref(),
+            transcript: None,
+        };
+        tiers::resolve(local.clone(), &call, &layered.config, &session)
     };
     Ok(Evaluated {
         layered,
@@ -747,6 +757,14 @@ fn run_check(q: Question, json: bool) -> Result<u8> {
     match (&e.decision, json) {
         (Some(d), true) => outln!("{}", serde_json::to_string_pretty(d)?),
         (Some(d), false) => out!("{}", check::render(d)),
+        (None, true) if e.local.is_some() => outln!(
+            "{}",
+            serde_json::json!({ "verdict": "defer", "tool": tool, "reason": check::DEFERRED, "local": e.local })
+        ),
+        (None, false) if e.local.is_some() => out!(
+            "{}",
+            check::render_deferred(e.local.as_ref().expect("checked"))
+        ),
         (None, true) => outln!(
             "{}",
             serde_json::json!({ "verdict": null, "tool": tool, "reason": "sentinel has no opinion on this tool; the agent's own permission flow decides" })

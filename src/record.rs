@@ -54,8 +54,8 @@ pub fn record(
         verdict
     };
     let subject = subject(call, decided);
-    let (api_ms, tokens) = match &decided.api {
-        Some(ApiOutcome::Answer(a)) => (Some(a.elapsed_ms as u64), a.tokens),
+    let (api_ms, usage) = match &decided.api {
+        Some(ApiOutcome::Answer(a)) => (Some(a.elapsed_ms as u64), a.usage),
         Some(ApiOutcome::Error(e)) => (Some(e.elapsed_ms as u64), None),
         _ => (None, None),
     };
@@ -75,7 +75,10 @@ pub fn record(
         rule: rule.clone(),
         latency_us,
         api_ms,
-        tokens,
+        tokens: usage.map(|u| (u.input, u.output)),
+        cache_tokens: usage
+            .filter(|u| u.cache_read + u.cache_write > 0)
+            .map(|u| (u.cache_read, u.cache_write)),
         shadow,
     };
     let entry = Entry {

@@ -5,7 +5,7 @@
 use fs2::FileExt;
 use serde::{Serialize, de::DeserializeOwned};
 use std::io::{Read, Seek, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Reads the state at `path` (the default when absent or empty), lets `change` modify it, and
 /// writes it back, all under an exclusive lock. A damaged file is an error, not a fresh start:
@@ -62,6 +62,43 @@ pub fn read<T: DeserializeOwned>(path: &Path) -> std::io::Result<Option<T>> {
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|e| damaged(path, &e))
+}
+
+/// The file of one session's state in `home/DIR/`: the id reduced to letters, digits, `-` and
+/// `_`, so an id can never name a path outside that folder.
+pub fn session_file(home: &Path, dir: &str, session: &str) -> PathBuf {
+    let safe: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .take(128)
+        .collect();
+    let name = if safe.is_empty() {
+        "unknown-session"
+    } else {
+        &safe
+    };
+    home.join(dir).join(format!("{name}.json"))
+}
+
+/// Ends one session's state in `home/DIR/`, and removes every other session's file there that
+/// has not changed for `max_age_ms` (sessions that never sent a SessionEnd).
+pub fn end_session(home: &Path, dir: &str, session: &str, max_age_ms: u64, now_ms: u64) {
+    let _ = std::fs::remove_file(session_file(home, dir, session));
+    for entry in std::fs::read_dir(home.join(dir))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .is_some_and(|t| (t.as_millis() as u64).saturating_add(max_age_ms) < now_ms);
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn damaged(path: &Path, e: &serde_json::Error) -> std::io::Error {

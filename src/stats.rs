@@ -9,8 +9,6 @@ use std::path::Path;
 
 /// The journal's name in SENTINEL_HOME: `stats.jsonl`.
 pub const NAME: &str = "stats";
-/// Haiku 4.5's price per token, input and output, for the cost estimate.
-const PRICE_PER_TOKEN: (f64, f64) = (1.0e-6, 5.0e-6);
 
 /// One decision as recorded.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -39,9 +37,12 @@ pub struct Record {
     /// Time spent calling the API, in ms, when it was called.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_ms: Option<u64>,
-    /// Tokens the API reported: input, output.
+    /// Tokens the API reported, over the evaluation's requests: input, output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<(u64, u64)>,
+    /// Input tokens read from and written to the prompt cache, when there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_tokens: Option<(u64, u64)>,
     /// Decided in shadow mode: computed and recorded, not enforced.
     pub shadow: bool,
 }
@@ -113,8 +114,10 @@ pub struct Summary {
     pub local_allow: usize,
     /// Tier 1 blocked.
     pub local_block: usize,
-    /// Tier 1 was uncertain and Tier 2 was off: `on_uncertain` answered.
+    /// Tier 1 was uncertain and Tier 2 was off: `on_uncertain` asked or refused.
     pub uncertain: usize,
+    /// Tier 1 was uncertain and sentinel deferred to the agent's own permission flow.
+    pub deferred: usize,
     /// Tier 1 asked the person (credential reads).
     pub local_ask: usize,
     /// Tier 2 allowed.
@@ -129,6 +132,8 @@ pub struct Summary {
     pub api_calls: usize,
     /// Total time spent in the API, in ms.
     pub api_ms: u64,
+    /// Tokens over every evaluation: input, output, read from and written to the cache.
+    pub api_tokens: crate::evaluator::Usage,
     /// Estimated API cost in US dollars, at Haiku 4.5 prices.
     pub api_cost_usd: f64,
     /// Shadow decisions that would have allowed.
@@ -156,6 +161,7 @@ pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
             (Tier::Local, Verdict::Allow, _) => s.local_allow += 1,
             (Tier::Local, Verdict::Deny, _) => s.local_block += 1,
             (Tier::Local, Verdict::Ask, _) => s.local_ask += 1,
+            (Tier::Local, _, "defer") => s.deferred += 1,
             (Tier::Local, _, _) => s.uncertain += 1,
             (Tier::Api, _, "allow") => s.api_allow += 1,
             (Tier::Api, _, "deny") => s.api_block += 1,
@@ -169,8 +175,19 @@ pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
             s.api_calls += 1;
             s.api_ms += ms;
         }
-        if let Some((i, o)) = r.tokens {
-            s.api_cost_usd += i as f64 * PRICE_PER_TOKEN.0 + o as f64 * PRICE_PER_TOKEN.1;
+        if let Some((input, output)) = r.tokens {
+            let (cache_read, cache_write) = r.cache_tokens.unwrap_or_default();
+            let u = crate::evaluator::Usage {
+                input,
+                output,
+                cache_read,
+                cache_write,
+            };
+            s.api_cost_usd += u.cost_usd();
+            s.api_tokens.input += input;
+            s.api_tokens.output += output;
+            s.api_tokens.cache_read += cache_read;
+            s.api_tokens.cache_write += cache_write;
         }
         if r.shadow {
             match r.verdict.as_str() {
@@ -218,6 +235,9 @@ impl Summary {
         line.push(')');
         if self.uncertain + self.local_ask > 0 {
             line.push_str(&format!(" · asked {}", self.uncertain + self.local_ask));
+        }
+        if self.deferred > 0 {
+            line.push_str(&format!(" · deferred {}", self.deferred));
         }
         line.push_str(&format!(
             " · errors {} · api time {:.1} s",
@@ -287,6 +307,7 @@ mod tests {
             latency_us: 100,
             api_ms: (tier != Tier::Local).then_some(1200),
             tokens: (tier == Tier::Api).then_some((700, 60)),
+            cache_tokens: None,
             shadow,
         }
     }

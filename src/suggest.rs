@@ -440,6 +440,7 @@ mod tests {
             latency_us: 1,
             api_ms: None,
             tokens: None,
+            cache_tokens: None,
             shadow: false,
         }
     }

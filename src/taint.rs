@@ -54,19 +54,7 @@ pub fn is_untrusted(tool: &str, patterns: &[String]) -> bool {
 }
 
 fn path(home: &Path, session: &str) -> PathBuf {
-    let safe: String = session
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
-        .take(128)
-        .collect();
-    home.join("taint").join(format!(
-        "{}.json",
-        if safe.is_empty() {
-            "unknown-session"
-        } else {
-            &safe
-        }
-    ))
+    crate::state::session_file(home, "taint", session)
 }
 
 /// Marks `session` as carrying text from `tool`.
@@ -138,22 +126,7 @@ pub fn read(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) -> Option<
 
 /// Ends a session's taint, and removes every other mark older than `max_age_ms`.
 pub fn clear(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) {
-    let _ = std::fs::remove_file(path(home, session));
-    for entry in std::fs::read_dir(home.join("taint"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let stale = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .is_some_and(|t| (t.as_millis() as u64) + max_age_ms < now_ms);
-        if stale {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
+    crate::state::end_session(home, "taint", session, max_age_ms, now_ms);
 }
 
 #[cfg(test)]

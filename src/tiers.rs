@@ -10,7 +10,29 @@ use crate::config::{Config, FailMode, OnBlock, OnUncertain};
 use crate::decision::{ApiOutcome, Decision, Tier, Verdict};
 use crate::evaluator::{self, Action, ApiVerdict, Endpoint};
 use crate::event::ToolCall;
+use std::path::Path;
 use std::time::Duration;
+
+/// What the agent's session says beyond the call itself.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Session<'a> {
+    /// The session id; None for `sentinel check`, which has no session and so no breaker.
+    pub id: Option<&'a str>,
+    /// Claude Code's `permission_mode`, when the agent sent one.
+    pub permission_mode: Option<&'a str>,
+    /// The session transcript, where the person's own words are.
+    pub transcript: Option<&'a Path>,
+}
+
+/// The permission modes in which Claude Code has a gate of its own: the person's allow and deny
+/// rules, its prompt, or its auto-mode classifier. Deferring there keeps them in force; an
+/// `ask` from a hook would override them (it forces the prompt).
+pub const MODES_WITH_A_GATE: &[&str] = &["default", "acceptEdits", "plan", "auto", "dontAsk"];
+
+/// Whether `on_uncertain = auto` defers in this permission mode.
+pub fn agent_has_gate(permission_mode: Option<&str>) -> bool {
+    permission_mode.is_some_and(|m| MODES_WITH_A_GATE.contains(&m))
+}
 
 /// The user's prose policy for the evaluator, in SENTINEL_HOME.
 pub const POLICY_FILE: &str = "evaluator_policy.md";
@@ -25,7 +47,12 @@ pub fn wants_tier2(verdict: Verdict, call: &ToolCall, config: &Config) -> bool {
 }
 
 /// Turns Tier 1's decision into the answer to give. None means: say nothing, the agent decides.
-pub fn resolve(local: Option<Decision>, call: &ToolCall, config: &Config) -> Option<Decision> {
+pub fn resolve(
+    local: Option<Decision>,
+    call: &ToolCall,
+    config: &Config,
+    session: &Session,
+) -> Option<Decision> {
     let mut d = local?;
     let wants_tier2 = wants_tier2(d.verdict, call, config);
     let endpoint = config.api_key.as_ref().map(|key| Endpoint {
@@ -39,8 +66,26 @@ pub fn resolve(local: Option<Decision>, call: &ToolCall, config: &Config) -> Opt
             d.verdict = Verdict::Ask;
             d.reason = format!("{} (on_block = ask: the person decides)", d.reason);
         }
-        (_, true, Some(endpoint)) => tier2_and_3(&mut d, call, config, &endpoint),
+        (_, true, Some(endpoint)) => match breaker_open(config, session) {
+            Some(why) => {
+                d.verdict = Verdict::Ask;
+                d.reason = format!(
+                    "{}; the person decides: {why} (the breaker hands every further uncertain call of this session to the person)",
+                    d.reason
+                );
+            }
+            None => tier2_and_3(&mut d, call, config, &endpoint, session),
+        },
         (Verdict::Uncertain, _, None) => match config.on_uncertain.value {
+            OnUncertain::Auto if agent_has_gate(session.permission_mode) => return None,
+            OnUncertain::Auto => {
+                d.verdict = Verdict::Ask;
+                d.reason = format!(
+                    "{}; no Tier 2 and no permission gate of the agent's own (permission_mode {}), so the person decides",
+                    d.reason,
+                    session.permission_mode.unwrap_or("not sent")
+                );
+            }
             OnUncertain::Ask => {
                 d.verdict = Verdict::Ask;
                 d.reason = format!("{}; no Tier 2, so the person decides", d.reason);
@@ -75,8 +120,24 @@ pub fn resolve(local: Option<Decision>, call: &ToolCall, config: &Config) -> Opt
     Some(d)
 }
 
+/// Why the session's breaker is open, when it is. A count that cannot be read counts as open:
+/// it may be one that has tripped.
+fn breaker_open(config: &Config, session: &Session) -> Option<String> {
+    let id = session.id?;
+    match crate::breaker::read(&config.home.value, id) {
+        Ok(count) => count.tripped(),
+        Err(e) => Some(format!("the breaker's count cannot be read ({e})")),
+    }
+}
+
 /// Tier 2, and Tier 3 when Tier 2 gives no answer.
-fn tier2_and_3(d: &mut Decision, call: &ToolCall, config: &Config, endpoint: &Endpoint) {
+fn tier2_and_3(
+    d: &mut Decision,
+    call: &ToolCall,
+    config: &Config,
+    endpoint: &Endpoint,
+    session: &Session,
+) {
     let home = &config.home.value;
     let outcome = match budget::take(
         home,
@@ -86,8 +147,26 @@ fn tier2_and_3(d: &mut Decision, call: &ToolCall, config: &Config, endpoint: &En
     ) {
         Ok(Grant::Granted) => {
             let policy = read_policy(home);
-            match evaluator::evaluate(endpoint, &action(d, call), policy.as_deref()) {
-                Ok(answer) => ApiOutcome::Answer(answer),
+            let words = session
+                .transcript
+                .map(|t| crate::transcript::person_words(t, crate::transcript::Limits::default()))
+                .unwrap_or_default();
+            let context = evaluator::Context {
+                policy: policy.as_deref(),
+                person_words: &words,
+            };
+            match evaluator::evaluate(endpoint, &action(d, call), &context) {
+                Ok(answer) => {
+                    if let Some(id) = session.id {
+                        // Bookkeeping: a count that cannot be written is one warning, not a verdict.
+                        if let Err(e) = crate::breaker::note(home, id, answer.verdict) {
+                            d.warning = Some(format!(
+                                "sentinel: the breaker's count was not recorded ({e})"
+                            ));
+                        }
+                    }
+                    ApiOutcome::Answer(answer)
+                }
                 Err(e) => ApiOutcome::Error(e),
             }
         }

@@ -55,7 +55,9 @@ impl World {
             "session_id": "s1",
             "hook_event_name": "PreToolUse",
             "cwd": cwd.unwrap_or(&self.project),
-            "permission_mode": "default",
+            // No gate of the agent's own, so an uncertain call is answered `ask` (not deferred)
+            // and these tests see Tier 1's reason.
+            "permission_mode": "bypassPermissions",
             "tool_name": tool,
             "tool_input": input,
         });

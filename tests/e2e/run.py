@@ -147,9 +147,13 @@ class StandIn:
 
 
 def run_claude(claude, stand_in, home, project, skip_permissions, shadow=False, allowed_tools=(), register=True,
-               path=None):
+               path=None, sentinel_key=True):
+    # Claude Code passes its environment to hooks: with ANTHROPIC_API_KEY sentinel has Tier 2.
+    # Without it (sentinel_key=False) Claude Code authenticates with ANTHROPIC_AUTH_TOKEN, which
+    # sentinel does not read, so Tier 2 is off.
+    key = {"ANTHROPIC_API_KEY": "sk-e2e-fake"} if sentinel_key else {"ANTHROPIC_AUTH_TOKEN": "sk-e2e-fake"}
     env = {"PATH": path or os.environ["PATH"], "HOME": home, "SENTINEL_HOME": os.path.join(home, ".agentos"),
-           "ANTHROPIC_BASE_URL": stand_in.url, "ANTHROPIC_API_KEY": "sk-e2e-fake", "DISABLE_AUTOUPDATER": "1",
+           "ANTHROPIC_BASE_URL": stand_in.url, **key, "DISABLE_AUTOUPDATER": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1",
            # The page server's certificate is self-signed; this run talks to loopback only.
            "NODE_TLS_REJECT_UNAUTHORIZED": "0"}
@@ -238,7 +242,11 @@ def scenario_tier2(claude, stand_in, skip):
         run_claude(claude, stand_in, home, project, skip)
         evaluations = stand_in.evaluator_requests()
         check(len(evaluations) == 1, f"one evaluator call: {len(evaluations)}")
-        check(re.search(r"[0-9a-f]{64}", evaluations[0]["system"]), "the canary was in the request")
+        check(re.search(r"[0-9a-f]{64}", json.dumps(evaluations[0]["system"])), "the canary was in the request")
+        # The person's prompt, read from Claude Code's own transcript, is labelled as theirs.
+        blocks = evaluations[0]["messages"][0]["content"]
+        check(len(blocks) == 2 and "do the task" in blocks[0]["text"] and "What the person asked for" in blocks[0]["text"],
+              f"the person's words reached the evaluator: {json.dumps(blocks)[:600]}")
         check(os.path.exists(os.path.join(project, "t2.txt")) == ran, f"{canary} canary: ran={ran}")
     stand_in.evaluator = ("ALLOW", "echo")
 
@@ -381,9 +389,38 @@ def scenario_summary(claude, stand_in, skip):
         check("failed" not in text, f"no hook-failed line: {text[-400:]!r}")
 
 
+def scenario_uncertain(claude, stand_in, skip):
+    """Without Tier 2, an uncertain call in default mode is deferred to Claude Code's own gate:
+    the person's allow rule lets it run, and without one Claude Code itself refuses it (under -p
+    it cannot prompt). With --dangerously-skip-permissions there is no other gate: sentinel asks,
+    which -p treats as a refusal carrying sentinel's reason."""
+    command = ("Bash", {"command": "python3 -c \"open('ran.txt', 'w').write('x')\"", "description": "python"})
+    allow_rules = [(), ("Bash(python3:*)",)] if not skip else [()]
+    for rules in allow_rules:
+        home, project = fresh_home(f"uncertain-{skip}-{len(rules)}")
+        stand_in.requests = []
+        stand_in.script = [command]
+        run_claude(claude, stand_in, home, project, skip, allowed_tools=rules, sentinel_key=False)
+        check(not stand_in.evaluator_requests(), "no evaluator call without a key")
+        ran = os.path.exists(os.path.join(project, "ran.txt"))
+        results = stand_in.tool_results()
+        record = json.loads(open(os.path.join(home, ".agentos", "stats.jsonl")).read().splitlines()[-1])
+        if skip:
+            check(not ran and results and results[0][1] and "sentinel[local]: uncertain" in results[0][0],
+                  f"asked by sentinel, refused under -p: ran={ran} {results}")
+            check(record["verdict"] == "ask", f"recorded as asked: {record}")
+        else:
+            check(record["verdict"] == "defer" and record["local"] == "uncertain", f"recorded as deferred: {record}")
+            if rules:
+                check(ran, f"the person's own allow rule let the deferred call run: {results}")
+            else:
+                check(not ran and results and results[0][1] and "sentinel" not in results[0][0],
+                      f"Claude Code's own gate refused it, not sentinel: {results}")
+
+
 SCENARIOS = {"safe": scenario_safe, "blocked": scenario_blocked, "shadow": scenario_shadow, "tier2": scenario_tier2,
              "webfetch": scenario_webfetch, "allow-once": scenario_allow_once, "plugin": scenario_plugin,
-             "summary": scenario_summary}
+             "summary": scenario_summary, "uncertain": scenario_uncertain}
 
 
 def main():
