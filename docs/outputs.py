@@ -31,8 +31,10 @@ A block is a fenced code block preceded by a marker, an HTML comment (invisible 
 
 Each command line runs under bash; a line starting with `setup: ` runs without being shown (the
 prose around the block says what it set up), and `propose [--api] SESSION "COMMAND"` (a helper
-on PATH) sends the agent's Bash call to `sentinel hook`, with Tier 2 played by a stand-in on
-loopback under --api (it blocks what names prod and allows the rest). Lines run in the project dir of its context, with `sentinel` on PATH
+on PATH; `--mode MODE` sets its permission_mode, `--transcript FILE` its transcript) sends the
+agent's Bash call to `sentinel hook`, with Tier 2 played by a stand-in on loopback under --api
+(it blocks what names prod and allows the rest); `api-request` prints the last request the
+stand-in received, the static prompt cut and the canary replaced by a placeholder. Lines run in the project dir of its context, with `sentinel` on PATH
 being SENTINEL_BIN. A context is a scratch home: HOME=<ctx>/home/dev, SENTINEL_HOME=~/.agentos
 (absent: every rule file falls back to the bundled default), project ~/proj holding .git/, src/,
 dist/ (ignored by .gitignore), and no API key. Each named context starts fresh and keeps its
@@ -68,9 +70,10 @@ class Contexts:
         shutil.rmtree(BASE, ignore_errors=True)
         os.makedirs(f"{BASE}/bin")
         os.symlink(BIN, f"{BASE}/bin/sentinel")
-        with open(f"{BASE}/bin/propose", "w") as f:
-            f.write(PROPOSE)
-        os.chmod(f"{BASE}/bin/propose", 0o755)
+        for name, text in (("propose", PROPOSE), ("api-request", API_REQUEST)):
+            with open(f"{BASE}/bin/{name}", "w") as f:
+                f.write(text)
+            os.chmod(f"{BASE}/bin/{name}", 0o755)
         self.homes, self.demo_out = {}, {}
         self.api = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
         threading.Thread(target=self.api.serve_forever, daemon=True).start()
@@ -78,7 +81,8 @@ class Contexts:
     def env(self, home):
         env = {k: v for k, v in os.environ.items() if k not in DROP_ENV}
         env.update(HOME=home, SENTINEL_HOME=f"{home}/.agentos", PATH=f"{BASE}/bin:{env.get('PATH', '')}",
-                   LC_ALL="C.UTF-8", TZ="UTC", STANDIN_API=f"http://127.0.0.1:{self.api.server_address[1]}")
+                   LC_ALL="C.UTF-8", TZ="UTC", STANDIN_API=f"http://127.0.0.1:{self.api.server_address[1]}",
+                   DOCS_BASE=BASE)
         return env
 
     def home(self, ctx):
@@ -172,9 +176,13 @@ class Contexts:
 
 class StandIn(http.server.BaseHTTPRequestHandler):
     """Tier 2 on loopback, for lines that set SENTINEL_API_URL=$STANDIN_API: blocks what names
-    prod, allows the rest; echoes the canary; reports 700 input and 50 output tokens."""
+    prod, allows the rest; echoes the canary; reports 700 input and 50 output tokens. Each request
+    body is appended to api-requests.jsonl in the scratch dir, which `api-request` prints."""
     def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        raw = self.rfile.read(int(self.headers["content-length"]))
+        with open(f"{BASE}/api-requests.jsonl", "ab") as f:
+            f.write(raw + b"\n")
+        body = json.loads(raw)
         canary = re.search(r"[0-9a-f]{64}", json.dumps(body["system"])).group(0)
         if "prod" in json.dumps(body["messages"]):
             verdict, reason = "BLOCK", "applies changes to the production environment"
@@ -193,13 +201,48 @@ class StandIn(http.server.BaseHTTPRequestHandler):
         pass
 
 
-# `propose [--api] SESSION COMMAND`: the agent proposes a Bash call in the cwd (sentinel hook, as
-# Claude Code runs it); with --api, Tier 2 is the stand-in. Prints the hook's answer.
+# `propose [--api] [--mode MODE] [--transcript FILE] SESSION COMMAND`: the agent proposes a Bash
+# call in the cwd (sentinel hook, as Claude Code runs it), in permission mode MODE, with the
+# session transcript FILE; with --api, Tier 2 is the stand-in. Prints the hook's answer, or says
+# that there was none.
 PROPOSE = """#!/usr/bin/env bash
-api=(); if [ "$1" = --api ]; then api=(SENTINEL_API_KEY=sk-demo SENTINEL_API_URL="$STANDIN_API"); shift; fi
-python3 -c 'import json, os, sys; print(json.dumps({"hook_event_name": "PreToolUse", "session_id": sys.argv[1],
-  "cwd": os.getcwd(), "tool_name": "Bash", "tool_input": {"command": sys.argv[2]}}))' "$1" "$2" |
-  env "${api[@]}" sentinel hook
+api=(); mode=""; transcript=""
+while [ $# -gt 2 ]; do
+  case "$1" in
+    --api) api=(SENTINEL_API_KEY=sk-demo SENTINEL_API_URL="$STANDIN_API"); shift ;;
+    --mode) mode="$2"; shift 2 ;;
+    --transcript) transcript="$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
+out=$(python3 -c 'import json, os, sys
+e = {"hook_event_name": "PreToolUse", "session_id": sys.argv[1], "cwd": os.getcwd(), "tool_name": "Bash",
+     "tool_input": {"command": sys.argv[2]}}
+if sys.argv[3]: e["permission_mode"] = sys.argv[3]
+if sys.argv[4]: e["transcript_path"] = sys.argv[4]
+print(json.dumps(e))' "$1" "$2" "$mode" "$transcript" | env "${api[@]}" sentinel hook)
+status=$?
+if [ -z "$out" ] && [ $status -eq 0 ]; then echo "(no answer: the agent's own permission flow decides)"; else echo "$out"; fi
+exit $status
+"""
+
+# `api-request`: the last request the stand-in API received, as sent, one block a line: the
+# static prompt cut to its start, the schema to its required keys, and the canary (fresh random
+# per call) shown as a placeholder.
+API_REQUEST = r"""#!/usr/bin/env python3
+import json, os, re
+body = json.loads(open(os.path.join(os.environ["DOCS_BASE"], "api-requests.jsonl")).read().splitlines()[-1])
+def show(block):
+    text = re.sub(r"[0-9a-f]{64}", "<canary: 64 hex, fresh per call>", block["text"])
+    if len(text) > 600:
+        text = text[:90] + f"… [{len(text) - 90:,} more characters: src/evaluator_prompt.md]"
+    return json.dumps({**block, "text": text}, ensure_ascii=False)
+schema = body["output_config"]["format"]["schema"]
+print("{" + ", ".join(f'"{k}": {json.dumps(body[k])}' for k in ("model", "max_tokens", "temperature")) + ",")
+print(' "system": [\n  ' + ",\n  ".join(show(b) for b in body["system"]) + "],")
+for m in body["messages"]:
+    print(f' "messages": [{{"role": "{m["role"]}", "content": [\n  ' + ",\n  ".join(show(b) for b in m["content"]) + "]}],")
+print(f' "output_config": {{"format": {{"type": "json_schema", "schema": {{… required: {json.dumps(schema["required"])}}}}}}}}}')
 """
 
 

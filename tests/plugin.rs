@@ -55,12 +55,8 @@ fn run_script(path: &str, home: &Path) -> std::process::Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(event.as_bytes())
-        .unwrap();
+    // Without sentinel the script refuses at once, without reading: a broken pipe is expected.
+    let _ = child.stdin.take().unwrap().write_all(event.as_bytes());
     child.wait_with_output().unwrap()
 }
 
