@@ -1127,6 +1127,24 @@ fn run_stats(session: Option<String>, all: bool, since: Option<String>, json: bo
         summary.api_ms as f64 / 1000.0,
         summary.api_cost_usd
     );
+    let t = &summary.api_tokens;
+    if t.input + t.output > 0 {
+        let answered = summary.api_allow + summary.api_block + summary.api_ask;
+        outln!(
+            "api tokens: {} in, {} out, cache read {}, written {}; ~${:.4} per evaluation",
+            t.input,
+            t.output,
+            t.cache_read,
+            t.cache_write,
+            summary.api_cost_usd / answered.max(1) as f64
+        );
+    }
+    if summary.deferred > 0 {
+        outln!(
+            "deferred to the agent's own permission flow: {} (on_uncertain)",
+            summary.deferred
+        );
+    }
     if !summary.top_tier2.is_empty() {
         outln!("reached Tier 2 most often (candidates for a local rule):");
         for (subject, n) in &summary.top_tier2 {
