@@ -119,8 +119,10 @@ fn read_tail(path: &Path, limits: Limits) -> Vec<String> {
 
 /// The text of one transcript line when it is a message the person wrote; None otherwise.
 pub fn person_message(line: &[u8], chars_each: usize) -> Option<String> {
-    // Most lines are tool output and API records: skip them without parsing.
-    if !contains(line, br#""user""#) {
+    // Most lines are tool output and API records: skip them without parsing. A tool result is
+    // a "user" record too, with a top-level `toolUseResult` key (inside a string the quotes
+    // would be escaped, so a person's message that mentions it is not skipped).
+    if !contains(line, br#""user""#) || contains(line, br#""toolUseResult":"#) {
         return None;
     }
     let v: Value = serde_json::from_slice(line).ok()?;
@@ -193,7 +195,7 @@ fn cut(text: &str, max: usize) -> String {
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(hay, needle).is_some()
 }
 
 #[cfg(test)]
