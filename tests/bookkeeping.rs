@@ -7,7 +7,7 @@ mod common;
 use common::{run, spawn};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Output};
+use std::process::{Child, Output};
 
 fn event(session: &str, command: &str) -> String {
     serde_json::json!({"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/home/dev/demo/proj",
@@ -250,11 +250,8 @@ fn stats_and_audit_read_back_what_was_decided() {
     assert_eq!(out.status.code(), Some(1));
 
     // check records too, as session "check".
-    let out = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-        .env("SENTINEL_NO_TTY", "1")
+    let out = common::sentinel(home.path())
         .args(["check", "--offline", "ls"])
-        .env("HOME", "/home/dev/demo/home")
-        .env("SENTINEL_HOME", home.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));

@@ -1,8 +1,10 @@
 //! `sentinel check` and `sentinel rules lint` run as a person would run them: the built binary,
 //! with HOME and SENTINEL_HOME in a temp dir so the real ~/.agentos is never read.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 struct Env {
     dir: tempfile::TempDir,
@@ -30,15 +32,10 @@ impl Env {
         self.home().join("proj")
     }
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .env("SENTINEL_NO_TTY", "1")
+        common::sentinel(&self.sentinel_home())
             .args(args)
             .current_dir(self.proj())
             .env("HOME", self.home())
-            .env("SENTINEL_HOME", self.sentinel_home())
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("SENTINEL_API_KEY")
-            .env_remove("CLAUDE_PROJECT_DIR")
             .output()
             .unwrap()
     }
@@ -275,14 +272,10 @@ fn a_closed_stdout_is_not_a_panic() {
         for _ in 0..5 {
             let (reader, writer) = std::io::pipe().unwrap();
             drop(reader);
-            let out = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-                .env("SENTINEL_NO_TTY", "1")
+            let out = common::sentinel(&e.sentinel_home())
                 .args(args)
                 .current_dir(e.proj())
                 .env("HOME", e.home())
-                .env("SENTINEL_HOME", e.sentinel_home())
-                .env_remove("ANTHROPIC_API_KEY")
-                .env_remove("SENTINEL_API_KEY")
                 .stdout(writer)
                 .stderr(std::process::Stdio::piped())
                 .output()

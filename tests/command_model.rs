@@ -3,11 +3,13 @@
 //! scratch dirs live under the target dir, never in /tmp (sentinel treats temp dirs as scratch
 //! space, which would change the answers).
 
+mod common;
+
 use serde_json::{Value, json};
 use std::io::Write;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 struct World {
     _root: tempfile::TempDir,
@@ -61,16 +63,9 @@ impl World {
             "tool_name": tool,
             "tool_input": input,
         });
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sentinel"));
-        cmd.env("SENTINEL_NO_TTY", "1");
+        let mut cmd = common::sentinel(&self.sentinel_home);
         cmd.arg("hook")
             .env("HOME", &self.home)
-            .env("SENTINEL_HOME", &self.sentinel_home)
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("SENTINEL_API_KEY")
-            .env_remove("SENTINEL_SHADOW")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("GEMINI_PROJECT_DIR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

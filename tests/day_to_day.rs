@@ -385,10 +385,8 @@ fn every_self_loosening_attempt_through_the_hook_is_blocked() {
         vec!["allow-once", "ABC234"],
         vec!["suggest", "--apply", "1"],
     ] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .env("SENTINEL_NO_TTY", "1")
+        let out = common::sentinel(s.home.path())
             .args(&args)
-            .env("SENTINEL_HOME", s.home.path())
             .env("CLAUDECODE", "1")
             .output()
             .unwrap();

@@ -2,10 +2,12 @@
 //! stdout. HOME points at the fixtures' home (/home/dev/demo/home, never created) and
 //! SENTINEL_HOME at a temp dir, so nothing real is read or written.
 
+mod common;
+
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 const HOME: &str = "/home/dev/demo/home";
 
@@ -21,16 +23,10 @@ impl Hook {
     }
 
     fn run_with(&self, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sentinel"));
-        cmd.env("SENTINEL_NO_TTY", "1");
+        let mut cmd = common::sentinel(self.sentinel_home.path());
         cmd.arg("hook")
             .args(args)
             .env("HOME", HOME)
-            .env("SENTINEL_HOME", self.sentinel_home.path())
-            .env_remove("SENTINEL_SHADOW")
-            .env_remove("SENTINEL_FAIL_MODE")
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("SENTINEL_API_KEY")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -426,13 +422,11 @@ fn settings_roundtrip(original: Option<&str>) {
     }
     let sentinel_home = dir.path().join("agentos");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .env("SENTINEL_NO_TTY", "1")
+        common::sentinel(&sentinel_home)
             .args(args)
             .arg("--settings")
             .arg(&settings)
             .env("HOME", dir.path())
-            .env("SENTINEL_HOME", &sentinel_home)
             .output()
             .unwrap()
     };
@@ -515,12 +509,10 @@ fn invalid_settings_are_refused_untouched() {
     for text in ["{\"hooks\": ", "[1,2]", "{\"hooks\": []}", "// comment\n{}"] {
         let settings = dir.path().join("settings.json");
         std::fs::write(&settings, text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .env("SENTINEL_NO_TTY", "1")
+        let out = common::sentinel(&dir.path().join("agentos"))
             .args(["install", "--settings"])
             .arg(&settings)
             .env("HOME", dir.path())
-            .env("SENTINEL_HOME", dir.path().join("agentos"))
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{text}");
@@ -539,12 +531,10 @@ fn seeding_never_overwrites() {
     let home: PathBuf = dir.path().join("agentos");
     std::fs::create_dir_all(&home).unwrap();
     std::fs::write(home.join("safe_commands.txt"), "ls\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-        .env("SENTINEL_NO_TTY", "1")
+    let out = common::sentinel(&home)
         .args(["install", "--shadow", "--settings"])
         .arg(dir.path().join("s.json"))
         .env("HOME", dir.path())
-        .env("SENTINEL_HOME", &home)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -596,15 +586,10 @@ fn install_keeps_symlinks_and_modes_and_doctor_checks_it() {
     let link = home.join(".claude/settings.json");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let run = |args: &[&str], cwd: &Path| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sentinel"));
-        cmd.env("SENTINEL_NO_TTY", "1");
-        cmd.args(args)
+        common::sentinel(&home.join(".agentos"))
+            .args(args)
             .current_dir(cwd)
             .env("HOME", &home)
-            .env("SENTINEL_HOME", home.join(".agentos"))
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("SENTINEL_API_KEY")
-            .env_remove("CLAUDECODE")
             .output()
             .unwrap()
     };

@@ -229,23 +229,15 @@ impl Run {
         for (k, v) in extra.as_object().unwrap() {
             event[k] = v.clone();
         }
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sentinel"));
-        cmd.env("SENTINEL_NO_TTY", "1");
+        let mut cmd = common::sentinel(self.home.path());
         cmd.arg("hook")
-            .env("HOME", "/home/dev/demo/home")
-            .env("SENTINEL_HOME", self.home.path())
             .env("SENTINEL_API_URL", url)
             .env("SENTINEL_FAIL_MODE", fail_mode)
-            .env_remove("ANTHROPIC_BASE_URL")
-            .env_remove("SENTINEL_SHADOW")
-            .env_remove("SENTINEL_API_KEY")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if key {
             cmd.env("ANTHROPIC_API_KEY", "sk-test-key");
-        } else {
-            cmd.env_remove("ANTHROPIC_API_KEY");
         }
         let mut child = cmd.spawn().unwrap();
         child
@@ -648,12 +640,9 @@ fn check_uses_tier_2_unless_offline() {
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .unwrap();
     let check = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .env("SENTINEL_NO_TTY", "1")
+        common::sentinel(home.path())
             .arg("check")
             .args(args)
-            .env("HOME", "/home/dev/demo/home")
-            .env("SENTINEL_HOME", home.path())
             .env("SENTINEL_API_URL", api.url())
             .env("ANTHROPIC_API_KEY", "k")
             .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))

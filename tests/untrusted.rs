@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command, Output};
+use std::process::{Child, Output};
 
 fn spawn(home: &Path, stdin: &str) -> Child {
     common::spawn(home, &["hook"], stdin)
@@ -280,10 +280,8 @@ fn concurrent_post_and_pre_on_one_session() {
             .unwrap();
     assert_eq!(taint["marks"].as_array().unwrap().len(), 16, "no mark lost");
     assert_eq!(verdict(&hook(home.path(), &bash("race", cmd))), "ask");
-    let verify = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-        .env("SENTINEL_NO_TTY", "1")
+    let verify = common::sentinel(home.path())
         .args(["audit", "verify"])
-        .env("SENTINEL_HOME", home.path())
         .output()
         .unwrap();
     assert_eq!(
@@ -362,13 +360,9 @@ fn check_tainted_shows_the_signs() {
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .unwrap();
     let check = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .env("SENTINEL_NO_TTY", "1")
+        common::sentinel(home.path())
             .arg("check")
             .args(args)
-            .env("HOME", "/home/dev/demo/home")
-            .env("SENTINEL_HOME", home.path())
-            .env_remove("ANTHROPIC_API_KEY")
             .output()
             .unwrap()
     };

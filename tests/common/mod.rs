@@ -1,25 +1,43 @@
-//! What several test files need: the built binary started as an agent starts it, with HOME at
-//! the fixtures' home (never created) and SENTINEL_HOME in a temp dir, so nothing real is read.
+//! What every test file needs: the built binary started as an agent or a person starts it, with
+//! HOME at the fixtures' home (never created) and SENTINEL_HOME in a scratch dir, so nothing
+//! real is read and nothing in the developer's own environment changes a decision.
+// Each test crate uses a part of this module.
+#![allow(dead_code)]
 
 use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
-/// Starts `sentinel ARGS` with `stdin` written to it, Tier 2 off and shadow mode unset.
-pub fn spawn(home: &Path, args: &[&str], stdin: &str) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-        .env("SENTINEL_NO_TTY", "1")
-        .args(args)
+/// `sentinel` with SENTINEL_HOME at `sentinel_home`, HOME at the fixtures' home (set another
+/// with `.env("HOME", …)`), Tier 2 off, no shadow or fail-mode override, outside any agent's
+/// shell and project, and no terminal for the session summary.
+pub fn sentinel(sentinel_home: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sentinel"));
+    cmd.env("SENTINEL_NO_TTY", "1")
         .env("HOME", "/home/dev/demo/home")
-        .env("SENTINEL_HOME", home)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("SENTINEL_API_KEY")
-        .env_remove("SENTINEL_SHADOW")
+        .env("SENTINEL_HOME", sentinel_home);
+    for name in [
+        "ANTHROPIC_API_KEY",
+        "SENTINEL_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "SENTINEL_API_URL",
+        "SENTINEL_SHADOW",
+        "SENTINEL_FAIL_MODE",
         // The person-only commands refuse to run inside an agent's shell.
-        .env_remove("CLAUDECODE")
-        .env_remove("GEMINI_CLI")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("GEMINI_PROJECT_DIR")
+        "CLAUDECODE",
+        "GEMINI_CLI",
+        "CLAUDE_PROJECT_DIR",
+        "GEMINI_PROJECT_DIR",
+    ] {
+        cmd.env_remove(name);
+    }
+    cmd
+}
+
+/// Starts `sentinel ARGS` with `stdin` written to it.
+pub fn spawn(home: &Path, args: &[&str], stdin: &str) -> Child {
+    let mut child = sentinel(home)
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
