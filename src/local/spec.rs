@@ -840,11 +840,11 @@ fn parse_section(
     Ok(CommandSpec {
         name: name.to_string(),
         rule: RuleRef {
-            file: format!("{DIR}/{file}"),
+            file: format!("{DIR}/{file}").into(),
             line: header,
-            origin: origin.to_string(),
-            pattern: format!("[{name}]"),
-            why: raw.about.clone(),
+            origin: origin.to_string().into(),
+            pattern: format!("[{name}]").into(),
+            why: raw.about.clone().map(Into::into),
         },
         about: raw.about.unwrap_or_default(),
         syntax: declared,
