@@ -7,6 +7,10 @@
 #[path = "src/local/spec_scan.rs"]
 mod spec_scan;
 
+#[path = "src/local/spec_raw.rs"]
+#[allow(dead_code)]
+mod spec_raw;
+
 #[path = "src/local/rule_scan.rs"]
 #[allow(dead_code)]
 mod rule_scan;
@@ -160,6 +164,7 @@ fn specs() {
     let dir = std::path::Path::new("rules/commands");
     println!("cargo:rerun-if-changed=rules/commands");
     println!("cargo:rerun-if-changed=src/local/spec_scan.rs");
+    println!("cargo:rerun-if-changed=src/local/spec_raw.rs");
     let mut files: Vec<String> = std::fs::read_dir(dir)
         .expect("rules/commands exists")
         .filter_map(Result::ok)
@@ -171,6 +176,7 @@ fn specs() {
     let mut sections = Vec::new();
     let mut names: Vec<(String, usize)> = Vec::new();
     let mut patterns: Vec<(String, usize)> = Vec::new();
+    let mut compiled_text = String::new();
     writeln!(out, "/// The bundled spec files: (file name, text).").unwrap();
     writeln!(out, "pub const FILES: &[(&str, &str)] = &[").unwrap();
     for (f_idx, f) in files.iter().enumerate() {
@@ -189,6 +195,26 @@ fn specs() {
         }
         for s in found {
             let idx = sections.len();
+            // The section as JSON with the line of each key: cheaper to read than TOML. One
+            // that does not read is left to the runtime, which reports it with its line.
+            let section = &text[s.start..s.end];
+            let json =
+                toml::from_str::<std::collections::BTreeMap<String, spec_raw::RawSpec>>(section)
+                    .ok()
+                    .and_then(|mut doc| doc.remove(&s.name))
+                    .map(|raw| {
+                        let lines = spec_raw::needles(&raw)
+                            .into_iter()
+                            .map(|n| {
+                                let line = spec_raw::line_of(section, s.line, &n);
+                                (n, line)
+                            })
+                            .collect();
+                        serde_json::to_string(&spec_raw::Compiled { raw, lines }).expect("JSON")
+                    })
+                    .unwrap_or_default();
+            let json_span = format!("({}, {})", compiled_text.len(), json.len());
+            compiled_text.push_str(&json);
             if s.name.contains('*') {
                 patterns.push((s.name.clone(), idx));
             } else {
@@ -197,7 +223,7 @@ fn specs() {
             for a in &s.aliases {
                 names.push((a.clone(), idx));
             }
-            sections.push((f_idx, s.start, s.end, s.line, s.name));
+            sections.push((f_idx, s.start, s.end, s.line, s.name, json_span));
         }
     }
     writeln!(out, "];").unwrap();
@@ -210,12 +236,13 @@ fn specs() {
         format!("({start}, {})", n.len())
     };
     let mut table = String::from(
-        "/// Every bundled section: (file index, start, end, header line, name span).\n\
-         pub const SECTIONS: &[(u32, u32, u32, u32, (u32, u32))] = &[\n",
+        "/// Every bundled section: (file index, start, end, header line, name span, span of\n\
+         /// its JSON in COMPILED_TEXT (empty: read its TOML)).\n\
+         pub const SECTIONS: &[(u32, u32, u32, u32, (u32, u32), (u32, u32))] = &[\n",
     );
-    for (f, start, end, line, name) in &sections {
+    for (f, start, end, line, name, json) in &sections {
         table.push_str(&format!(
-            "    ({f}, {start}, {end}, {line}, {}),\n",
+            "    ({f}, {start}, {end}, {line}, {}, {json}),\n",
             span(name)
         ));
     }
@@ -246,6 +273,8 @@ fn specs() {
     out.push_str(&table);
     writeln!(out, "/// The text every name span points into.").unwrap();
     writeln!(out, "pub const NAMES_TEXT: &str = {names_text:?};").unwrap();
+    writeln!(out, "/// Each section as JSON (`spec_raw::Compiled`).").unwrap();
+    writeln!(out, "pub const COMPILED_TEXT: &str = {compiled_text:?};").unwrap();
     let target = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("bundled_specs.rs");
     std::fs::write(target, out).expect("write bundled_specs.rs");
 }
