@@ -1,9 +1,15 @@
-//! Compiles the bundled command specs (`rules/commands/*.toml`) into the binary with an index of
-//! their sections, so a call finds a program's spec without scanning every file, and a new spec
-//! file needs no code change. The scanner is the one the runtime uses for a person's specs.
+//! Compiles the bundled rules into the binary: the rule files (`rules/*.txt`) as tables with a
+//! serialized DFA for each command rule, and the command specs (`rules/commands/*.toml`) with an
+//! index of their sections, so a call finds a program's spec without scanning every file, and a
+//! new spec file needs no code change. The scanners are the ones the runtime uses for a person's
+//! files.
 
 #[path = "src/local/spec_scan.rs"]
 mod spec_scan;
+
+#[path = "src/local/spec_raw.rs"]
+#[allow(dead_code)]
+mod spec_raw;
 
 #[path = "src/local/rule_scan.rs"]
 #[allow(dead_code)]
@@ -12,57 +18,158 @@ mod rule_scan;
 use std::fmt::Write;
 
 fn main() {
-    prefilters();
+    rules();
     specs();
+    link();
 }
 
-/// The bundled command rules' literal prefilters, by file and line.
-fn prefilters() {
-    let mut rows = Vec::new();
-    let mut blob: Vec<u8> = Vec::new();
-    let mut spans_out: Vec<String> = Vec::new();
+/// The sentinel binary is linked as a position-dependent executable on Linux: the loader then
+/// has no relocations to apply to it, which measured ~0.3M instructions of every hook call
+/// (docs/performance.md). Only the binary: tests, proc macros and the library are as cargo makes
+/// them.
+fn link() {
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    if os == "linux" && std::env::var_os("SENTINEL_PIE").is_none() {
+        println!("cargo:rustc-link-arg-bin=sentinel=-no-pie");
+    }
+    println!("cargo:rerun-if-env-changed=SENTINEL_PIE");
+}
+
+/// The bundled rule files as tables: each line's pattern, comment, compiled pattern, literal
+/// prefilter and, for command rules, a serialized sparse DFA, so the bundled layer is neither
+/// parsed nor compiled at run time. A bad bundled line fails the build with its file:line.
+fn rules() {
+    use regex_automata::dfa::{StartKind, dense};
+    use regex_automata::{nfa::thompson, util::syntax};
+    // In `RuleFile`'s declaration order (a test checks it); `true`: a command-rule file.
     let files = [
-        ("conditional_block_commands.txt", false),
-        ("hard_block_commands.txt", false),
+        ("hard_block_commands.txt", true),
         ("safe_commands.txt", true),
+        ("conditional_block_commands.txt", true),
+        ("safe_paths.txt", false),
+        ("excluded_paths.txt", false),
+        ("credential_paths.txt", false),
+        ("protected_paths.txt", false),
     ];
-    for (f_idx, (file, whole)) in files.into_iter().enumerate() {
+    let little = std::env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() != Ok("big");
+    let mut text = String::new();
+    let mut span = |s: &str| {
+        let start = text.len();
+        text.push_str(s);
+        format!("({start}, {})", s.len())
+    };
+    let mut blob: Vec<u8> = Vec::new();
+    let mut lit_spans: Vec<String> = Vec::new();
+    let mut dfas: Vec<u8> = Vec::new();
+    let mut rows = Vec::new();
+    let mut ranges = Vec::new();
+    for (file, commands) in files {
         println!("cargo:rerun-if-changed=rules/{file}");
-        let text = std::fs::read_to_string(format!("rules/{file}")).expect("rule file");
-        for (i, raw) in text.lines().enumerate() {
-            let Some((pattern, _)) = rule_scan::split_line(raw) else {
+        let source = std::fs::read_to_string(format!("rules/{file}")).expect("rule file");
+        let first = rows.len();
+        for (i, raw) in source.lines().enumerate() {
+            let Some((pattern, why)) = rule_scan::split_line(raw) else {
                 continue;
             };
-            let body = pattern.trim_start_matches('!').trim();
-            let (lits, anchored, required) =
-                rule_scan::literal_filters(&rule_scan::compiled_pattern(body, whole));
-            // Literals as spans of one blob: offsets need no relocation when the binary loads.
-            let mut spans = |ls: &[Vec<u8>]| -> String {
-                let first = spans_out.len();
-                for l in ls {
-                    spans_out.push(format!("({}, {})", blob.len(), l.len()));
-                    blob.extend_from_slice(l);
-                }
-                format!("({first}, {})", ls.len())
+            let at = format!("rules/{file}:{}", i + 1);
+            let why = match why {
+                Some(w) => format!("Some({})", span(w)),
+                None => "None".into(),
             };
-            let p = spans(&lits);
-            let r = spans(&required);
-            rows.push(format!("    ({f_idx}, {}, {anchored}, {p}, {r}),", i + 1));
+            let pattern_span = span(pattern);
+            let (mut compiled, mut prefixes, mut required) = (
+                "(0, 0)".to_string(),
+                "(0, 0)".to_string(),
+                "(0, 0)".to_string(),
+            );
+            let (mut anchored, mut dfa) = (false, "None".to_string());
+            if commands {
+                let whole = file == "safe_commands.txt";
+                assert!(
+                    whole || !pattern.starts_with('!'),
+                    "{at}: `!` exceptions are only allowed in safe_commands.txt"
+                );
+                let body = pattern.trim_start_matches('!').trim();
+                assert!(!body.is_empty(), "{at}: empty pattern");
+                if let Err(e) = regex_syntax::ParserBuilder::new()
+                    .unicode(false)
+                    .utf8(false)
+                    .build()
+                    .parse(body)
+                {
+                    panic!("{at}: bad regex: {e}");
+                }
+                let pattern = rule_scan::compiled_pattern(body, whole);
+                compiled = span(&pattern);
+                let (lits, a, req) = rule_scan::literal_filters(&pattern);
+                anchored = a;
+                // Literals as spans of one blob: offsets need no relocation when the binary loads.
+                let mut spans = |ls: &[Vec<u8>]| -> String {
+                    let first = lit_spans.len();
+                    for l in ls {
+                        lit_spans.push(format!("({}, {})", blob.len(), l.len()));
+                        blob.extend_from_slice(l);
+                    }
+                    format!("({first}, {})", ls.len())
+                };
+                prefixes = spans(&lits);
+                required = spans(&req);
+                // The same syntax as the runtime's compile; a DFA too big to build is left to
+                // the runtime, which compiles the regex when a command passes the prefilter.
+                let built = dense::Builder::new()
+                    .configure(
+                        dense::Config::new()
+                            .start_kind(StartKind::Unanchored)
+                            .dfa_size_limit(Some(1 << 20))
+                            .determinize_size_limit(Some(4 << 20)),
+                    )
+                    .syntax(syntax::Config::new().unicode(false).utf8(false))
+                    .thompson(thompson::Config::new().utf8(false))
+                    .build(&pattern)
+                    .ok()
+                    .and_then(|d| d.to_sparse().ok());
+                if let Some(sparse) = built {
+                    let bytes = if little {
+                        sparse.to_bytes_little_endian()
+                    } else {
+                        sparse.to_bytes_big_endian()
+                    };
+                    // Each DFA starts on an 8-byte boundary of an 8-aligned blob.
+                    while !dfas.len().is_multiple_of(8) {
+                        dfas.push(0);
+                    }
+                    dfa = format!("Some(({}, {}))", dfas.len(), bytes.len());
+                    dfas.extend_from_slice(&bytes);
+                }
+            }
+            rows.push(format!(
+                "    Line {{ line: {}, pattern: {pattern_span}, why: {why}, compiled: {compiled}, \
+                 anchored: {anchored}, prefixes: {prefixes}, required: {required}, dfa: {dfa} }},",
+                i + 1
+            ));
         }
+        ranges.push(format!("({first}, {})", rows.len()));
     }
+    let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    std::fs::write(out_dir.join("bundled_dfas.bin"), &dfas).expect("write bundled_dfas.bin");
     let out = format!(
-        "/// (file: 0 conditional, 1 hard block, 2 safe; line; anchored; prefixes; required\n\
-         /// literals), the last two as (first, count) into SPANS, sorted by file and line.\n\
-         pub const PREFILTERS: &[(u8, u32, bool, (u32, u32), (u32, u32))] = &[\n{}\n];\n\
-         /// (start, len) into BLOB.\npub const SPANS: &[(u32, u32)] = &[{}];\n\
-         pub const BLOB: &[u8] = &{:?};\n",
+        "/// Every rule line of the bundled files, by file (in `RuleFile` order) and line.\n\
+         pub const LINES: &[Line] = &[\n{}\n];\n\
+         /// Each file's lines: a range of LINES.\n\
+         pub const FILES: [(u32, u32); 7] = [{}];\n\
+         /// The text every pattern, comment and compiled-pattern span points into.\n\
+         pub const TEXT: &str = {text:?};\n\
+         /// Prefilter literals: (start, len) into BLOB.\n\
+         pub const SPANS: &[(u32, u32)] = &[{}];\n\
+         pub const BLOB: &[u8] = &{blob:?};\n\
+         /// The serialized sparse DFAs (8-aligned), each a span of it.\n\
+         pub static DFAS: &regex_automata::util::wire::AlignAs<[u8], u64> =\n    \
+         &regex_automata::util::wire::AlignAs {{ _align: [], bytes: *include_bytes!(concat!(env!(\"OUT_DIR\"), \"/bundled_dfas.bin\")) }};\n",
         rows.join("\n"),
-        spans_out.join(", "),
-        blob
+        ranges.join(", "),
+        lit_spans.join(", "),
     );
-    let target =
-        std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("bundled_prefilters.rs");
-    std::fs::write(target, out).expect("write bundled_prefilters.rs");
+    std::fs::write(out_dir.join("bundled_rules.rs"), out).expect("write bundled_rules.rs");
 }
 
 /// The bundled command specs and the index of their sections.
@@ -70,6 +177,7 @@ fn specs() {
     let dir = std::path::Path::new("rules/commands");
     println!("cargo:rerun-if-changed=rules/commands");
     println!("cargo:rerun-if-changed=src/local/spec_scan.rs");
+    println!("cargo:rerun-if-changed=src/local/spec_raw.rs");
     let mut files: Vec<String> = std::fs::read_dir(dir)
         .expect("rules/commands exists")
         .filter_map(Result::ok)
@@ -81,6 +189,7 @@ fn specs() {
     let mut sections = Vec::new();
     let mut names: Vec<(String, usize)> = Vec::new();
     let mut patterns: Vec<(String, usize)> = Vec::new();
+    let mut compiled_text = String::new();
     writeln!(out, "/// The bundled spec files: (file name, text).").unwrap();
     writeln!(out, "pub const FILES: &[(&str, &str)] = &[").unwrap();
     for (f_idx, f) in files.iter().enumerate() {
@@ -99,6 +208,26 @@ fn specs() {
         }
         for s in found {
             let idx = sections.len();
+            // The section as JSON with the line of each key: cheaper to read than TOML. One
+            // that does not read is left to the runtime, which reports it with its line.
+            let section = &text[s.start..s.end];
+            let json =
+                toml::from_str::<std::collections::BTreeMap<String, spec_raw::RawSpec>>(section)
+                    .ok()
+                    .and_then(|mut doc| doc.remove(&s.name))
+                    .map(|raw| {
+                        let lines = spec_raw::needles(&raw)
+                            .into_iter()
+                            .map(|n| {
+                                let line = spec_raw::line_of(section, s.line, &n);
+                                (n, line)
+                            })
+                            .collect();
+                        serde_json::to_string(&spec_raw::Compiled { raw, lines }).expect("JSON")
+                    })
+                    .unwrap_or_default();
+            let json_span = format!("({}, {})", compiled_text.len(), json.len());
+            compiled_text.push_str(&json);
             if s.name.contains('*') {
                 patterns.push((s.name.clone(), idx));
             } else {
@@ -107,7 +236,7 @@ fn specs() {
             for a in &s.aliases {
                 names.push((a.clone(), idx));
             }
-            sections.push((f_idx, s.start, s.end, s.line, s.name));
+            sections.push((f_idx, s.start, s.end, s.line, s.name, json_span));
         }
     }
     writeln!(out, "];").unwrap();
@@ -120,12 +249,13 @@ fn specs() {
         format!("({start}, {})", n.len())
     };
     let mut table = String::from(
-        "/// Every bundled section: (file index, start, end, header line, name span).\n\
-         pub const SECTIONS: &[(u32, u32, u32, u32, (u32, u32))] = &[\n",
+        "/// Every bundled section: (file index, start, end, header line, name span, span of\n\
+         /// its JSON in COMPILED_TEXT (empty: read its TOML)).\n\
+         pub const SECTIONS: &[(u32, u32, u32, u32, (u32, u32), (u32, u32))] = &[\n",
     );
-    for (f, start, end, line, name) in &sections {
+    for (f, start, end, line, name, json) in &sections {
         table.push_str(&format!(
-            "    ({f}, {start}, {end}, {line}, {}),\n",
+            "    ({f}, {start}, {end}, {line}, {}, {json}),\n",
             span(name)
         ));
     }
@@ -156,6 +286,8 @@ fn specs() {
     out.push_str(&table);
     writeln!(out, "/// The text every name span points into.").unwrap();
     writeln!(out, "pub const NAMES_TEXT: &str = {names_text:?};").unwrap();
+    writeln!(out, "/// Each section as JSON (`spec_raw::Compiled`).").unwrap();
+    writeln!(out, "pub const COMPILED_TEXT: &str = {compiled_text:?};").unwrap();
     let target = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("bundled_specs.rs");
     std::fs::write(target, out).expect("write bundled_specs.rs");
 }

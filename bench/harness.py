@@ -47,6 +47,7 @@ def event(tool, tool_input):
 paths = {
     "floor (serde_json read/print)": ([floor], event("Bash", {"command": "git status && cargo test"}), {}),
     "local allow": ([sentinel, "hook"], event("Bash", {"command": "git status && cargo test"}), {}),
+    "compound allow": ([sentinel, "hook"], event("Bash", {"command": "git status && ls -la src | head -20"}), {}),
     "local block": ([sentinel, "hook"], event("Bash", {"command": "ls; rm -rf ~"}), {}),
     "file write": ([sentinel, "hook"], event("Write", {"file_path": "/home/dev/demo/proj/src/a.rs", "content": "x"}), {}),
     "uncertain, Tier 2 off": ([sentinel, "hook"], event("Bash", {"command": "frobnicate --check"}), {}),
@@ -118,11 +119,43 @@ median = {n: statistics.median(v) for n, v in times.items()}
 p99 = {n: sorted(v)[int(len(v) * 0.99) - 1] for n, v in times.items()}
 instr = {n: instructions(n) for n in paths} if have_valgrind else {n: 0 for n in paths}
 
+def scaled(command, user_rules):
+    """Instructions of one hook run on `command`, with `user_rules` rules of the person's own."""
+    home = os.path.join(work, f"scale-{user_rules}")
+    if not os.path.isdir(home):
+        os.makedirs(home)
+        shutil.copy(os.path.join(work, "home1", "sentinel.toml"), home)
+        if user_rules:
+            with open(os.path.join(home, "hard_block_commands.txt"), "w") as f:
+                f.writelines(f"^tool{i} --danger( |$)   # rule {i}\n" for i in range(user_rules))
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": "/home/dev/demo/home", "SENTINEL_HOME": home}
+    log = os.path.join(work, "cg.log")
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={work}/cg.out", f"--log-file={log}",
+                    sentinel, "hook"], input=event("Bash", {"command": command}), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env=env)
+    m = re.search(r"Collected : (\d+)", open(log).read())
+    return int(m.group(1)) if m else 0
+
+
 print(f"{rounds} interleaved rounds; wall time per process, instructions from callgrind, peak RSS from /usr/bin/time")
 print(f"{'path':<30} {'median':>9} {'p99':>9} {'× floor':>8} {'instructions':>13} {'× floor':>8} {'peak RSS':>9}")
 for n in paths:
     ratio_i = instr[n] / instr[floor_name] if instr[floor_name] else 0
     print(f"{n:<30} {median[n]*1000:>7.2f}ms {p99[n]*1000:>7.2f}ms {median[n]/median[floor_name]:>8.2f} "
           f"{instr[n]:>13,} {ratio_i:>8.2f} {rss[n]/1024:>7.1f}MiB")
+worst_i = max(instr[n] / instr[floor_name] for n in paths if n != floor_name and "Tier 2" not in n) if instr[floor_name] else 0
+worst_w = max(median[n] / median[floor_name] for n in paths if n != floor_name and "Tier 2" not in n)
+print(f"local paths: at most {worst_i:.2f}× the floor's instructions (target 3, aim 2), {worst_w:.2f}× its wall time "
+      f"(target 1.5); peak RSS at most {max(rss.values())/1024:.1f} MiB (target 4)")
+
+if have_valgrind:
+    print("\ninstructions against command size (N copies of `git status` joined by &&):")
+    for n in (1, 4, 16, 64):
+        print(f"  {n:>3} parts  {scaled(' && '.join(['git status'] * n), 0):>13,}")
+    print("instructions against the person's rule count (a hard_block_commands.txt of N rules; `git status`):")
+    none = scaled("git status", 0)
+    for n in (0, 200, 2000):
+        cost = scaled("git status", n)
+        print(f"  {n:>5} rules {cost:>13,}  {cost / none:6.2f}× none (target 2 at 2,000)")
 server.shutdown()
 shutil.rmtree(work)

@@ -7,7 +7,7 @@
 
 use crate::journal::Journal;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
@@ -75,20 +75,26 @@ pub fn append(journal: &Journal, entry: &Entry) -> std::io::Result<Option<String
         Some(h) => h,
         None => last_valid(journal)?,
     };
-    let mut record = match serde_json::to_value(entry)? {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
     let seq = head.seq + 1;
-    // seq and prev_hash lead, so a record reads in order of what chains it.
-    let mut ordered = Map::new();
-    ordered.insert("seq".into(), Value::from(seq));
-    ordered.insert("prev_hash".into(), Value::from(head.hash.clone()));
-    ordered.append(&mut record);
-    let canonical = serde_json::to_string(&Value::Object(ordered.clone()))?;
+    // seq and prev_hash lead, so a record reads in order of what chains it; the entry's fields
+    // follow in their order, then the hash. Written as text at once (no serde_json::Value), the
+    // same bytes `verify` rebuilds from the parsed line.
+    let fields = serde_json::to_string(entry)?;
+    let fields = fields
+        .strip_prefix('{')
+        .and_then(|f| f.strip_suffix('}'))
+        .unwrap_or("");
+    let canonical = format!(
+        "{{\"seq\":{seq},\"prev_hash\":{}{}{fields}}}",
+        serde_json::to_string(&head.hash)?,
+        if fields.is_empty() { "" } else { "," }
+    );
     let hash = chain_hash(&head.hash, &canonical);
-    ordered.insert("hash".into(), Value::from(hash.clone()));
-    locked.append(&serde_json::to_string(&Value::Object(ordered))?)?;
+    let line = format!(
+        "{},\"hash\":\"{hash}\"}}",
+        &canonical[..canonical.len() - 1]
+    );
+    locked.append(&line)?;
     let head = serde_json::to_vec(&Head { seq, hash })?;
     let tmp = journal.sibling("head.tmp");
     std::fs::write(&tmp, head)?;

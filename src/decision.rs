@@ -1,6 +1,7 @@
 //! The vocabulary of a decision: verdicts, tiers, the rule that decided, and the record itself.
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 
 /// What sentinel says about one proposed call, ordered from most to least permissive so that a
@@ -61,18 +62,19 @@ impl Tier {
 
 /// A rule line that took part in a decision: `file:line` plus the pattern and its comment.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+// Bundled rules borrow their text from the binary's tables; a person's own it.
 pub struct RuleRef {
     /// The rule file's name, e.g. `hard_block_commands.txt`.
-    pub file: String,
+    pub file: Cow<'static, str>,
     /// 1-based line number in that file.
     pub line: usize,
     /// Where the file came from: `bundled` or the path it was read from.
-    pub origin: String,
+    pub origin: Cow<'static, str>,
     /// The pattern on that line.
-    pub pattern: String,
+    pub pattern: Cow<'static, str>,
     /// The line's `# why` comment, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
+    pub why: Option<Cow<'static, str>>,
 }
 
 impl fmt::Display for RuleRef {

@@ -24,6 +24,14 @@ pub enum Agent {
 }
 
 impl Agent {
+    /// Every agent.
+    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Gemini, Agent::Cursor, Agent::Copilot];
+
+    /// The agent with this command-line name.
+    pub fn parse(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+
     /// The name used on the command line and in records.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -234,6 +234,12 @@ enum RulesCommand {
 }
 
 fn main() -> ExitCode {
+    // The hook runs once per tool call: its few arguments are read by hand, since building
+    // clap's whole command tree costs more than the rest of a start-up. Anything else, or
+    // anything unexpected after `hook`, goes to clap (which reports it).
+    if let Some((agent, shadow)) = hook_args(std::env::args_os().skip(1)) {
+        return ExitCode::from(run_hook(agent, shadow));
+    }
     // clap exits 2 on a usage error, which `sentinel check` uses for "block": map it to 1.
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -252,6 +258,42 @@ fn main() -> ExitCode {
     }
 }
 
+/// `hook [--agent NAME|--agent=NAME] [--shadow]`, each at most once; None for anything else.
+fn hook_args(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<(Agent, bool)> {
+    if args.next()? != "hook" {
+        return None;
+    }
+    let (mut agent, mut shadow) = (None, false);
+    while let Some(arg) = args.next() {
+        let arg = arg.into_string().ok()?;
+        let name = match arg.as_str() {
+            "--shadow" if !shadow => {
+                shadow = true;
+                continue;
+            }
+            "--agent" => args.next()?.into_string().ok()?,
+            a => a.strip_prefix("--agent=")?.to_string(),
+        };
+        if agent.is_some() {
+            return None;
+        }
+        agent = Some(Agent::parse(&name)?);
+    }
+    Some((agent.unwrap_or(Agent::Claude), shadow))
+}
+
+/// `sentinel hook`: one event on stdin, the answer on stdout.
+fn run_hook(agent: Agent, shadow: bool) -> u8 {
+    let out = hook::run(agent, shadow, &mut std::io::stdin().lock());
+    if out.for_terminal && hook::to_terminal(&out.stderr) {
+        return 0;
+    }
+    // A closed pipe is the agent's business; the exit status still says what happened.
+    let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
+    let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
+    out.exit
+}
+
 fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Check { question, json } => run_check(question, json),
@@ -261,16 +303,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Rules {
             command: RulesCommand::Diff { json },
         } => run_rules_diff(json),
-        Command::Hook { agent, shadow } => {
-            let out = hook::run(agent, shadow, &mut std::io::stdin().lock());
-            if out.for_terminal && hook::to_terminal(&out.stderr) {
-                return Ok(0);
-            }
-            // A closed pipe is the agent's business; the exit status still says what happened.
-            let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
-            let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
-            Ok(out.exit)
-        }
+        Command::Hook { agent, shadow } => Ok(run_hook(agent, shadow)),
         Command::Config { json } => run_config(json),
         Command::Stats {
             session,
@@ -1202,4 +1235,42 @@ fn run_audit_tail(n: usize, json: bool) -> Result<u8> {
         outln!("        session {}  {}", s("session"), s("reason"));
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hooks_arguments_are_read_without_clap_and_anything_else_goes_to_clap() {
+        let args = |a: &[&str]| hook_args(a.iter().map(std::ffi::OsString::from));
+        assert_eq!(args(&["hook"]), Some((Agent::Claude, false)));
+        assert_eq!(
+            args(&["hook", "--agent", "gemini", "--shadow"]),
+            Some((Agent::Gemini, true))
+        );
+        assert_eq!(
+            args(&["hook", "--agent=cursor"]),
+            Some((Agent::Cursor, false))
+        );
+        for other in [
+            &["check", "ls"][..],
+            &["hook", "--help"],
+            &["hook", "--agent"],
+            &["hook", "--agent", "vim"],
+            &["hook", "--shadow", "--shadow"],
+            &["hook", "--agent=claude", "--agent=gemini"],
+            &["hook", "extra"],
+        ] {
+            assert_eq!(args(other), None, "{other:?}");
+        }
+        // Every agent clap knows is known here, by the same name.
+        for a in Agent::ALL {
+            use clap::ValueEnum as _;
+            assert_eq!(
+                a.to_possible_value().map(|v| v.get_name().to_string()),
+                Some(a.as_str().to_string())
+            );
+        }
+    }
 }

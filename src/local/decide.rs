@@ -467,10 +467,10 @@ fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part> {
             Some((rule, RuleMatch::Yes)) => {
                 return Some(Part::new(
                     Verdict::Deny,
-                    rule.rule
-                        .why
-                        .clone()
-                        .unwrap_or_else(|| format!("matches {}", rule.rule)),
+                    match &rule.rule.why {
+                        Some(why) => why.to_string(),
+                        None => format!("matches {}", rule.rule),
+                    },
                     Some(rule.rule.clone()),
                 ));
             }

@@ -204,7 +204,7 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         }
         Effect::Destroy { why, rule } => {
             let mut rule = rule.clone();
-            rule.why = Some(why.clone());
+            rule.why = Some(why.clone().into());
             let shown = why.split("; instead:").next().unwrap_or(why).trim();
             Some(Part::new(Verdict::Deny, shown.to_string(), Some(rule)))
         }

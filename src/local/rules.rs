@@ -10,6 +10,7 @@ use crate::paths::PathPattern;
 use crate::shell::one_line;
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -126,7 +127,9 @@ pub struct CommandRule {
     /// Literals every matching command contains.
     required: Literals,
     /// The pattern as compiled (safe rules are anchored to the whole command).
-    compiled_pattern: String,
+    compiled_pattern: Cow<'static, str>,
+    /// A bundled rule's DFA as the build serialized it (None: compiled here when needed).
+    dfa: Option<&'static [u8]>,
     regex: OnceLock<Result<Regex, String>>,
 }
 
@@ -142,30 +145,40 @@ pub enum RuleMatch {
 }
 
 impl CommandRule {
-    /// A rule; `bundled_prefilter` is its prefilter as `build.rs` computed it for bundled text
-    /// (computing it costs more than the rest of a decision).
+    /// A rule; `built` is the line as `build.rs` compiled it, for a bundled rule (computing
+    /// its prefilter and regex costs more than the rest of a decision).
     fn new(
         rule: RuleRef,
         negated: bool,
         whole: bool,
-        bundled_prefilter: Option<BundledFilter>,
+        built: Option<&'static bundled::Line>,
     ) -> CommandRule {
-        let body = rule.pattern.trim_start_matches('!').trim();
-        let compiled_pattern = compiled_pattern(body, whole);
-        let (prefixes, anchored, required) = match bundled_prefilter {
-            Some((p, a, r)) => (Literals::Static(p), a, Literals::Static(r)),
-            None => {
-                let (p, a, r) = literal_filters(&compiled_pattern);
-                (Literals::Owned(p), a, Literals::Owned(r))
-            }
+        let Some(b) = built else {
+            let body = rule.pattern.trim_start_matches('!').trim();
+            let compiled = compiled_pattern(body, whole);
+            let (p, anchored, r) = literal_filters(&compiled);
+            return CommandRule {
+                prefixes: Literals::Owned(p),
+                anchored,
+                required: Literals::Owned(r),
+                rule,
+                negated,
+                compiled_pattern: Cow::Owned(compiled),
+                dfa: None,
+                regex: OnceLock::new(),
+            };
         };
+        let spans = |(start, n): (u32, u32)| &bundled::SPANS[start as usize..(start + n) as usize];
         CommandRule {
-            prefixes,
-            anchored,
-            required,
+            prefixes: Literals::Static(spans(b.prefixes)),
+            anchored: b.anchored,
+            required: Literals::Static(spans(b.required)),
             rule,
             negated,
-            compiled_pattern,
+            compiled_pattern: Cow::Borrowed(bundled::text(b.compiled)),
+            dfa: b
+                .dfa
+                .map(|(start, n)| &bundled::DFAS.bytes[start as usize..(start + n) as usize]),
             regex: OnceLock::new(),
         }
     }
@@ -174,6 +187,9 @@ impl CommandRule {
     pub fn test(&self, text: &str) -> RuleMatch {
         if !self.could_match(text) {
             return RuleMatch::No;
+        }
+        if let Some(found) = self.dfa.and_then(|d| dfa_match(d, text)) {
+            return if found { RuleMatch::Yes } else { RuleMatch::No };
         }
         let regex = self
             .regex
@@ -214,6 +230,17 @@ impl CommandRule {
     }
 }
 
+/// Runs a build-time DFA over `text`; None when it cannot answer (then the regex decides).
+fn dfa_match(bytes: &'static [u8], text: &str) -> Option<bool> {
+    use regex_automata::dfa::{Automaton, sparse};
+    // SAFETY: build.rs serialized these bytes with this regex-automata (one version in
+    // Cargo.lock) for this target's endianness; the `bundled_dfas_*` tests check every one
+    // against its regex.
+    let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) }.ok()?;
+    let input = regex_automata::Input::new(text.as_bytes()).earliest(true);
+    dfa.try_search_fwd(&input).ok().map(|m| m.is_some())
+}
+
 /// Compiles a rule. Classes are ASCII (`\S`, `\w`, `(?i)`): Unicode classes cost several times
 /// more to compile, and rendered commands keep words apart with ASCII spaces.
 fn compile(pattern: &str) -> Result<Regex, String> {
@@ -234,11 +261,34 @@ fn compile(pattern: &str) -> Result<Regex, String> {
 
 pub mod layers;
 
-/// The bundled rules' prefilters, computed by `build.rs`: (file, line, anchored, literals),
-/// sorted by file and line.
+/// The bundled rule files as `build.rs` compiled them.
 #[allow(clippy::type_complexity)]
-mod bundled_prefilters {
-    include!(concat!(env!("OUT_DIR"), "/bundled_prefilters.rs"));
+mod bundled {
+    /// One rule line: spans of TEXT, prefilter literals as (first, count) into SPANS, and the
+    /// DFA's span of DFAS (None: too big to build; compiled at run time when needed).
+    pub struct Line {
+        pub line: u32,
+        pub pattern: (u32, u32),
+        pub why: Option<(u32, u32)>,
+        pub compiled: (u32, u32),
+        pub anchored: bool,
+        pub prefixes: (u32, u32),
+        pub required: (u32, u32),
+        pub dfa: Option<(u32, u32)>,
+    }
+
+    include!(concat!(env!("OUT_DIR"), "/bundled_rules.rs"));
+
+    /// A span of TEXT.
+    pub fn text((start, len): (u32, u32)) -> &'static str {
+        &TEXT[start as usize..(start + len) as usize]
+    }
+
+    /// The compiled lines of one file.
+    pub fn lines(file: super::RuleFile) -> &'static [Line] {
+        let (start, end) = FILES[file as usize];
+        &LINES[start as usize..end as usize]
+    }
 }
 
 /// Prefilter literals: spans of the build's table for bundled rules (no copy), computed for a
@@ -256,7 +306,7 @@ impl Literals {
             Literals::Owned(o) => (&[], o),
         };
         s.iter()
-            .map(|&(start, len)| &bundled_prefilters::BLOB[start as usize..(start + len) as usize])
+            .map(|&(start, len)| &bundled::BLOB[start as usize..(start + len) as usize])
             .chain(o.iter().map(Vec::as_slice))
     }
 
@@ -266,27 +316,6 @@ impl Literals {
             Literals::Owned(o) => o.is_empty(),
         }
     }
-}
-
-/// A bundled rule's prefilter from the build: prefixes, anchored, required literals.
-type BundledFilter = (&'static [(u32, u32)], bool, &'static [(u32, u32)]);
-
-/// The build-time prefilter of a bundled rule line.
-fn bundled_prefilter(file: RuleFile, line: usize) -> Option<BundledFilter> {
-    let f = match file {
-        RuleFile::ConditionalBlock => 0u8,
-        RuleFile::HardBlock => 1,
-        RuleFile::Safe => 2,
-        _ => return None,
-    };
-    let table = bundled_prefilters::PREFILTERS;
-    let k = table
-        .binary_search_by(|(tf, l, _, _, _)| (*tf, *l as usize).cmp(&(f, line)))
-        .ok()?;
-    let (_, _, anchored, (p, pn), (r, rn)) = table[k];
-    let spans =
-        |start: u32, n: u32| &bundled_prefilters::SPANS[start as usize..(start + n) as usize];
-    Some((spans(p, pn), anchored, spans(r, rn)))
 }
 
 /// A list of command rules, with each rule also filed under the first byte of each of its literal
@@ -515,10 +544,9 @@ impl Rules {
                 continue;
             }
             let (text, off) = layers::take_off_lines(&text);
-            let (mine, errors) = parse_file(file, &origin, &text, home, true, Layer::Home);
+            let (mine, errors) = parse_file(file, &origin, Some(&text), home, true, Layer::Home);
             rules.errors.extend(errors);
-            let (bundled, _) =
-                parse_file(file, "bundled", file.bundled(), home, false, Layer::Home);
+            let (bundled, _) = parse_file(file, "bundled", None, home, false, Layer::Home);
             let (merged, layer) = layers::merge(file, &origin, bundled, mine, off);
             rules.layers.push(layer);
             let _ = slot.parsed.set(merged);
@@ -553,7 +581,7 @@ impl Rules {
             let (parsed, errors) = parse_file(
                 file,
                 &origin,
-                text,
+                Some(text),
                 self.home.as_deref(),
                 true,
                 Layer::Project(&project.root),
@@ -597,7 +625,7 @@ impl Rules {
             parse_file(
                 file,
                 &slot.origin,
-                file.bundled(),
+                None,
                 self.home.as_deref(),
                 false,
                 Layer::Home,
@@ -668,7 +696,7 @@ impl Rules {
                 let file = if r.rule.origin == "bundled" {
                     format!("{} (bundled)", r.rule.file)
                 } else {
-                    r.rule.origin.clone()
+                    r.rule.origin.to_string()
                 };
                 errors.push(RuleError {
                     file,
@@ -692,13 +720,14 @@ enum Layer<'a> {
     Project(&'a Path),
 }
 
-/// Parses one rule file. `validate` checks each regex's syntax (a user's file); the bundled text
-/// is validated by the test suite instead. Relative paths in a project's path lists are relative
-/// to the project.
+/// Parses one rule file: `text`, or with None the bundled file from the build's tables (no text
+/// to read, no regex or prefilter to compute). `validate` checks each regex's syntax (a user's
+/// file); the build checked the bundled ones. Relative paths in a project's path lists are
+/// relative to the project.
 fn parse_file(
     file: RuleFile,
     origin: &str,
-    text: &str,
+    text: Option<&str>,
     home: Option<&Path>,
     validate: bool,
     layer: Layer,
@@ -711,24 +740,56 @@ fn parse_file(
     } else {
         origin.to_string()
     };
-    let label = match layer {
-        Layer::Home => file.name().to_string(),
-        Layer::Project(_) => format!("{}/{}", crate::project::DIR, file.name()),
+    let label: Cow<'static, str> = match layer {
+        Layer::Home => Cow::Borrowed(file.name()),
+        Layer::Project(_) => Cow::Owned(format!("{}/{}", crate::project::DIR, file.name())),
     };
-    for (i, raw) in text.lines().enumerate() {
-        let Some((pattern, why)) = split_line(raw) else {
-            continue;
-        };
+    let origin_ref: Cow<'static, str> = match origin {
+        "bundled" => Cow::Borrowed("bundled"),
+        o => Cow::Owned(o.to_string()),
+    };
+    type Item<'t> = (
+        usize,
+        &'t str,
+        Option<&'t str>,
+        Option<&'static bundled::Line>,
+    );
+    let built = match text {
+        None => bundled::lines(file),
+        Some(_) => &[],
+    };
+    let built = built.iter().map(|l| -> Item<'_> {
+        (
+            l.line as usize,
+            bundled::text(l.pattern),
+            l.why.map(bundled::text),
+            Some(l),
+        )
+    });
+    let written = text
+        .unwrap_or("")
+        .lines()
+        .enumerate()
+        .filter_map(|(i, raw)| {
+            split_line(raw).map(|(pattern, why)| -> Item<'_> { (i + 1, pattern, why, None) })
+        });
+    for (line, pattern, why, compiled) in built.chain(written) {
         let rule = RuleRef {
             file: label.clone(),
-            line: i + 1,
-            origin: origin.to_string(),
-            pattern: pattern.to_string(),
-            why: why.map(str::to_string),
+            line,
+            origin: origin_ref.clone(),
+            pattern: match compiled {
+                Some(l) => Cow::Borrowed(bundled::text(l.pattern)),
+                None => Cow::Owned(pattern.to_string()),
+            },
+            why: match compiled {
+                Some(l) => l.why.map(|w| Cow::Borrowed(bundled::text(w))),
+                None => why.map(|w| Cow::Owned(w.to_string())),
+            },
         };
         let error = |message: String| RuleError {
             file: display.clone(),
-            line: i + 1,
+            line,
             message,
         };
         match file {
@@ -755,14 +816,11 @@ fn parse_file(
                     errors.push(error(format!("bad regex: {}", one_line(&e.to_string()))));
                     continue;
                 }
-                let bundled = (origin == "bundled" && text == file.bundled())
-                    .then(|| bundled_prefilter(file, i + 1))
-                    .flatten();
                 commands.push(CommandRule::new(
                     rule,
                     negated,
                     file == RuleFile::Safe,
-                    bundled,
+                    compiled,
                 ));
             }
             RuleFile::ProtectedPaths => {
@@ -870,25 +928,45 @@ mod tests {
     }
 
     #[test]
-    fn the_build_time_prefilters_are_what_the_runtime_computes() {
-        for file in [
-            RuleFile::HardBlock,
-            RuleFile::Safe,
-            RuleFile::ConditionalBlock,
-        ] {
-            for (i, raw) in file.bundled().lines().enumerate() {
-                let Some((pattern, _)) = split_line(raw) else {
-                    continue;
+    fn the_build_time_tables_are_what_the_runtime_computes_from_the_text() {
+        for file in RuleFile::ALL {
+            let lines: Vec<(usize, &str, Option<&str>)> = file
+                .bundled()
+                .lines()
+                .enumerate()
+                .filter_map(|(i, raw)| split_line(raw).map(|(p, w)| (i + 1, p, w)))
+                .collect();
+            let built: Vec<(usize, &str, Option<&str>)> = bundled::lines(file)
+                .iter()
+                .map(|l| {
+                    (
+                        l.line as usize,
+                        bundled::text(l.pattern),
+                        l.why.map(bundled::text),
+                    )
+                })
+                .collect();
+            assert_eq!(lines, built, "{}", file.name());
+            if file.is_path_list() {
+                continue;
+            }
+            for l in bundled::lines(file) {
+                let at = format!("{}:{}", file.name(), l.line);
+                let body = bundled::text(l.pattern).trim_start_matches('!').trim();
+                let pattern = compiled_pattern(body, file == RuleFile::Safe);
+                assert_eq!(pattern, bundled::text(l.compiled), "{at}");
+                let (lits, anchored, required) = literal_filters(&pattern);
+                let spans = |(start, n): (u32, u32)| {
+                    Literals::Static(&bundled::SPANS[start as usize..(start + n) as usize])
+                        .iter()
+                        .map(<[u8]>::to_vec)
+                        .collect::<Vec<_>>()
                 };
-                let body = pattern.trim_start_matches('!').trim();
-                let (lits, anchored, required) =
-                    literal_filters(&compiled_pattern(body, file == RuleFile::Safe));
-                let (built, built_anchored, built_required) =
-                    bundled_prefilter(file, i + 1).expect("every bundled rule has one");
-                assert_eq!(anchored, built_anchored, "{}:{}", file.name(), i + 1);
-                let owned = |l: &Literals| l.iter().map(<[u8]>::to_vec).collect::<Vec<_>>();
-                assert_eq!(lits, owned(&Literals::Static(built)));
-                assert_eq!(required, owned(&Literals::Static(built_required)));
+                assert_eq!(anchored, l.anchored, "{at}");
+                assert_eq!(lits, spans(l.prefixes), "{at}");
+                assert_eq!(required, spans(l.required), "{at}");
+                // Every bundled rule has its DFA: none is left to compile at run time.
+                assert!(l.dfa.is_some(), "{at}: no DFA");
             }
         }
     }
@@ -931,13 +1009,20 @@ mod tests {
             .map(String::from),
         );
         // Wherever the regex matches, the filter must let it through, and the first-byte
-        // index must offer the rule for that text.
+        // index must offer the rule for that text. The rule's test (prefilter, then the
+        // build's DFA) answers as the regex does: never a match where it has none, never a miss.
         for list in [rules.hard_block(), rules.safe(), rules.conditional()] {
             for r in list {
+                assert!(r.dfa.is_some(), "{} has no DFA", r.rule.pattern);
                 let re = compile(&r.compiled_pattern).unwrap();
                 for t in &texts {
-                    if re.is_match(t.as_bytes()) {
-                        assert_eq!(r.test(t), RuleMatch::Yes, "{} on {t}", r.rule.pattern);
+                    let expected = if re.is_match(t.as_bytes()) {
+                        RuleMatch::Yes
+                    } else {
+                        RuleMatch::No
+                    };
+                    assert_eq!(r.test(t), expected, "{} on {t}", r.rule.pattern);
+                    if expected == RuleMatch::Yes {
                         assert!(
                             list.candidates(t).any(|c| std::ptr::eq(c, r)),
                             "{} not indexed for {t}",
@@ -1012,7 +1097,7 @@ mod tests {
         assert_eq!(layer.added, vec![(1, "^deploy prod".to_string())]);
         assert_eq!(
             layer.switched_off,
-            vec![(2, first.line, first.pattern.clone())]
+            vec![(2, first.line, first.pattern.to_string())]
         );
         assert_eq!(layer.unmatched_off, vec![(3, "^no such rule".to_string())]);
     }

@@ -10,8 +10,8 @@
 //! command names them, so a call pays for the programs it uses, not for every spec.
 
 use crate::decision::RuleRef;
+use crate::local::spec_raw::{self, RawSpec};
 use crate::rules::RuleError;
-use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -278,7 +278,7 @@ pub struct CommandSpec {
     pub input: Option<OptKind>,
     /// Flags that make it print something and exit without reading input (`psql -l`).
     pub input_flags: Vec<String>,
-    short: HashMap<char, usize>,
+    short: BTreeMap<char, usize>,
     long: BTreeMap<String, usize>,
     /// `-D*` options: the prefix and the option.
     prefixed: Vec<(String, usize)>,
@@ -356,37 +356,6 @@ impl CommandSpec {
             && self.deny.is_none()
             && self.review.is_none()
     }
-}
-
-/// The raw TOML of one section.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSpec {
-    about: Option<String>,
-    syntax: Option<String>,
-    flags: Option<String>,
-    #[serde(default)]
-    options: BTreeMap<String, String>,
-    operands: Option<String>,
-    extra: Option<String>,
-    #[serde(default)]
-    aliases: Vec<String>,
-    #[serde(default)]
-    inherit: bool,
-    #[serde(default)]
-    interspersed: bool,
-    #[serde(default)]
-    dashless: bool,
-    #[serde(default)]
-    bins: bool,
-    input: Option<String>,
-    input_flags: Option<String>,
-    runs: Option<String>,
-    network: Option<String>,
-    deny: Option<String>,
-    review: Option<String>,
-    bare: Option<String>,
-    dashdash: Option<String>,
 }
 
 /// Where a person's section is: which source, which bytes, which line its header is on.
@@ -619,15 +588,21 @@ impl Specs {
     fn parse(&self, id: Id) -> Result<CommandSpec, RuleError> {
         match id {
             Id::Bundled(i) => {
-                let (f, start, end, line, name) = bundled::SECTIONS[i];
+                let (f, start, end, line, name, (at, len)) = bundled::SECTIONS[i];
                 let (file, text) = bundled::FILES[f as usize];
-                parse_section(
-                    file,
-                    "bundled",
-                    &text[start as usize..end as usize],
-                    line as usize,
-                    bundled_name(name),
-                )
+                let (text, line) = (&text[start as usize..end as usize], line as usize);
+                // The build's JSON of the section, with the line of each key: no TOML to read.
+                let json = &bundled::COMPILED_TEXT[at as usize..(at + len) as usize];
+                if let Ok(spec_raw::Compiled { raw, lines }) = serde_json::from_str(json) {
+                    let line_of = |needle: &str| {
+                        lines
+                            .binary_search_by(|(k, _)| k.as_str().cmp(needle))
+                            .map(|k| lines[k].1)
+                            .unwrap_or_else(|_| spec_raw::line_of(text, line, needle))
+                    };
+                    return check_section(file, "bundled", raw, line, bundled_name(name), &line_of);
+                }
+                parse_section(file, "bundled", text, line, bundled_name(name))
             }
             Id::Person(i) => {
                 let s = &self.sections[i];
@@ -668,11 +643,25 @@ fn parse_section(
     let raw = doc
         .remove(name)
         .ok_or_else(|| err(header, "the section is empty".into()))?;
-    let line_of = |needle: &str| {
-        text.lines()
-            .position(|l| l.contains(needle))
-            .map(|n| header + n)
-            .unwrap_or(header)
+    check_section(file, origin, raw, header, name, &|needle| {
+        spec_raw::line_of(text, header, needle)
+    })
+}
+
+/// Checks one section's raw form and builds its spec; `line_of` gives the line of the first
+/// line of the section that contains a text (for errors and rule references).
+fn check_section(
+    file: &str,
+    origin: &str,
+    raw: RawSpec,
+    header: usize,
+    name: &str,
+    line_of: &dyn Fn(&str) -> usize,
+) -> Result<CommandSpec, RuleError> {
+    let err = |line: usize, message: String| RuleError {
+        file: display(file, origin),
+        line,
+        message,
     };
     let declared = match raw.syntax.as_deref() {
         None => None,
@@ -713,7 +702,7 @@ fn parse_section(
         let kind = opt_kind(meaning).map_err(|m| err(line, m))?;
         options.push(OptSpec { names, kind, line });
     }
-    let mut short = HashMap::new();
+    let mut short = BTreeMap::new();
     let mut long = BTreeMap::new();
     let mut prefixed = Vec::new();
     for (i, o) in options.iter().enumerate() {
@@ -840,11 +829,11 @@ fn parse_section(
     Ok(CommandSpec {
         name: name.to_string(),
         rule: RuleRef {
-            file: format!("{DIR}/{file}"),
+            file: format!("{DIR}/{file}").into(),
             line: header,
-            origin: origin.to_string(),
-            pattern: format!("[{name}]"),
-            why: raw.about.clone(),
+            origin: origin.to_string().into(),
+            pattern: format!("[{name}]").into(),
+            why: raw.about.clone().map(Into::into),
         },
         about: raw.about.unwrap_or_default(),
         syntax: declared,
@@ -1026,6 +1015,28 @@ fn slots(s: &str) -> Result<Vec<Slot>, String> {
 mod tests {
     use super::*;
     use crate::local::spec_scan::header_name;
+
+    #[test]
+    fn every_bundled_section_reads_from_the_build_as_from_its_toml() {
+        let specs = Specs::bundled();
+        for (i, &(f, start, end, line, name, (_, json))) in bundled::SECTIONS.iter().enumerate() {
+            let (file, text) = bundled::FILES[f as usize];
+            let from_toml = parse_section(
+                file,
+                "bundled",
+                &text[start as usize..end as usize],
+                line as usize,
+                bundled_name(name),
+            );
+            assert!(json > 0, "{file}:{line}: not compiled by the build");
+            let built = specs.parse(Id::Bundled(i));
+            assert_eq!(
+                format!("{from_toml:?}"),
+                format!("{built:?}"),
+                "{file}:{line}"
+            );
+        }
+    }
 
     #[test]
     fn every_bundled_spec_parses() {

@@ -96,7 +96,7 @@ pub(crate) fn merge(
             layer.added = own
                 .rules
                 .iter()
-                .map(|r| (r.rule.line, r.rule.pattern.clone()))
+                .map(|r| (r.rule.line, r.rule.pattern.to_string()))
                 .collect();
             base.rules.extend(own.rules);
             base.index();
@@ -112,7 +112,7 @@ pub(crate) fn merge(
             });
             layer.added = own
                 .iter()
-                .map(|(_, r)| (r.line, r.pattern.clone()))
+                .map(|(_, r)| (r.line, r.pattern.to_string()))
                 .collect();
             base.extend(own);
             Parsed::Paths(base)
