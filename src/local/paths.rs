@@ -331,10 +331,14 @@ fn resolve_windows(raw: &str, cwd: &str) -> PathBuf {
 pub fn is_within(path: &Path, dir: &Path) -> bool {
     // Byte comparison when neither path has a component that `Path` would read differently
     // from its bytes (`//`, `/./`, a trailing `/.`); the component walk otherwise.
+    // One pass over the separators (memchr), not three byte-window scans: this runs for every
+    // word of a command against every path-list line.
     let simple = |b: &[u8]| {
-        !b.windows(2).any(|w| w == b"//")
-            && !b.windows(3).any(|w| w == b"/./")
-            && !b.ends_with(b"/.")
+        memchr::memchr_iter(b'/', b).all(|i| match b.get(i + 1) {
+            Some(b'/') => false,
+            Some(b'.') => !matches!(b.get(i + 2), None | Some(b'/')),
+            _ => true,
+        })
     };
     let (p, d) = (
         path.as_os_str().as_encoded_bytes(),
@@ -612,6 +616,13 @@ mod tests {
             "/home/dev/project",
             "/home/dev/proj/.git/config",
             "a/b",
+            "/a/.b",
+            "/a/.b/c",
+            "/.",
+            "./a",
+            "//a",
+            "/a/./",
+            ".",
         ];
         for p in paths {
             for d in paths {
