@@ -329,29 +329,33 @@ fn resolve_windows(raw: &str, cwd: &str) -> PathBuf {
 
 /// True when `path` is `dir` or lies below it.
 pub fn is_within(path: &Path, dir: &Path) -> bool {
-    // Byte comparison when neither path has a component that `Path` would read differently
-    // from its bytes (`//`, `/./`, a trailing `/.`); the component walk otherwise.
-    // One pass over the separators (memchr), not three byte-window scans: this runs for every
-    // word of a command against every path-list line.
-    let simple = |b: &[u8]| {
-        memchr::memchr_iter(b'/', b).all(|i| match b.get(i + 1) {
-            Some(b'/') => false,
-            Some(b'.') => !matches!(b.get(i + 2), None | Some(b'/')),
-            _ => true,
-        })
-    };
     let (p, d) = (
         path.as_os_str().as_encoded_bytes(),
         dir.as_os_str().as_encoded_bytes(),
     );
-    if simple(p) && simple(d) {
-        let d = match d.strip_suffix(b"/") {
-            Some(rest) if !rest.is_empty() => rest,
-            _ => d,
-        };
-        return p.starts_with(d) && (p.len() == d.len() || d == b"/" || p[d.len()] == b'/');
+    if is_simple(p) && is_simple(d) {
+        return within_bytes(p, d);
     }
     path.starts_with(dir)
+}
+
+/// Whether `Path` reads these bytes as they are: no `//`, no `/./`, no trailing `/.`. One pass
+/// over the separators (memchr): this runs for every word against every path-list line.
+fn is_simple(b: &[u8]) -> bool {
+    memchr::memchr_iter(b'/', b).all(|i| match b.get(i + 1) {
+        Some(b'/') => false,
+        Some(b'.') => !matches!(b.get(i + 2), None | Some(b'/')),
+        _ => true,
+    })
+}
+
+/// `Path::starts_with` on simple byte strings: `d` is `p` or one of its ancestors.
+fn within_bytes(p: &[u8], d: &[u8]) -> bool {
+    let d = match d.strip_suffix(b"/") {
+        Some(rest) if !rest.is_empty() => rest,
+        _ => d,
+    };
+    p.starts_with(d) && (p.len() == d.len() || d == b"/" || p[d.len()] == b'/')
 }
 
 /// One line of a path list: a directory or file, or a glob; `!` lines are exceptions.
@@ -468,17 +472,26 @@ impl PathPattern {
 
     /// True when `path` is this entry or lies below it.
     pub fn matches(&self, path: &Path) -> bool {
-        let windows = match path.to_str() {
-            Some(text) => is_windows_path(text),
-            None => is_windows_path(&path.to_string_lossy()),
-        };
+        self.matches_probe(&Probe::new(path))
+    }
+
+    /// [`matches`](Self::matches) for a path prepared once for a whole list.
+    pub fn matches_probe(&self, probe: &Probe) -> bool {
+        let path = probe.path;
         match &self.matcher {
-            PathMatcher::Prefix(dir) if windows => {
-                let p = path.to_string_lossy().to_ascii_lowercase();
+            PathMatcher::Prefix(dir) if probe.windows => {
+                let p = probe.lower();
                 let d = dir.to_string_lossy().to_ascii_lowercase();
                 p == d || p.starts_with(&format!("{}/", d.trim_end_matches('/')))
             }
-            PathMatcher::Prefix(dir) => is_within(path, dir),
+            PathMatcher::Prefix(dir) => {
+                let d = dir.as_os_str().as_encoded_bytes();
+                if probe.simple && is_simple(d) {
+                    within_bytes(probe.bytes, d)
+                } else {
+                    path.starts_with(dir)
+                }
+            }
             PathMatcher::Glob {
                 glob,
                 literals,
@@ -496,18 +509,16 @@ impl PathPattern {
                         }
                     });
                 }
-                let text = path.to_string_lossy();
                 let literals = literals.get_or_init(|| glob_literals(glob, *case_insensitive));
-                let found = |l: &String| {
-                    if *case_insensitive {
-                        text.as_bytes()
-                            .windows(l.len())
-                            .any(|w| w.eq_ignore_ascii_case(l.as_bytes()))
-                    } else {
-                        text.contains(l.as_str())
-                    }
+                let hay = if *case_insensitive {
+                    probe.lower().as_bytes()
+                } else {
+                    probe.text.as_bytes()
                 };
-                if !literals.iter().all(found) {
+                if !literals
+                    .iter()
+                    .all(|l| memchr::memmem::find(hay, l.as_bytes()).is_some())
+                {
                     return false;
                 }
                 // A glob that does not build matches nothing here; `check` reported it.
@@ -520,6 +531,38 @@ impl PathPattern {
                 path.ancestors().any(|a| m.is_match(a))
             }
         }
+    }
+}
+
+/// A path prepared once for matching against every line of a path list: its text, whether it
+/// is a Windows path, whether its bytes can be compared as they are, and (on first need) its
+/// lower-case form. A list of 60 lines checked per word of a command made these the cost.
+pub struct Probe<'a> {
+    path: &'a Path,
+    bytes: &'a [u8],
+    text: std::borrow::Cow<'a, str>,
+    windows: bool,
+    simple: bool,
+    lower: std::sync::OnceLock<String>,
+}
+
+impl<'a> Probe<'a> {
+    /// Prepares `path`.
+    pub fn new(path: &'a Path) -> Probe<'a> {
+        let text = path.to_string_lossy();
+        let bytes = path.as_os_str().as_encoded_bytes();
+        Probe {
+            path,
+            bytes,
+            windows: is_windows_path(&text),
+            simple: is_simple(bytes),
+            text,
+            lower: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn lower(&self) -> &str {
+        self.lower.get_or_init(|| self.text.to_ascii_lowercase())
     }
 }
 
@@ -585,11 +628,15 @@ fn outside_braces(glob: &str) -> String {
 
 /// The entry of `list` that `path` falls under, unless a `!` exception covers it.
 pub fn list_matches<'a, T>(list: &'a [(PathPattern, T)], path: &Path) -> Option<&'a T> {
-    if list.iter().any(|(p, _)| p.negated && p.matches(path)) {
+    let probe = Probe::new(path);
+    if list
+        .iter()
+        .any(|(p, _)| p.negated && p.matches_probe(&probe))
+    {
         return None;
     }
     list.iter()
-        .find(|(p, _)| !p.negated && p.matches(path))
+        .find(|(p, _)| !p.negated && p.matches_probe(&probe))
         .map(|(_, t)| t)
 }
 
