@@ -128,8 +128,9 @@ pub struct CommandRule {
     required: Literals,
     /// The pattern as compiled (safe rules are anchored to the whole command).
     compiled_pattern: Cow<'static, str>,
-    /// A bundled rule's DFA as the build serialized it (None: compiled here when needed).
-    dfa: Option<&'static [u8]>,
+    /// A bundled rule's line in the build's tables, whose DFA answers for it (None: the regex is
+    /// compiled here when needed).
+    dfa: Option<usize>,
     regex: OnceLock<Result<Regex, String>>,
 }
 
@@ -151,9 +152,9 @@ impl CommandRule {
         rule: RuleRef,
         negated: bool,
         whole: bool,
-        built: Option<&'static bundled::Line>,
+        built: Option<(usize, &'static bundled::Line)>,
     ) -> CommandRule {
-        let Some(b) = built else {
+        let Some((index, b)) = built else {
             let body = rule.pattern.trim_start_matches('!').trim();
             let compiled = compiled_pattern(body, whole);
             let (p, anchored, r) = literal_filters(&compiled);
@@ -176,9 +177,7 @@ impl CommandRule {
             rule,
             negated,
             compiled_pattern: Cow::Borrowed(bundled::text(b.compiled)),
-            dfa: b
-                .dfa
-                .map(|(start, n)| &bundled::DFAS.bytes[start as usize..(start + n) as usize]),
+            dfa: b.dfa.map(|_| index),
             regex: OnceLock::new(),
         }
     }
@@ -188,7 +187,11 @@ impl CommandRule {
         if !self.could_match(text) {
             return RuleMatch::No;
         }
-        if let Some(found) = self.dfa.and_then(|d| dfa_match(d, text)) {
+        if let Some(found) = self
+            .dfa
+            .and_then(bundled::dfa)
+            .and_then(|d| dfa_match(d, text))
+        {
             return if found { RuleMatch::Yes } else { RuleMatch::No };
         }
         let regex = self
@@ -231,12 +234,8 @@ impl CommandRule {
 }
 
 /// Runs a build-time DFA over `text`; None when it cannot answer (then the regex decides).
-fn dfa_match(bytes: &'static [u8], text: &str) -> Option<bool> {
-    use regex_automata::dfa::{Automaton, sparse};
-    // SAFETY: build.rs serialized these bytes with this regex-automata (one version in
-    // Cargo.lock) for this target's endianness; the `bundled_dfas_*` tests check every one
-    // against its regex.
-    let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) }.ok()?;
+fn dfa_match(dfa: &bundled::Dfa, text: &str) -> Option<bool> {
+    use regex_automata::dfa::Automaton;
     let input = regex_automata::Input::new(text.as_bytes()).earliest(true);
     dfa.try_search_fwd(&input).ok().map(|m| m.is_some())
 }
@@ -264,6 +263,8 @@ pub mod layers;
 /// The bundled rule files as `build.rs` compiled them.
 #[allow(clippy::type_complexity)]
 mod bundled {
+    use std::sync::OnceLock;
+
     /// One rule line: spans of TEXT, prefilter literals as (first, count) into SPANS, and the
     /// DFA's span of DFAS (None: too big to build; compiled at run time when needed).
     pub struct Line {
@@ -288,6 +289,32 @@ mod bundled {
     pub fn lines(file: super::RuleFile) -> &'static [Line] {
         let (start, end) = FILES[file as usize];
         &LINES[start as usize..end as usize]
+    }
+
+    /// The index in LINES of one file's first line.
+    pub fn first(file: super::RuleFile) -> usize {
+        FILES[file as usize].0 as usize
+    }
+
+    pub type Dfa = regex_automata::dfa::sparse::DFA<&'static [u8]>;
+
+    /// Line `i`'s DFA, deserialized the first time a command reaches it and kept for the process
+    /// (a long-lived engine would otherwise re-read its header on every test).
+    pub fn dfa(i: usize) -> Option<&'static Dfa> {
+        static LOADED: OnceLock<Box<[OnceLock<Option<Dfa>>]>> = OnceLock::new();
+        let slots = LOADED.get_or_init(|| LINES.iter().map(|_| OnceLock::new()).collect());
+        slots[i]
+            .get_or_init(|| {
+                let (start, n) = LINES[i].dfa?;
+                let bytes = &DFAS.bytes[start as usize..(start + n) as usize];
+                // SAFETY: build.rs serialized these bytes with this regex-automata (one version
+                // in Cargo.lock) for this target's endianness; the tests check every DFA against
+                // its regex.
+                unsafe { Dfa::from_bytes_unchecked(bytes) }
+                    .ok()
+                    .map(|(d, _)| d)
+            })
+            .as_ref()
     }
 }
 
@@ -752,18 +779,19 @@ fn parse_file(
         usize,
         &'t str,
         Option<&'t str>,
-        Option<&'static bundled::Line>,
+        Option<(usize, &'static bundled::Line)>,
     );
     let built = match text {
         None => bundled::lines(file),
         Some(_) => &[],
     };
-    let built = built.iter().map(|l| -> Item<'_> {
+    let first = bundled::first(file);
+    let built = built.iter().enumerate().map(|(i, l)| -> Item<'_> {
         (
             l.line as usize,
             bundled::text(l.pattern),
             l.why.map(bundled::text),
-            Some(l),
+            Some((first + i, l)),
         )
     });
     let written = text
@@ -779,11 +807,11 @@ fn parse_file(
             line,
             origin: origin_ref.clone(),
             pattern: match compiled {
-                Some(l) => Cow::Borrowed(bundled::text(l.pattern)),
+                Some((_, l)) => Cow::Borrowed(bundled::text(l.pattern)),
                 None => Cow::Owned(pattern.to_string()),
             },
             why: match compiled {
-                Some(l) => l.why.map(|w| Cow::Borrowed(bundled::text(w))),
+                Some((_, l)) => l.why.map(|w| Cow::Borrowed(bundled::text(w))),
                 None => why.map(|w| Cow::Owned(w.to_string())),
             },
         };
