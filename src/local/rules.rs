@@ -581,7 +581,8 @@ impl Rules {
                 slot.origin = "bundled".into();
                 continue;
             };
-            if layers::is_seeded_copy(file, &text) {
+            let digest = crate::project::sha256_hex(text.as_bytes());
+            if layers::is_seeded(file, &digest) {
                 slot.origin = "bundled".into();
                 rules.layers.push(layers::FileLayer {
                     file: Some(file),
@@ -596,12 +597,13 @@ impl Rules {
                 file,
                 &origin,
                 &text,
+                &digest,
                 home,
                 Layer::Home,
                 rules.cache.as_deref(),
             );
             rules.errors.extend(errors);
-            let (bundled, _, _) = parse_file(file, "bundled", None, home, false, Layer::Home, None);
+            let (bundled, ..) = parse_file(file, "bundled", None, home, false, Layer::Home, None);
             let (merged, layer) = layers::merge(file, &origin, bundled, mine, off);
             rules.layers.push(layer);
             let _ = slot.parsed.set(merged);
@@ -637,6 +639,7 @@ impl Rules {
                 file,
                 &origin,
                 text,
+                &source.sha256,
                 self.home.as_deref(),
                 Layer::Project(&project.root),
                 self.cache.as_deref(),
@@ -777,19 +780,21 @@ enum Layer<'a> {
 }
 
 /// Parses a person's or a project's rule file, through the cache in `cache_dir` when there is
-/// one: a hit skips each line's regex check and prefilter extraction; anything else in the cache
-/// (damaged, another version, lines that do not fit the text) is a miss, and the file parsed
-/// afresh is written back.
+/// one (`content`: the text's SHA-256, hex): a hit skips each line's regex check and prefilter
+/// extraction; anything else in the cache (damaged, another version) is a miss, and the file
+/// parsed afresh is written back. Cached lines that do not fit the text are parsed afresh and
+/// the cache file removed.
 fn parse_written(
     file: RuleFile,
     origin: &str,
     text: &str,
+    content: &str,
     home: Option<&Path>,
     layer: Layer,
     cache_dir: Option<&Path>,
 ) -> (Parsed, Vec<RuleError>) {
     let Some(dir) = cache_dir else {
-        let (parsed, errors, _) = parse_file(file, origin, Some(text), home, true, layer, None);
+        let (parsed, errors, ..) = parse_file(file, origin, Some(text), home, true, layer, None);
         return (parsed, errors);
     };
     let layer_key = match layer {
@@ -798,39 +803,26 @@ fn parse_written(
             Cow::Owned([b"project:", root.as_os_str().as_encoded_bytes()].concat())
         }
     };
-    let key = cache::key(file.name(), &layer_key, home, text);
-    let known = cache::load(dir, &key).filter(|entries| fits(file, text, entries));
+    let key = cache::key(file.name(), &layer_key, home, content);
+    let known = cache::load(dir, &key);
     let hit = known.is_some();
-    let (parsed, errors, found) = parse_file(file, origin, Some(text), home, true, layer, known);
+    let (parsed, errors, found, missed) =
+        parse_file(file, origin, Some(text), home, true, layer, known);
     if !hit {
         cache::store(dir, &key, found);
+    } else if missed {
+        cache::remove(dir, &key);
     }
     (parsed, errors)
-}
-
-/// True when cached entries are one for each rule line of `text`, in order, each of a kind
-/// this file can hold.
-fn fits(file: RuleFile, text: &str, entries: &[Entry]) -> bool {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter_map(|(i, raw)| split_line(raw).map(|_| i + 1));
-    entries.iter().all(|e| {
-        lines.next() == Some(e.line as usize)
-            && match e.found {
-                Found::Error(_) => true,
-                Found::Command { .. } => !file.is_path_list(),
-                Found::Path => file.is_path_list(),
-            }
-    }) && lines.next().is_none()
 }
 
 /// Parses one rule file: `text`, or with None the bundled file from the build's tables (no text
 /// to read, no regex or prefilter to compute). `validate` checks each regex's syntax (a user's
 /// file); the build checked the bundled ones. Relative paths in a project's path lists are
 /// relative to the project. `known` is what an earlier parse of the same text found for each
-/// line (from the cache, checked to fit); the third result is what this parse found for each
-/// line of `text`, for the cache (empty when `known` was given).
+/// line (from the cache; a line without a fitting entry is parsed afresh); the third result is
+/// what this parse found for each line of `text`, for the cache (empty when `known` was given),
+/// the fourth whether `known` did not fit the text line for line.
 fn parse_file(
     file: RuleFile,
     origin: &str,
@@ -839,8 +831,10 @@ fn parse_file(
     validate: bool,
     layer: Layer,
     known: Option<Vec<Entry>>,
-) -> (Parsed, Vec<RuleError>, Vec<Entry>) {
-    let record = known.is_none() && text.is_some();
+) -> (Parsed, Vec<RuleError>, Vec<Entry>, bool) {
+    let given = known.is_some();
+    let record = !given && text.is_some();
+    let mut missed = false;
     let mut known = known.unwrap_or_default().into_iter().peekable();
     let mut found = Vec::new();
     let mut errors = Vec::new();
@@ -909,6 +903,13 @@ fn parse_file(
             None => known.next_if(|e| e.line as usize == line).map(|e| e.found),
             Some(_) => None,
         };
+        let fits = match &hint {
+            Some(Found::Error(_)) => true,
+            Some(Found::Command { .. }) => !file.is_path_list(),
+            Some(Found::Path) => file.is_path_list(),
+            None => false,
+        };
+        missed |= given && compiled.is_none() && !fits;
         let mut note = |f: Found| {
             if record {
                 found.push(Entry {
@@ -1013,7 +1014,8 @@ fn parse_file(
             Parsed::Commands(commands)
         }
     };
-    (parsed, errors, found)
+    missed |= known.next().is_some();
+    (parsed, errors, found, missed)
 }
 
 /// A command rule line's prefilter (prefixes, anchored, required), or what is wrong with it.

@@ -1,7 +1,7 @@
 //! A person's rule files compiled once: what parsing each line found (a command rule's prefilter,
 //! or the line's error) is kept in `SENTINEL_HOME/cache/rules-<sha256>.bin`, keyed by the SHA-256
-//! of the file's content, sentinel's version, this format's number and whatever else the result
-//! depends on. A cache file that is damaged, truncated, of another version or format, or whose
+//! of the file's content (the digest the seeded-copy and project-trust checks already computed),
+//! with sentinel's version, this format's number and whatever else the result depends on. A cache file that is damaged, truncated, of another version or format, or whose
 //! checksum or key does not match is rebuilt, never trusted; a home that cannot be written just
 //! means no cache, silently (the decision does not depend on it).
 
@@ -46,9 +46,10 @@ struct Payload {
     entries: Vec<Entry>,
 }
 
-/// The key of one rule file's parse: its content and everything else the result depends on
-/// (which file, which layer, the home `~` expands to), each part length-prefixed.
-pub(crate) fn key(file: &str, layer: &[u8], home: Option<&Path>, text: &str) -> [u8; 32] {
+/// The key of one rule file's parse: its content's SHA-256 (`content`, hex) and everything else
+/// the result depends on (which file, which layer, the home `~` expands to), each part
+/// length-prefixed.
+pub(crate) fn key(file: &str, layer: &[u8], home: Option<&Path>, content: &str) -> [u8; 32] {
     let mut hasher = Sha256::new();
     let home = home.map(|h| h.as_os_str().as_encoded_bytes());
     for part in [
@@ -57,7 +58,7 @@ pub(crate) fn key(file: &str, layer: &[u8], home: Option<&Path>, text: &str) -> 
         file.as_bytes(),
         layer,
         home.unwrap_or(b"\0none"),
-        text.as_bytes(),
+        content.as_bytes(),
     ] {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part);
@@ -108,6 +109,11 @@ pub(crate) fn store(dir: &Path, key: &[u8; 32], entries: Vec<Entry>) {
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+}
+
+/// Removes the cache file of `key` (one whose lines did not fit its text), silently.
+pub(crate) fn remove(dir: &Path, key: &[u8; 32]) {
+    let _ = std::fs::remove_file(dir.join(file_name(key)));
 }
 
 /// A cache file's bytes: the magic, a CRC-32 of the payload, the payload.
