@@ -8,6 +8,7 @@ use crate::decision::RuleRef;
 use crate::local::rule_scan::{compiled_pattern, literal_filters, split_line};
 use crate::paths::PathPattern;
 use crate::shell::one_line;
+use cache::{Entry, Found};
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 use std::borrow::Cow;
@@ -128,10 +129,14 @@ pub struct CommandRule {
     required: Literals,
     /// The pattern as compiled (safe rules are anchored to the whole command).
     compiled_pattern: Cow<'static, str>,
-    /// A bundled rule's DFA as the build serialized it (None: compiled here when needed).
-    dfa: Option<&'static [u8]>,
+    /// A bundled rule's line in the build's tables, whose DFA answers for it (None: the regex is
+    /// compiled here when needed).
+    dfa: Option<usize>,
     regex: OnceLock<Result<Regex, String>>,
 }
+
+/// A rule's prefilter as `literal_filters` computes it: prefixes, anchored, required literals.
+type Filters = (Vec<Vec<u8>>, bool, Vec<Vec<u8>>);
 
 /// The outcome of testing one rule.
 #[derive(Debug, PartialEq, Eq)]
@@ -151,22 +156,12 @@ impl CommandRule {
         rule: RuleRef,
         negated: bool,
         whole: bool,
-        built: Option<&'static bundled::Line>,
+        built: Option<(usize, &'static bundled::Line)>,
     ) -> CommandRule {
-        let Some(b) = built else {
+        let Some((index, b)) = built else {
             let body = rule.pattern.trim_start_matches('!').trim();
-            let compiled = compiled_pattern(body, whole);
-            let (p, anchored, r) = literal_filters(&compiled);
-            return CommandRule {
-                prefixes: Literals::Owned(p),
-                anchored,
-                required: Literals::Owned(r),
-                rule,
-                negated,
-                compiled_pattern: Cow::Owned(compiled),
-                dfa: None,
-                regex: OnceLock::new(),
-            };
+            let filters = literal_filters(&compiled_pattern(body, whole));
+            return CommandRule::written(rule, negated, whole, filters);
         };
         let spans = |(start, n): (u32, u32)| &bundled::SPANS[start as usize..(start + n) as usize];
         CommandRule {
@@ -176,9 +171,29 @@ impl CommandRule {
             rule,
             negated,
             compiled_pattern: Cow::Borrowed(bundled::text(b.compiled)),
-            dfa: b
-                .dfa
-                .map(|(start, n)| &bundled::DFAS.bytes[start as usize..(start + n) as usize]),
+            dfa: b.dfa.map(|_| index),
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// A rule of a person's file with its prefilter (prefixes, anchored, required) as
+    /// `literal_filters` computed it, now or in the cache.
+    fn written(
+        rule: RuleRef,
+        negated: bool,
+        whole: bool,
+        (prefixes, anchored, required): Filters,
+    ) -> CommandRule {
+        let body = rule.pattern.trim_start_matches('!').trim();
+        let compiled = compiled_pattern(body, whole);
+        CommandRule {
+            prefixes: Literals::Owned(prefixes),
+            anchored,
+            required: Literals::Owned(required),
+            rule,
+            negated,
+            compiled_pattern: Cow::Owned(compiled),
+            dfa: None,
             regex: OnceLock::new(),
         }
     }
@@ -188,7 +203,11 @@ impl CommandRule {
         if !self.could_match(text) {
             return RuleMatch::No;
         }
-        if let Some(found) = self.dfa.and_then(|d| dfa_match(d, text)) {
+        if let Some(found) = self
+            .dfa
+            .and_then(bundled::dfa)
+            .and_then(|d| dfa_match(d, text))
+        {
             return if found { RuleMatch::Yes } else { RuleMatch::No };
         }
         let regex = self
@@ -231,12 +250,8 @@ impl CommandRule {
 }
 
 /// Runs a build-time DFA over `text`; None when it cannot answer (then the regex decides).
-fn dfa_match(bytes: &'static [u8], text: &str) -> Option<bool> {
-    use regex_automata::dfa::{Automaton, sparse};
-    // SAFETY: build.rs serialized these bytes with this regex-automata (one version in
-    // Cargo.lock) for this target's endianness; the `bundled_dfas_*` tests check every one
-    // against its regex.
-    let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) }.ok()?;
+fn dfa_match(dfa: &bundled::Dfa, text: &str) -> Option<bool> {
+    use regex_automata::dfa::Automaton;
     let input = regex_automata::Input::new(text.as_bytes()).earliest(true);
     dfa.try_search_fwd(&input).ok().map(|m| m.is_some())
 }
@@ -259,11 +274,14 @@ fn compile(pattern: &str) -> Result<Regex, String> {
         .map_err(|e| e.to_string())
 }
 
+mod cache;
 pub mod layers;
 
 /// The bundled rule files as `build.rs` compiled them.
 #[allow(clippy::type_complexity)]
 mod bundled {
+    use std::sync::OnceLock;
+
     /// One rule line: spans of TEXT, prefilter literals as (first, count) into SPANS, and the
     /// DFA's span of DFAS (None: too big to build; compiled at run time when needed).
     pub struct Line {
@@ -288,6 +306,32 @@ mod bundled {
     pub fn lines(file: super::RuleFile) -> &'static [Line] {
         let (start, end) = FILES[file as usize];
         &LINES[start as usize..end as usize]
+    }
+
+    /// The index in LINES of one file's first line.
+    pub fn first(file: super::RuleFile) -> usize {
+        FILES[file as usize].0 as usize
+    }
+
+    pub type Dfa = regex_automata::dfa::sparse::DFA<&'static [u8]>;
+
+    /// Line `i`'s DFA, deserialized the first time a command reaches it and kept for the process
+    /// (a long-lived engine would otherwise re-read its header on every test).
+    pub fn dfa(i: usize) -> Option<&'static Dfa> {
+        static LOADED: OnceLock<Box<[OnceLock<Option<Dfa>>]>> = OnceLock::new();
+        let slots = LOADED.get_or_init(|| LINES.iter().map(|_| OnceLock::new()).collect());
+        slots[i]
+            .get_or_init(|| {
+                let (start, n) = LINES[i].dfa?;
+                let bytes = &DFAS.bytes[start as usize..(start + n) as usize];
+                // SAFETY: build.rs serialized these bytes with this regex-automata (one version
+                // in Cargo.lock) for this target's endianness; the tests check every DFA against
+                // its regex.
+                unsafe { Dfa::from_bytes_unchecked(bytes) }
+                    .ok()
+                    .map(|(d, _)| d)
+            })
+            .as_ref()
     }
 }
 
@@ -432,6 +476,8 @@ struct Lazy {
 pub struct Rules {
     files: [Lazy; 7],
     home: Option<PathBuf>,
+    /// Where a person's and a project's rule files are cached compiled (None: not cached).
+    cache: Option<PathBuf>,
     /// Bad lines and unreadable files; any of them turns local ALLOWs into `ask`.
     pub errors: Vec<RuleError>,
     /// Where each file came from: (name, `bundled` or path).
@@ -467,7 +513,7 @@ impl Rules {
                 Err(e) => errors.push(unreadable(format!("cannot read: {e}"))),
             }
         }
-        let mut rules = Rules::from_owned_sources(sources, home);
+        let mut rules = Rules::from_owned_sources(sources, home, Some(dir.join("cache")));
         rules.specs = crate::local::spec::Specs::load(dir);
         rules.errors.extend(rules.specs.errors.iter().cloned());
         for file in RuleFile::ALL {
@@ -498,13 +544,14 @@ impl Rules {
             .into_iter()
             .map(|(f, o, t)| (f, o.to_string(), (t != f.bundled()).then(|| t.to_string())))
             .collect();
-        Rules::from_owned_sources(sources, home)
+        Rules::from_owned_sources(sources, home, None)
     }
 
     /// (file, origin, text): None as the text means the bundled default, read from the binary.
     fn from_owned_sources(
         sources: Vec<(RuleFile, String, Option<String>)>,
         home: Option<&Path>,
+        cache: Option<PathBuf>,
     ) -> Rules {
         let mut rules = Rules {
             files: std::array::from_fn(|_| Lazy {
@@ -512,6 +559,7 @@ impl Rules {
                 parsed: OnceLock::new(),
             }),
             home: home.map(Path::to_path_buf),
+            cache,
             errors: Vec::new(),
             origins: Vec::new(),
             suspended: Vec::new(),
@@ -533,7 +581,8 @@ impl Rules {
                 slot.origin = "bundled".into();
                 continue;
             };
-            if layers::is_seeded_copy(file, &text) {
+            let digest = crate::project::sha256_hex(text.as_bytes());
+            if layers::is_seeded(file, &digest) {
                 slot.origin = "bundled".into();
                 rules.layers.push(layers::FileLayer {
                     file: Some(file),
@@ -544,9 +593,17 @@ impl Rules {
                 continue;
             }
             let (text, off) = layers::take_off_lines(&text);
-            let (mine, errors) = parse_file(file, &origin, Some(&text), home, true, Layer::Home);
+            let (mine, errors) = parse_written(
+                file,
+                &origin,
+                &text,
+                &digest,
+                home,
+                Layer::Home,
+                rules.cache.as_deref(),
+            );
             rules.errors.extend(errors);
-            let (bundled, _) = parse_file(file, "bundled", None, home, false, Layer::Home);
+            let (bundled, ..) = parse_file(file, "bundled", None, home, false, Layer::Home, None);
             let (merged, layer) = layers::merge(file, &origin, bundled, mine, off);
             rules.layers.push(layer);
             let _ = slot.parsed.set(merged);
@@ -578,13 +635,14 @@ impl Rules {
                     continue;
                 }
             };
-            let (parsed, errors) = parse_file(
+            let (parsed, errors) = parse_written(
                 file,
                 &origin,
-                Some(text),
+                text,
+                &source.sha256,
                 self.home.as_deref(),
-                true,
                 Layer::Project(&project.root),
+                self.cache.as_deref(),
             );
             self.errors.extend(errors);
             // Make sure the home layer is parsed before the project's rules go after it.
@@ -629,6 +687,7 @@ impl Rules {
                 self.home.as_deref(),
                 false,
                 Layer::Home,
+                None,
             )
             .0
         })
@@ -720,10 +779,50 @@ enum Layer<'a> {
     Project(&'a Path),
 }
 
+/// Parses a person's or a project's rule file, through the cache in `cache_dir` when there is
+/// one (`content`: the text's SHA-256, hex): a hit skips each line's regex check and prefilter
+/// extraction; anything else in the cache (damaged, another version) is a miss, and the file
+/// parsed afresh is written back. Cached lines that do not fit the text are parsed afresh and
+/// the cache file removed.
+fn parse_written(
+    file: RuleFile,
+    origin: &str,
+    text: &str,
+    content: &str,
+    home: Option<&Path>,
+    layer: Layer,
+    cache_dir: Option<&Path>,
+) -> (Parsed, Vec<RuleError>) {
+    let Some(dir) = cache_dir else {
+        let (parsed, errors, ..) = parse_file(file, origin, Some(text), home, true, layer, None);
+        return (parsed, errors);
+    };
+    let layer_key = match layer {
+        Layer::Home => Cow::Borrowed(&b"home"[..]),
+        Layer::Project(root) => {
+            Cow::Owned([b"project:", root.as_os_str().as_encoded_bytes()].concat())
+        }
+    };
+    let key = cache::key(file.name(), &layer_key, home, content);
+    let known = cache::load(dir, &key);
+    let hit = known.is_some();
+    let (parsed, errors, found, missed) =
+        parse_file(file, origin, Some(text), home, true, layer, known);
+    if !hit {
+        cache::store(dir, &key, found);
+    } else if missed {
+        cache::remove(dir, &key);
+    }
+    (parsed, errors)
+}
+
 /// Parses one rule file: `text`, or with None the bundled file from the build's tables (no text
 /// to read, no regex or prefilter to compute). `validate` checks each regex's syntax (a user's
 /// file); the build checked the bundled ones. Relative paths in a project's path lists are
-/// relative to the project.
+/// relative to the project. `known` is what an earlier parse of the same text found for each
+/// line (from the cache; a line without a fitting entry is parsed afresh); the third result is
+/// what this parse found for each line of `text`, for the cache (empty when `known` was given),
+/// the fourth whether `known` did not fit the text line for line.
 fn parse_file(
     file: RuleFile,
     origin: &str,
@@ -731,7 +830,13 @@ fn parse_file(
     home: Option<&Path>,
     validate: bool,
     layer: Layer,
-) -> (Parsed, Vec<RuleError>) {
+    known: Option<Vec<Entry>>,
+) -> (Parsed, Vec<RuleError>, Vec<Entry>, bool) {
+    let given = known.is_some();
+    let record = !given && text.is_some();
+    let mut missed = false;
+    let mut known = known.unwrap_or_default().into_iter().peekable();
+    let mut found = Vec::new();
     let mut errors = Vec::new();
     let mut commands = RuleList::default();
     let mut paths = Vec::new();
@@ -752,18 +857,19 @@ fn parse_file(
         usize,
         &'t str,
         Option<&'t str>,
-        Option<&'static bundled::Line>,
+        Option<(usize, &'static bundled::Line)>,
     );
     let built = match text {
         None => bundled::lines(file),
         Some(_) => &[],
     };
-    let built = built.iter().map(|l| -> Item<'_> {
+    let first = bundled::first(file);
+    let built = built.iter().enumerate().map(|(i, l)| -> Item<'_> {
         (
             l.line as usize,
             bundled::text(l.pattern),
             l.why.map(bundled::text),
-            Some(l),
+            Some((first + i, l)),
         )
     });
     let written = text
@@ -779,11 +885,11 @@ fn parse_file(
             line,
             origin: origin_ref.clone(),
             pattern: match compiled {
-                Some(l) => Cow::Borrowed(bundled::text(l.pattern)),
+                Some((_, l)) => Cow::Borrowed(bundled::text(l.pattern)),
                 None => Cow::Owned(pattern.to_string()),
             },
             why: match compiled {
-                Some(l) => l.why.map(|w| Cow::Borrowed(bundled::text(w))),
+                Some((_, l)) => l.why.map(|w| Cow::Borrowed(bundled::text(w))),
                 None => why.map(|w| Cow::Owned(w.to_string())),
             },
         };
@@ -792,67 +898,111 @@ fn parse_file(
             line,
             message,
         };
+        // What the cache says of this line, when it was given (`fits` checked the order).
+        let hint = match compiled {
+            None => known.next_if(|e| e.line as usize == line).map(|e| e.found),
+            Some(_) => None,
+        };
+        let fits = match &hint {
+            Some(Found::Error(_)) => true,
+            Some(Found::Command { .. }) => !file.is_path_list(),
+            Some(Found::Path) => file.is_path_list(),
+            None => false,
+        };
+        missed |= given && compiled.is_none() && !fits;
+        let mut note = |f: Found| {
+            if record {
+                found.push(Entry {
+                    line: line as u32,
+                    found: f,
+                });
+            }
+        };
         match file {
             RuleFile::HardBlock | RuleFile::ConditionalBlock | RuleFile::Safe => {
                 let negated = file == RuleFile::Safe && pattern.starts_with('!');
-                if pattern.starts_with('!') && file != RuleFile::Safe {
-                    errors.push(error(
-                        "`!` exceptions are only allowed in safe_commands.txt".into(),
-                    ));
+                let whole = file == RuleFile::Safe;
+                if compiled.is_some() {
+                    commands.push(CommandRule::new(rule, negated, whole, compiled));
                     continue;
                 }
-                let body = pattern.trim_start_matches('!').trim();
-                if body.is_empty() {
-                    errors.push(error("empty pattern".into()));
-                    continue;
+                let filters = match hint {
+                    Some(Found::Command {
+                        anchored,
+                        prefixes,
+                        required,
+                    }) => Ok((prefixes, anchored, required)),
+                    Some(Found::Error(message)) => Err(message),
+                    _ => command_filters(file, pattern, whole, validate),
+                };
+                match filters {
+                    Ok(filters) => {
+                        note(Found::Command {
+                            anchored: filters.1,
+                            prefixes: filters.0.clone(),
+                            required: filters.2.clone(),
+                        });
+                        commands.push(CommandRule::written(rule, negated, whole, filters));
+                    }
+                    Err(message) => {
+                        note(Found::Error(message.clone()));
+                        errors.push(error(message));
+                    }
                 }
-                if validate
-                    && let Err(e) = regex_syntax::ParserBuilder::new()
-                        .unicode(false)
-                        .utf8(false)
-                        .build()
-                        .parse(body)
-                {
-                    errors.push(error(format!("bad regex: {}", one_line(&e.to_string()))));
-                    continue;
-                }
-                commands.push(CommandRule::new(
-                    rule,
-                    negated,
-                    file == RuleFile::Safe,
-                    compiled,
-                ));
             }
             RuleFile::ProtectedPaths => {
                 // Relative to whichever project a call is in: kept as a glob over the path
                 // below the project root.
-                match PathPattern::parse_relative(pattern).and_then(|p| checked(p, validate)) {
-                    Ok(p) => paths.push((p, rule)),
-                    Err(e) => errors.push(error(e)),
+                let parsed = match hint {
+                    Some(Found::Error(message)) => Err(message),
+                    Some(Found::Path) => PathPattern::parse_relative(pattern),
+                    _ => PathPattern::parse_relative(pattern).and_then(|p| checked(p, validate)),
+                };
+                match parsed {
+                    Ok(p) => {
+                        note(Found::Path);
+                        paths.push((p, rule));
+                    }
+                    Err(e) => {
+                        note(Found::Error(e.clone()));
+                        errors.push(error(e));
+                    }
                 }
             }
             RuleFile::SafePaths | RuleFile::ExcludedPaths | RuleFile::CredentialPaths => {
                 let case_insensitive = file != RuleFile::SafePaths;
                 if !file.allows_exceptions() && pattern.starts_with('!') {
-                    errors.push(error(format!(
-                        "`!` exceptions are not allowed in {}",
-                        file.name()
-                    )));
+                    let message = format!("`!` exceptions are not allowed in {}", file.name());
+                    note(Found::Error(message.clone()));
+                    errors.push(error(message));
                     continue;
                 }
                 let anchored = match layer {
                     Layer::Project(root) => relative_to(pattern, root),
                     Layer::Home => None,
                 };
-                match PathPattern::parse(
-                    anchored.as_deref().unwrap_or(pattern),
-                    home,
-                    case_insensitive,
-                )
-                .and_then(|p| checked(p, validate))
-                {
-                    Ok(p) => paths.push((p, rule)),
-                    Err(e) => errors.push(error(e)),
+                let parse = || {
+                    PathPattern::parse(
+                        anchored.as_deref().unwrap_or(pattern),
+                        home,
+                        case_insensitive,
+                    )
+                };
+                // A cached line's glob was built when it was written: not built again.
+                let parsed = match hint {
+                    Some(Found::Error(message)) => Err(message),
+                    Some(Found::Path) => parse(),
+                    _ => parse().and_then(|p| checked(p, validate)),
+                };
+                match parsed {
+                    Ok(p) => {
+                        note(Found::Path);
+                        paths.push((p, rule));
+                    }
+                    Err(e) => {
+                        note(Found::Error(e.clone()));
+                        errors.push(error(e));
+                    }
                 }
             }
         }
@@ -864,7 +1014,35 @@ fn parse_file(
             Parsed::Commands(commands)
         }
     };
-    (parsed, errors)
+    missed |= known.next().is_some();
+    (parsed, errors, found, missed)
+}
+
+/// A command rule line's prefilter (prefixes, anchored, required), or what is wrong with it.
+/// `validate` checks the regex's syntax (a person's file; the build checked the bundled ones).
+fn command_filters(
+    file: RuleFile,
+    pattern: &str,
+    whole: bool,
+    validate: bool,
+) -> Result<Filters, String> {
+    if pattern.starts_with('!') && file != RuleFile::Safe {
+        return Err("`!` exceptions are only allowed in safe_commands.txt".into());
+    }
+    let body = pattern.trim_start_matches('!').trim();
+    if body.is_empty() {
+        return Err("empty pattern".into());
+    }
+    if validate
+        && let Err(e) = regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .build()
+            .parse(body)
+    {
+        return Err(format!("bad regex: {}", one_line(&e.to_string())));
+    }
+    Ok(literal_filters(&compiled_pattern(body, whole)))
 }
 
 /// A path-list line with its glob built now when `validate` (a person's file), so a bad glob

@@ -7,7 +7,6 @@
 //! customisation and is ignored, so an old install gets this version's rules.
 
 use super::{Parsed, RuleFile};
-use sha2::{Digest, Sha256};
 
 /// The hashes of every bundled rule file a release has seeded.
 const SEEDED_VERSIONS: &str = include_str!("../../../rules/seeded_versions.txt");
@@ -38,12 +37,15 @@ impl FileLayer {
 
 /// Whether `text` is exactly a bundled version of `file` that an install seeded.
 pub fn is_seeded_copy(file: RuleFile, text: &str) -> bool {
-    let hash = Sha256::digest(text.as_bytes());
-    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    is_seeded(file, &crate::project::sha256_hex(text.as_bytes()))
+}
+
+/// Whether the text whose SHA-256 is `hex` is a bundled version of `file` an install seeded.
+pub fn is_seeded(file: RuleFile, hex: &str) -> bool {
     SEEDED_VERSIONS
         .lines()
         .filter(|l| !l.starts_with('#'))
-        .any(|l| l.split_once(' ') == Some((file.name(), hex.as_str())))
+        .any(|l| l.split_once(' ') == Some((file.name(), hex)))
 }
 
 /// The `off: PATTERN` lines of a person's file, and the text with them blanked (so the other

@@ -1,0 +1,207 @@
+//! A person's rule files are compiled once and cached in SENTINEL_HOME/cache: a hit answers as a
+//! fresh parse does, and a damaged cache is rebuilt, never trusted (issue 16).
+
+use sentinel::decide::{Context, decide};
+use sentinel::event::ToolCall;
+use sentinel::rules::Rules;
+use std::path::{Path, PathBuf};
+
+const HOME: &str = "/home/dev";
+
+/// A SENTINEL_HOME with a rule file of each kind, good lines and bad ones.
+fn home(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rule-cache-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |file: &str, text: &str| std::fs::write(dir.join(file), text).unwrap();
+    write(
+        "hard_block_commands.txt",
+        "# mine\n^deploy prod( |$)   # not from here\n^(unclosed\n\n^wipe\\s+all\n",
+    );
+    write(
+        "safe_commands.txt",
+        "^mytool( --check)?$\n!^mytool --check --fix\n",
+    );
+    write("conditional_block_commands.txt", "!^nope\n^shred( |$)\n");
+    write("excluded_paths.txt", "~/secrets/**\nrelative/bad\n");
+    write("safe_paths.txt", "~/scratch/**\n");
+    dir
+}
+
+fn calls() -> Vec<ToolCall> {
+    let shell = |c: &str| ToolCall::Shell {
+        command: c.to_string(),
+    };
+    let write = |p: &str| ToolCall::Write {
+        tool: "Write".into(),
+        path: p.into(),
+        content: "x".into(),
+    };
+    vec![
+        shell("deploy prod --now"),
+        shell("wipe   all"),
+        shell("mytool --check"),
+        shell("mytool --check --fix"),
+        shell("shred notes.txt"),
+        shell("git status && ls -la src | head -20"),
+        shell("rm -rf ~"),
+        shell("frobnicate --check"),
+        write("/home/dev/secrets/key"),
+        write("/home/dev/scratch/a.txt"),
+        write("/home/dev/proj/src/a.rs"),
+    ]
+}
+
+/// Every call's decision and every load error (with its file:line), as text.
+fn answers(dir: &Path) -> Vec<String> {
+    let rules = Rules::load(dir, Some(Path::new(HOME)));
+    let ctx = Context::lexical(Path::new("/home/dev/proj"), Some(Path::new(HOME)), dir);
+    let mut out: Vec<String> = rules.errors.iter().map(ToString::to_string).collect();
+    out.extend(
+        calls()
+            .iter()
+            .map(|c| format!("{:?}", decide(c, &rules, &ctx))),
+    );
+    // The same in any home.
+    let here = dir.display().to_string();
+    out.iter()
+        .map(|a| a.replace(&here, "$SENTINEL_HOME"))
+        .collect()
+}
+
+/// The cache files in `dir/cache`, with their bytes.
+fn cached(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir.join("cache"))
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_cache_hit_answers_as_a_fresh_parse_and_errors_keep_their_line() {
+    let dir = home("hit");
+    let fresh = answers(&dir);
+    let files = cached(&dir);
+    // One cache file per rule file of the person's.
+    assert_eq!(files.len(), 5, "{files:?}");
+    assert!(
+        files.iter().all(|(p, _)| {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            name.starts_with("rules-") && name.ends_with(".bin") && name.len() == 6 + 64 + 4
+        }),
+        "{files:?}"
+    );
+    let hit = answers(&dir);
+    assert_eq!(hit, fresh);
+    assert!(
+        hit.iter()
+            .any(|e| e.starts_with("$SENTINEL_HOME/hard_block_commands.txt:3: bad regex")),
+        "{hit:#?}"
+    );
+    assert!(
+        hit.iter()
+            .any(|e| e.starts_with("$SENTINEL_HOME/excluded_paths.txt:2: ")),
+        "{hit:#?}"
+    );
+    assert!(
+        hit.iter()
+            .any(|e| e.contains("conditional_block_commands.txt:1: `!` exceptions")),
+        "{hit:#?}"
+    );
+    // Nothing was rewritten on a hit.
+    assert_eq!(cached(&dir), files);
+}
+
+#[test]
+fn a_damaged_cache_is_rebuilt_and_never_trusted() {
+    let dir = home("damaged");
+    let fresh = answers(&dir);
+    let good = cached(&dir);
+    type Damage = fn(&[u8]) -> Vec<u8>;
+    let damages: [(&str, Damage); 7] = [
+        ("empty", |_| Vec::new()),
+        ("truncated", |b| b[..b.len() / 2].to_vec()),
+        ("one byte short", |b| b[..b.len() - 1].to_vec()),
+        ("a byte flipped", |b| {
+            let mut b = b.to_vec();
+            let i = b.len() * 2 / 3;
+            b[i] ^= 0x20;
+            b
+        }),
+        ("garbage", |b| {
+            (0..b.len()).map(|i| (i * 37 % 251) as u8).collect()
+        }),
+        ("trailing bytes", |b| [b, b"more"].concat()),
+        ("another magic", |b| {
+            let mut b = b.to_vec();
+            b[7] ^= 0xff;
+            b
+        }),
+    ];
+    for (what, damage) in damages {
+        for (path, bytes) in &good {
+            std::fs::write(path, damage(bytes)).unwrap();
+        }
+        assert_eq!(answers(&dir), fresh, "{what}");
+        assert_eq!(cached(&dir), good, "{what}: the cache is rewritten");
+    }
+    // Another file's cache put under this one's name: its lines do not fit.
+    let (a, b) = (&good[0], &good[1]);
+    std::fs::write(&a.0, &b.1).unwrap();
+    std::fs::write(&b.0, &a.1).unwrap();
+    assert_eq!(answers(&dir), fresh, "swapped");
+    assert_eq!(cached(&dir), good, "swapped: the cache is rewritten");
+    // A directory where a cache file should be: no cache, same answers.
+    std::fs::remove_file(&a.0).unwrap();
+    std::fs::create_dir(&a.0).unwrap();
+    assert_eq!(answers(&dir), fresh, "a directory");
+}
+
+#[test]
+fn a_home_that_cannot_hold_a_cache_just_has_none() {
+    let dir = home("unwritable");
+    // `cache` is a file: no directory can be made there (a read-only home fails the same way,
+    // but the tests may run as root, whom permissions do not stop).
+    std::fs::write(dir.join("cache"), "not a directory").unwrap();
+    let first = answers(&dir);
+    assert_eq!(answers(&dir), first);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("cache")).unwrap(),
+        "not a directory"
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        6,
+        "no stray files"
+    );
+    // And the answers are those of a home with a cache.
+    let with = home("unwritable-control");
+    assert_eq!(answers(&with), first);
+}
+
+#[test]
+fn an_edited_file_is_parsed_afresh() {
+    let dir = home("edited");
+    let before = answers(&dir);
+    std::fs::write(dir.join("hard_block_commands.txt"), "^frobnicate( |$)\n").unwrap();
+    let after = answers(&dir);
+    assert_ne!(after, before);
+    let rules = Rules::load(&dir, Some(Path::new(HOME)));
+    assert!(
+        rules
+            .hard_block()
+            .iter()
+            .any(|r| r.rule.pattern == "^frobnicate( |$)")
+    );
+    assert!(
+        !rules
+            .hard_block()
+            .iter()
+            .any(|r| r.rule.pattern.contains("deploy"))
+    );
+}
