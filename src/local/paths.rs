@@ -372,8 +372,9 @@ pub struct PathPattern {
 /// How a path-list line matches.
 #[derive(Clone, Debug)]
 pub enum PathMatcher {
-    /// The path and everything below it.
-    Prefix(PathBuf),
+    /// The path and everything below it; `simple`: its bytes can be compared as they are (see
+    /// `is_simple`), decided once here rather than for every path it is checked against.
+    Prefix { dir: PathBuf, simple: bool },
     /// A glob, matched against the path and each of its ancestors; compiled on first use, and
     /// only for a path that contains every literal run of the glob (lower case when
     /// case-insensitive), so `?:/Windows` costs nothing against a Linux path.
@@ -381,7 +382,7 @@ pub enum PathMatcher {
         /// The glob as written (normalised); built on first use.
         glob: String,
         /// Computed on first use from `glob`.
-        literals: std::sync::OnceLock<Vec<String>>,
+        literals: std::sync::OnceLock<Vec<memchr::memmem::Finder<'static>>>,
         case_insensitive: bool,
         matcher: std::sync::OnceLock<Option<globset::GlobMatcher>>,
     },
@@ -421,7 +422,9 @@ impl PathPattern {
                 matcher: std::sync::OnceLock::new(),
             }
         } else if normalised.starts_with('/') || is_windows_path(&normalised) {
-            PathMatcher::Prefix(clean(Path::new(&normalised)))
+            let dir = clean(Path::new(&normalised));
+            let simple = is_simple(dir.as_os_str().as_encoded_bytes());
+            PathMatcher::Prefix { dir, simple }
         } else {
             return Err(format!(
                 "`{body}` is not an absolute path, `~` path or glob"
@@ -466,7 +469,7 @@ impl PathPattern {
                 case_insensitive,
                 ..
             } => build_glob(glob, *case_insensitive).map(|_| ()),
-            PathMatcher::Prefix(_) => Ok(()),
+            PathMatcher::Prefix { .. } => Ok(()),
         }
     }
 
@@ -479,15 +482,14 @@ impl PathPattern {
     pub fn matches_probe(&self, probe: &Probe) -> bool {
         let path = probe.path;
         match &self.matcher {
-            PathMatcher::Prefix(dir) if probe.windows => {
+            PathMatcher::Prefix { dir, .. } if probe.windows => {
                 let p = probe.lower();
                 let d = dir.to_string_lossy().to_ascii_lowercase();
                 p == d || p.starts_with(&format!("{}/", d.trim_end_matches('/')))
             }
-            PathMatcher::Prefix(dir) => {
-                let d = dir.as_os_str().as_encoded_bytes();
-                if probe.simple && is_simple(d) {
-                    within_bytes(probe.bytes, d)
+            PathMatcher::Prefix { dir, simple } => {
+                if probe.simple && *simple {
+                    within_bytes(probe.bytes, dir.as_os_str().as_encoded_bytes())
                 } else {
                     path.starts_with(dir)
                 }
@@ -515,10 +517,7 @@ impl PathPattern {
                 } else {
                     probe.text.as_bytes()
                 };
-                if !literals
-                    .iter()
-                    .all(|l| memchr::memmem::find(hay, l.as_bytes()).is_some())
-                {
+                if !literals.iter().all(|l| l.find(hay).is_some()) {
                     return false;
                 }
                 // A glob that does not build matches nothing here; `check` reported it.
@@ -566,8 +565,9 @@ impl<'a> Probe<'a> {
     }
 }
 
-/// The literal runs every path a glob matches contains (lower case when case-insensitive).
-fn glob_literals(glob: &str, case_insensitive: bool) -> Vec<String> {
+/// The literal runs every path a glob matches contains (lower case when case-insensitive), each
+/// as a searcher built once.
+fn glob_literals(glob: &str, case_insensitive: bool) -> Vec<memchr::memmem::Finder<'static>> {
     let plain;
     let text = if glob.contains(['[', '{']) {
         plain = outside_braces(glob);
@@ -579,11 +579,12 @@ fn glob_literals(glob: &str, case_insensitive: bool) -> Vec<String> {
         .map(|l| l.trim_matches('/'))
         .filter(|l| !l.is_empty())
         .map(|l| {
-            if case_insensitive {
+            let l = if case_insensitive {
                 l.to_ascii_lowercase()
             } else {
                 l.to_string()
-            }
+            };
+            memchr::memmem::Finder::new(l.as_bytes()).into_owned()
         })
         .collect()
 }

@@ -223,7 +223,7 @@ impl CommandRule {
     /// The prefilter: false only when the rule cannot match `text`.
     fn could_match(&self, text: &str) -> bool {
         let t = text.as_bytes();
-        let contains = |l: &[u8]| l.is_empty() || t.windows(l.len()).any(|w| w == l);
+        let contains = |l: &[u8]| l.is_empty() || memchr::memmem::find(t, l).is_some();
         if !self.required.iter().all(contains) {
             return false;
         }
