@@ -24,3 +24,13 @@ pub mod spec;
 pub mod spec_raw;
 pub mod spec_scan;
 pub mod sql;
+
+/// Whether `needle` occurs in `hay`. The texts here (a path, a simple command) are short: a
+/// memchr for the first byte and a compare cost less than building a substring searcher, whose
+/// setup outweighs its search at these sizes.
+pub(crate) fn contains_bytes(hay: &[u8], needle: &[u8]) -> bool {
+    match needle.first() {
+        None => true,
+        Some(&b) => memchr::memchr_iter(b, hay).any(|i| hay[i..].starts_with(needle)),
+    }
+}

@@ -382,7 +382,7 @@ pub enum PathMatcher {
         /// The glob as written (normalised); built on first use.
         glob: String,
         /// Computed on first use from `glob`.
-        literals: std::sync::OnceLock<Vec<memchr::memmem::Finder<'static>>>,
+        literals: std::sync::OnceLock<Vec<String>>,
         case_insensitive: bool,
         matcher: std::sync::OnceLock<Option<globset::GlobMatcher>>,
     },
@@ -517,7 +517,10 @@ impl PathPattern {
                 } else {
                     probe.text.as_bytes()
                 };
-                if !literals.iter().all(|l| l.find(hay).is_some()) {
+                if !literals
+                    .iter()
+                    .all(|l| crate::local::contains_bytes(hay, l.as_bytes()))
+                {
                     return false;
                 }
                 // A glob that does not build matches nothing here; `check` reported it.
@@ -565,9 +568,8 @@ impl<'a> Probe<'a> {
     }
 }
 
-/// The literal runs every path a glob matches contains (lower case when case-insensitive), each
-/// as a searcher built once.
-fn glob_literals(glob: &str, case_insensitive: bool) -> Vec<memchr::memmem::Finder<'static>> {
+/// The literal runs every path a glob matches contains (lower case when case-insensitive).
+fn glob_literals(glob: &str, case_insensitive: bool) -> Vec<String> {
     let plain;
     let text = if glob.contains(['[', '{']) {
         plain = outside_braces(glob);
@@ -579,12 +581,11 @@ fn glob_literals(glob: &str, case_insensitive: bool) -> Vec<memchr::memmem::Find
         .map(|l| l.trim_matches('/'))
         .filter(|l| !l.is_empty())
         .map(|l| {
-            let l = if case_insensitive {
+            if case_insensitive {
                 l.to_ascii_lowercase()
             } else {
                 l.to_string()
-            };
-            memchr::memmem::Finder::new(l.as_bytes()).into_owned()
+            }
         })
         .collect()
 }

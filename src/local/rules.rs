@@ -223,7 +223,7 @@ impl CommandRule {
     /// The prefilter: false only when the rule cannot match `text`.
     fn could_match(&self, text: &str) -> bool {
         let t = text.as_bytes();
-        let contains = |l: &[u8]| l.is_empty() || memchr::memmem::find(t, l).is_some();
+        let contains = |l: &[u8]| crate::local::contains_bytes(t, l);
         if !self.required.iter().all(contains) {
             return false;
         }
@@ -368,7 +368,8 @@ impl Literals {
 pub struct RuleList {
     rules: Vec<CommandRule>,
     /// For each first byte: the rules filed under it and every rule without a prefix, in order.
-    by_first_byte: Vec<Vec<usize>>,
+    /// Each is built on first use: a call looks at a few first bytes, not 256.
+    by_first_byte: Vec<std::sync::OnceLock<Vec<usize>>>,
     /// Rules without a literal prefix: tested against every command.
     unindexed: Vec<usize>,
 }
@@ -378,47 +379,32 @@ impl RuleList {
         self.rules.push(rule);
     }
 
-    /// Builds the index in one pass over the rules; called once the list is complete.
+    /// Prepares the index; called once the list is complete. The rules without a literal
+    /// prefix are found now; each first byte's list when a command first starts with it.
     pub(crate) fn index(&mut self) {
-        let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); 256];
-        self.unindexed.clear();
-        for (i, r) in self.rules.iter().enumerate() {
-            if r.prefixes.is_empty() || !r.anchored {
-                self.unindexed.push(i);
-                continue;
-            }
-            for p in r.prefixes.iter() {
-                let Some(&b) = p.first() else {
-                    continue;
-                };
-                if buckets[b as usize].last() != Some(&i) {
-                    buckets[b as usize].push(i);
-                }
-            }
-        }
-        // Each bucket also holds the unindexed rules, merged back into file order.
-        self.by_first_byte = buckets
-            .into_iter()
-            .map(|mut bucket| {
-                if bucket.is_empty() {
-                    return Vec::new();
-                }
-                bucket.extend(&self.unindexed);
-                bucket.sort_unstable();
-                bucket.dedup();
-                bucket
-            })
+        self.unindexed = (0..self.rules.len())
+            .filter(|&i| Self::unprefixed(&self.rules[i]))
             .collect();
+        self.by_first_byte = (0..256).map(|_| std::sync::OnceLock::new()).collect();
+    }
+
+    fn unprefixed(r: &CommandRule) -> bool {
+        r.prefixes.is_empty() || !r.anchored
     }
 
     /// The rules that could match `text`, in file order.
     pub fn candidates<'a>(&'a self, text: &str) -> impl Iterator<Item = &'a CommandRule> {
-        let ids = match text.as_bytes().first() {
-            Some(&b)
-                if !self.by_first_byte.is_empty() && !self.by_first_byte[b as usize].is_empty() =>
-            {
-                &self.by_first_byte[b as usize]
-            }
+        let ids = match (text.as_bytes().first(), self.by_first_byte.is_empty()) {
+            (Some(&b), false) => self.by_first_byte[b as usize].get_or_init(|| {
+                // The rules filed under `b` (a prefix starts with it) and every unprefixed
+                // rule, in file order.
+                (0..self.rules.len())
+                    .filter(|&i| {
+                        let r = &self.rules[i];
+                        Self::unprefixed(r) || r.prefixes.iter().any(|p| p.first() == Some(&b))
+                    })
+                    .collect()
+            }),
             _ => &self.unindexed,
         };
         ids.iter().map(|&i| &self.rules[i])
