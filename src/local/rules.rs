@@ -936,38 +936,27 @@ fn parse_file(
                     }
                 }
             }
-            RuleFile::ProtectedPaths => {
-                // Relative to whichever project a call is in: kept as a glob over the path
-                // below the project root.
-                let parsed = match hint {
-                    Some(Found::Error(message)) => Err(message),
-                    Some(Found::Path) => PathPattern::parse_relative(pattern),
-                    _ => PathPattern::parse_relative(pattern).and_then(|p| checked(p, validate)),
-                };
-                match parsed {
-                    Ok(p) => {
-                        note(Found::Path);
-                        paths.push((p, rule));
-                    }
-                    Err(e) => {
-                        note(Found::Error(e.clone()));
-                        errors.push(error(e));
-                    }
-                }
-            }
-            RuleFile::SafePaths | RuleFile::ExcludedPaths | RuleFile::CredentialPaths => {
-                let case_insensitive = file != RuleFile::SafePaths;
+            RuleFile::ProtectedPaths
+            | RuleFile::SafePaths
+            | RuleFile::ExcludedPaths
+            | RuleFile::CredentialPaths => {
                 if !file.allows_exceptions() && pattern.starts_with('!') {
                     let message = format!("`!` exceptions are not allowed in {}", file.name());
                     note(Found::Error(message.clone()));
                     errors.push(error(message));
                     continue;
                 }
-                let anchored = match layer {
-                    Layer::Project(root) => relative_to(pattern, root),
-                    Layer::Home => None,
-                };
                 let parse = || {
+                    if file == RuleFile::ProtectedPaths {
+                        // Relative to whichever project a call is in: kept as a glob over the
+                        // path below the project root.
+                        return PathPattern::parse_relative(pattern);
+                    }
+                    let anchored = match layer {
+                        Layer::Project(root) => relative_to(pattern, root),
+                        Layer::Home => None,
+                    };
+                    let case_insensitive = file != RuleFile::SafePaths;
                     PathPattern::parse(
                         anchored.as_deref().unwrap_or(pattern),
                         home,
