@@ -3,7 +3,7 @@
 against target/release/sentinel, a scratch HOME under D2D_DIR (default ~/.cache/sentinel-d2d; not
 a temp dir, where sentinel's decisions differ by design) and a stand-in Messages API on loopback
 that allows lint commands and blocks terraform in prod. Build first: cargo build --release."""
-import http.server, json, os, re, shutil, subprocess, threading
+import json, os, re, shutil, subprocess, sys
 S = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "target/release/sentinel")
 base = os.environ.get("D2D_DIR", os.path.expanduser("~/.cache/sentinel-d2d"))
 shutil.rmtree(base, ignore_errors=True)
@@ -13,24 +13,16 @@ env = dict(os.environ, HOME=home, SENTINEL_HOME=f"{home}/.agentos")
 for k in ["ANTHROPIC_API_KEY", "SENTINEL_API_KEY", "CLAUDECODE", "ANTHROPIC_BASE_URL"]:
     env.pop(k, None)
 
-class StandIn(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        canary = re.search(r"[0-9a-f]{64}", json.dumps(body["system"])).group(0)
-        cmd = json.dumps(body["messages"])
-        if "terraform" in cmd and "prod" in cmd:
-            v, r = "BLOCK", "applies changes to the production workspace"
-        else:
-            v, r = "ALLOW", "runs the project's linters; read-only apart from caches"
-        text = json.dumps({"verdict": v, "reason": r, "canary": canary})
-        out = json.dumps({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                          "usage": {"input_tokens": 700, "output_tokens": 50}}).encode()
-        self.send_response(200); self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out))); self.end_headers(); self.wfile.write(out)
-    def log_message(self, *a): pass
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import standin  # noqa: E402
 
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
-threading.Thread(target=srv.serve_forever, daemon=True).start()
+def evaluator(body):
+    cmd = json.dumps(body["messages"])
+    if "terraform" in cmd and "prod" in cmd:
+        return "BLOCK", "applies changes to the production workspace"
+    return "ALLOW", "runs the project's linters; read-only apart from caches"
+
+api_url = standin.start(evaluator)
 
 def sh(args, cwd=proj, extra=None, show=None, stdin=None):
     e = dict(env, **(extra or {}))
@@ -44,7 +36,7 @@ def sh(args, cwd=proj, extra=None, show=None, stdin=None):
 
 def hook(cmd, session="s1", api=False):
     ev = json.dumps({"hook_event_name": "PreToolUse", "session_id": session, "cwd": proj, "tool_name": "Bash", "tool_input": {"command": cmd}})
-    extra = {"SENTINEL_API_KEY": "sk-demo", "SENTINEL_API_URL": f"http://127.0.0.1:{srv.server_address[1]}"} if api else {}
+    extra = {"SENTINEL_API_KEY": "sk-demo", "SENTINEL_API_URL": api_url} if api else {}
     e = dict(env, **extra)
     p = subprocess.run([S, "hook"], cwd=proj, env=e, capture_output=True, text=True, input=ev)
     return json.loads(p.stdout)["hookSpecificOutput"] if p.stdout.strip() else None

@@ -6,7 +6,7 @@ hits all paths alike. Wall time per run is measured around the process; instruct
 one valgrind --tool=callgrind run per path; peak RSS from /usr/bin/time -f %M (rusage of a
 child forked from Python would count the Python image too).
 """
-import http.server, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, threading, time
+import json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sentinel = os.path.join(root, "target/release/sentinel")
@@ -15,28 +15,11 @@ rounds = int(os.environ.get("BENCH_ROUNDS", "200"))
 work = tempfile.mkdtemp(prefix="sentinel-bench-")
 
 
-class StandIn(http.server.BaseHTTPRequestHandler):
-    """The Messages API, answering at once: ALLOW, with the canary echoed."""
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import standin  # noqa: E402
 
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        canary = re.search(r"[0-9a-f]{64}", json.dumps(body["system"])).group(0)
-        text = json.dumps({"verdict": "ALLOW", "reason": "bench", "canary": canary})
-        out = json.dumps({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                          "usage": {"input_tokens": 700, "output_tokens": 50}}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, *args):
-        pass
-
-
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-api_url = f"http://127.0.0.1:{server.server_address[1]}"
+# The Messages API, answering at once: ALLOW, with the canary echoed.
+api_url = standin.start(lambda body: ("ALLOW", "bench"))
 
 
 def event(tool, tool_input):

@@ -47,7 +47,7 @@ scratch home reads /home/dev, date-times read 2026-11-23 10:00:00, dates 2026-11
 codes are renamed in order of appearance, durations read as `#.#`, backup names carry a fixed
 number, and the binary's own path reads /home/dev/.cargo/bin/sentinel.
 """
-import difflib, glob, http.server, json, os, re, shlex, shutil, subprocess, sys, threading
+import difflib, glob, json, os, re, shlex, shutil, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(os.path.join(ROOT, os.environ.get("SENTINEL_BIN", "target/release/sentinel")))
@@ -58,6 +58,9 @@ CODES = ["G3B36J", "MZAQR9", "74955G", "K2WQ8T", "P5XN3D", "R7HM4C"]
 DROP_ENV = ["ANTHROPIC_API_KEY", "SENTINEL_API_KEY", "ANTHROPIC_BASE_URL", "SENTINEL_API_URL",
             "CLAUDECODE", "CLAUDE_PROJECT_DIR", "GEMINI_CLI", "SENTINEL_SHADOW", "SENTINEL_FAIL_MODE",
             "SENTINEL_HOME", "TMPDIR"]
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import standin  # noqa: E402
+
 MARKER = re.compile(r"^<!-- (output|output-of)(?: ctx=(\w[\w-]*))?(?:: (.*?))?\s*(-->)?\s*$")
 
 
@@ -75,13 +78,12 @@ class Contexts:
                 f.write(text)
             os.chmod(f"{BASE}/bin/{name}", 0o755)
         self.homes, self.demo_out = {}, {}
-        self.api = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
-        threading.Thread(target=self.api.serve_forever, daemon=True).start()
+        self.api_url = standin.start(evaluator, log=f"{BASE}/api-requests.jsonl")
 
     def env(self, home):
         env = {k: v for k, v in os.environ.items() if k not in DROP_ENV}
         env.update(HOME=home, SENTINEL_HOME=f"{home}/.agentos", PATH=f"{BASE}/bin:{env.get('PATH', '')}",
-                   LC_ALL="C.UTF-8", TZ="UTC", STANDIN_API=f"http://127.0.0.1:{self.api.server_address[1]}",
+                   LC_ALL="C.UTF-8", TZ="UTC", STANDIN_API=self.api_url,
                    DOCS_BASE=BASE)
         return env
 
@@ -111,6 +113,7 @@ class Contexts:
             shadow = f"{BASE}/repo-{ctx}"
             os.makedirs(f"{shadow}/bench"); os.makedirs(f"{shadow}/target/release")
             shutil.copy(path, f"{shadow}/{script}")
+            shutil.copy(os.path.join(ROOT, "bench/standin.py"), f"{shadow}/bench/standin.py")
             os.symlink(BIN, f"{shadow}/target/release/sentinel")
             path = f"{shadow}/{script}"
         env = {k: v for k, v in os.environ.items() if k not in DROP_ENV}
@@ -174,31 +177,14 @@ class Contexts:
         return text
 
 
-class StandIn(http.server.BaseHTTPRequestHandler):
-    """Tier 2 on loopback, for lines that set SENTINEL_API_URL=$STANDIN_API: blocks what names
-    prod, allows the rest; echoes the canary; reports 700 input and 50 output tokens. Each request
-    body is appended to api-requests.jsonl in the scratch dir, which `api-request` prints."""
-    def do_POST(self):
-        raw = self.rfile.read(int(self.headers["content-length"]))
-        with open(f"{BASE}/api-requests.jsonl", "ab") as f:
-            f.write(raw + b"\n")
-        body = json.loads(raw)
-        canary = re.search(r"[0-9a-f]{64}", json.dumps(body["system"])).group(0)
-        if "prod" in json.dumps(body["messages"]):
-            verdict, reason = "BLOCK", "applies changes to the production environment"
-        else:
-            verdict, reason = "ALLOW", "runs the project's own checks; read-only apart from caches"
-        text = json.dumps({"verdict": verdict, "reason": reason, "canary": canary})
-        out = json.dumps({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                          "usage": {"input_tokens": 700, "output_tokens": 50}}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, *a):
-        pass
+def evaluator(body):
+    """Tier 2 for lines that set SENTINEL_API_URL=$STANDIN_API: blocks what names prod, allows
+    the rest (bench/standin.py echoes the canary and reports 700 input and 50 output tokens).
+    Each request body is appended to api-requests.jsonl in the scratch dir, which `api-request`
+    prints."""
+    if "prod" in json.dumps(body["messages"]):
+        return "BLOCK", "applies changes to the production environment"
+    return "ALLOW", "runs the project's own checks; read-only apart from caches"
 
 
 # `propose [--api] [--mode MODE] [--transcript FILE] SESSION COMMAND`: the agent proposes a Bash
