@@ -18,20 +18,20 @@ pub const DEFERRED: &str = "deferred: sentinel prints nothing and the agent's ow
 /// The report of a call Tier 1 could not decide and sentinel deferred: what Tier 1 said, and
 /// that the agent decides.
 pub fn render_deferred(local: &Decision) -> String {
-    let mut out = render(local);
-    out = out.replacen(
-        &format!("verdict: {}\n", local.verdict),
-        "verdict: defer\n",
-        1,
-    );
+    let mut out = render_as(local, "defer");
     let _ = writeln!(out, "answer:  {DEFERRED}");
     out
 }
 
 /// The human-readable report: verdict, tier, reason, deciding rule, then each simple command.
 pub fn render(decision: &Decision) -> String {
+    render_as(decision, decision.verdict.as_str())
+}
+
+/// [`render`], with `verdict` as the answer's word.
+fn render_as(decision: &Decision, verdict: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "verdict: {}", decision.verdict);
+    let _ = writeln!(out, "verdict: {verdict}");
     let _ = writeln!(out, "tier:    {}", decision.tier.as_str());
     let _ = writeln!(out, "reason:  {}", decision.reason);
     if let Some(rule) = &decision.rule {

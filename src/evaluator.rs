@@ -102,7 +102,8 @@ pub struct Usage {
 }
 
 impl Usage {
-    fn add(&mut self, other: Usage) {
+    /// Adds another request's tokens.
+    pub fn add(&mut self, other: Usage) {
         self.input += other.input;
         self.output += other.output;
         self.cache_read += other.cache_read;

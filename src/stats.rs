@@ -184,10 +184,7 @@ pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
                 cache_write,
             };
             s.api_cost_usd += u.cost_usd();
-            s.api_tokens.input += input;
-            s.api_tokens.output += output;
-            s.api_tokens.cache_read += cache_read;
-            s.api_tokens.cache_write += cache_write;
+            s.api_tokens.add(u);
         }
         if r.shadow {
             match r.verdict.as_str() {

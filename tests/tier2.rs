@@ -1191,3 +1191,31 @@ fn the_breaker_hands_a_probed_session_to_the_person() {
     assert_eq!(verdict, "ask", "{v}");
     assert!(reason(&v).contains("cannot be read"), "{v}");
 }
+
+/// `sentinel check --permission-mode` shows what an uncertain call becomes in that mode: deferred
+/// (exit 3, never 0) where the agent has a gate of its own, asked where it has none.
+#[test]
+fn check_shows_the_answer_in_a_permission_mode() {
+    let run = Run::new("");
+    let check = |args: &[&str]| {
+        common::sentinel(run.home.path())
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = check(&["--permission-mode", "default", UNCERTAIN]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("verdict: defer\n") && text.contains("answer:  deferred"),
+        "{text}"
+    );
+    let out = check(&["--json", "--permission-mode", "plan", UNCERTAIN]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "defer");
+    assert_eq!(v["local"]["verdict"], "uncertain");
+    let out = check(&["--permission-mode", "bypassPermissions", UNCERTAIN]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("verdict: ask\n"));
+}
