@@ -7,15 +7,12 @@
 //! event or a panic is a one-line error on stderr and exit 1 (exit 2 under `fail_mode = "closed"`,
 //! which blocks). None of them produces an allow.
 
-use crate::config::{self, Config, FailMode, Mode};
-use crate::decide::Context;
+use crate::config::{Config, FailMode, Mode};
 use crate::decision::{Decision, Verdict};
-use crate::event::ToolCall;
 use crate::event::{self, Agent, EventKind, HookEvent};
-use crate::paths::RealFs;
-use crate::project::Layered;
+use crate::question::{self, Purpose, Question, TaintFrom};
 use crate::shell::one_line;
-use crate::{allow_once, audit, budget, record, stats, taint, tiers};
+use crate::{audit, budget, record, stats, taint, tiers};
 use serde_json::json;
 use std::io::Read;
 use std::time::Instant;
@@ -183,52 +180,33 @@ fn pre_tool_use(
         Some(c) if !c.is_empty() => process_cwd.join(c),
         _ => process_cwd,
     };
-    let user_home = config::user_home();
-    // The project's `.sentinel/` may make the configuration stricter (or laxer, once trusted).
-    let layered = Layered::load(config, &cwd, user_home.as_deref());
-    let config = &layered.config;
-    let rules = &layered.rules;
-    let max_age_ms = config.taint_max_age_hours.value.saturating_mul(3_600_000);
     let session = event.session_id.as_deref().unwrap_or("");
-    let taint = taint::read(&config.home.value, session, max_age_ms, budget::now_ms());
-    let ctx = Context::new(
-        &cwd,
-        user_home.as_deref(),
-        &config.home.value,
-        &RealFs,
-        taint.as_ref(),
-    )
-    .with_project(&crate::project::root(
-        &cwd,
-        crate::project::named_by_agent().as_deref(),
-    ));
-    let Some(local) = layered.decide(call, &ctx, user_home.as_deref()) else {
-        return Ok(HookOutput::default());
-    };
-    let answer = match allowed_once(config, call, &local) {
-        Some(pass) => Some(pass),
-        None => tiers::resolve(
-            Some(local.clone()),
+    let answered = question::answer(
+        config,
+        &Question {
             call,
-            config,
-            &tiers::Session {
-                id: Some(event.session_id.as_deref().unwrap_or("")),
+            cwd: &cwd,
+            session: tiers::Session {
+                id: Some(session),
                 permission_mode: event.permission_mode.as_deref(),
                 transcript: event.transcript_path.as_deref().map(std::path::Path::new),
             },
-        )
-        .map(|answer| offer_code(config, call, answer, shadow)),
+            taint: TaintFrom::Session,
+            purpose: Purpose::Hook { shadow },
+        },
+    );
+    let Some(local) = &answered.local else {
+        return Ok(HookOutput::default());
     };
-    let latency_us = started.elapsed().as_micros();
+    let config = &answered.layered.config;
+    let latency = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
 
     let mut out = HookOutput::default();
-    let session = event.session_id.as_deref().unwrap_or("");
-    let latency = u64::try_from(latency_us).unwrap_or(u64::MAX);
     if let Some(warning) = record::record(
         config,
         call,
-        &local,
-        answer.as_ref(),
+        local,
+        answered.answer.as_ref(),
         &record::Meta {
             session,
             agent: agent.as_str(),
@@ -240,7 +218,7 @@ fn pre_tool_use(
         out.stderr.push_str(&warning);
         out.stderr.push('\n');
     }
-    for e in &rules.errors {
+    for e in &answered.layered.rules.errors {
         out.stderr.push_str(&format!("sentinel: rule error: {e}\n"));
     }
     for e in config
@@ -251,74 +229,13 @@ fn pre_tool_use(
         out.stderr
             .push_str(&format!("sentinel: project config error: {e}\n"));
     }
-    if !shadow && let Some(answer) = answer {
-        out.stdout = render(agent, &answer);
+    if !shadow && let Some(answer) = &answered.answer {
+        out.stdout = render(agent, answer);
     }
     // The process ends right after this answer: freeing every rule would cost more than the
     // decision took, and the OS takes the memory back anyway.
-    std::mem::forget(layered);
+    std::mem::forget(answered);
     Ok(out)
-}
-
-/// The person's allow-once grant for exactly this refused call, used up now, as the answer.
-fn allowed_once(config: &Config, call: &ToolCall, local: &Decision) -> Option<Decision> {
-    if local.verdict != Verdict::Deny || local.person_only {
-        return None;
-    }
-    let subject = record::subject(call, local);
-    let now = budget::now_ms();
-    let code = allow_once::consume(&config.home.value, &local.tool, &subject, &local.cwd, now)
-        .ok()
-        .flatten()?;
-    let mut pass = local.clone();
-    pass.verdict = Verdict::Allow;
-    pass.reason = format!(
-        "sentinel[local]: allowed once: the person ran `sentinel allow-once {}` for exactly this call (Tier 1 said: {})",
-        code.code, local.reason
-    );
-    pass.warning = Some(format!(
-        "sentinel: allow-once {} used for: {}",
-        code.code,
-        crate::shell::excerpt(&subject)
-    ));
-    Some(pass)
-}
-
-/// A local deny gets a code the person can grant with `sentinel allow-once CODE`; the reason
-/// tells the agent so. Not for refusals only the person may override by hand, nor in shadow mode.
-fn offer_code(config: &Config, call: &ToolCall, mut answer: Decision, shadow: bool) -> Decision {
-    if shadow
-        || answer.verdict != Verdict::Deny
-        || answer.tier != crate::decision::Tier::Local
-        || answer.person_only
-    {
-        return answer;
-    }
-    let subject = record::subject(call, &answer);
-    match allow_once::issue(
-        &config.home.value,
-        &answer.tool,
-        &subject,
-        &answer.cwd,
-        &answer.reason,
-        budget::now_ms(),
-    ) {
-        Ok(code) => {
-            answer.reason = format!(
-                "{} If the person wants exactly this call to run, ask them to run `sentinel allow-once {code}` in their own terminal (valid 10 minutes), then try the same call again.",
-                answer.reason
-            );
-        }
-        // No code, no harm: the deny stands and says so.
-        Err(e) => {
-            answer.reason = format!(
-                "{} (no allow-once code: {})",
-                answer.reason,
-                one_line(&e.to_string())
-            );
-        }
-    }
-    answer
 }
 
 /// A tool that brings outside text into the context has run: mark the session (and audit the

@@ -22,6 +22,7 @@ pub mod install;
 pub mod journal;
 pub mod local;
 pub mod project;
+pub mod question;
 pub mod record;
 pub mod signs;
 pub mod state;

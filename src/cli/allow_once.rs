@@ -1,0 +1,50 @@
+//! `sentinel allow-once CODE`: the person lets exactly one refused call through.
+
+use super::load_config;
+use super::person::{audit_person, person_only};
+use anyhow::Result;
+use sentinel::allow_once;
+
+pub fn run(code: &str) -> Result<u8> {
+    person_only("allow-once")?;
+    let config = load_config()?;
+    let now = sentinel::budget::now_ms();
+    match allow_once::grant(&config.home.value, code, now) {
+        Ok(granted) => {
+            audit_person(
+                &config,
+                &granted.tool,
+                &granted.subject,
+                "allow-once",
+                &format!(
+                    "the person granted allow-once {} for this call in {}, valid until {} UTC",
+                    granted.code,
+                    granted.cwd,
+                    sentinel::audit::utc(now + allow_once::TTL_MS)
+                ),
+            );
+            outln!(
+                "allowed once, until {} UTC:",
+                sentinel::audit::utc(now + allow_once::TTL_MS)
+            );
+            outln!("  tool     {}", granted.tool);
+            outln!(
+                "  {:<8} {}",
+                if granted.tool == "Bash" || granted.tool == "PowerShell" {
+                    "command"
+                } else {
+                    "path"
+                },
+                granted.subject
+            );
+            outln!("  cwd      {}", granted.cwd);
+            outln!("  refused  {}", granted.reason);
+            outln!("the agent's next identical call runs; any other call is decided as usual");
+            Ok(0)
+        }
+        Err(e) => {
+            eprintln!("sentinel: {e}");
+            Ok(1)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! The command line's grammar (clap): every subcommand, its arguments and their help.
+
+use crate::cli::ask::Question;
+use clap::{Parser, Subcommand};
+use sentinel::event::Agent;
+use std::path::PathBuf;
+
+/// A pre-tool-use hook that guards AI coding agents.
+#[derive(Parser)]
+#[command(
+    name = "sentinel",
+    version,
+    about,
+    after_help = "Exit status: 0 allow / success, 2 deny (check; hook only on an error under fail_mode closed),
+3 uncertain or ask (check), 1 usage,
+configuration or load error (doctor: something is wrong).
+
+Environment:
+  SENTINEL_HOME       rule files, specs, sentinel.toml, stats and audit [default: ~/.agentos]
+  SENTINEL_API_KEY    Tier 2's key (else ANTHROPIC_API_KEY); no key: Tier 2 is off
+  SENTINEL_API_URL    Tier 2's base URL (else [api] url, ANTHROPIC_BASE_URL, api.anthropic.com)
+  SENTINEL_FAIL_MODE  open | closed | ask, over sentinel.toml's fail_mode
+  SENTINEL_SHADOW     1: decide and record only, never interfere
+  SENTINEL_NO_TTY     1: print the session summary on stderr, never on the agent's terminal
+
+Examples:
+  sentinel check \"git status && cargo test\"      decide a command as the agent would propose it
+  sentinel check --tool Write --path ~/.bashrc   decide a file tool call
+  sentinel explain \"npm run deploy\"              every rule, path and tier behind one decision
+  sentinel install / sentinel doctor             register the hook, then check it is in the way
+  sentinel rules lint / sentinel rules diff      check your rule files; what they change
+  sentinel stats --all / sentinel audit verify   what was decided; is the audit log intact
+  sentinel suggest                               rules proposed from what Tier 2 decided
+  echo '{...}' | sentinel hook                   what the agent runs"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Decide a command (or a file tool call) as if the agent proposed it.
+    Check {
+        #[command(flatten)]
+        question: Question,
+        /// Print the whole decision record as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Work with the rule files.
+    Rules {
+        #[command(subcommand)]
+        command: RulesCommand,
+    },
+    /// The hook: read one event on stdin, answer on stdout (what the agent runs).
+    Hook {
+        /// The agent whose protocol to speak.
+        #[arg(long, value_enum, default_value = "claude")]
+        agent: Agent,
+        /// Decide and record, but print nothing and exit 0.
+        #[arg(long)]
+        shadow: bool,
+    },
+    /// Tier distribution, API calls, errors and latency, from the stats.
+    Stats {
+        /// One session [default: the most recent one].
+        #[arg(long, conflicts_with = "all")]
+        session: Option<String>,
+        /// Every session.
+        #[arg(long)]
+        all: bool,
+        /// Only decisions newer than this: 30m, 2h, 7d, or a Unix time in seconds.
+        #[arg(long)]
+        since: Option<String>,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check or read the audit log.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+    /// Print the effective configuration and where each value came from.
+    Config {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Register the hook in Claude Code's settings and seed SENTINEL_HOME.
+    Install {
+        /// Register in shadow mode (decide and record, never interfere).
+        #[arg(long)]
+        shadow: bool,
+        /// The settings file [default: by --scope].
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// user: ~/.claude/settings.json; project: ./.claude/settings.json (committed, so the
+        /// hook names `sentinel` on PATH, no machine path); local: ./.claude/settings.local.json.
+        #[arg(long, value_enum, default_value = "user")]
+        scope: Scope,
+    },
+    /// Trust this project's `.sentinel/` rules as they are now (its loosening rules then apply).
+    Trust {
+        /// The project directory [default: the nearest with .sentinel/ at or above the current one].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Forget the trust instead.
+        #[arg(long)]
+        revoke: bool,
+    },
+    /// Let exactly one refused call through, once, within 10 minutes (the code is in the deny reason).
+    AllowOnce {
+        /// The code from the deny reason.
+        code: String,
+    },
+    /// Explain one decision in full: parsed commands, every matching rule, paths, taint, tiers.
+    Explain {
+        #[command(flatten)]
+        question: Question,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Propose rules for the commands that reached Tier 2 or `ask` most often.
+    Suggest {
+        /// Append these suggestions (by number) to the rule files in SENTINEL_HOME.
+        #[arg(long, num_args = 1..)]
+        apply: Vec<usize>,
+        /// How many suggestions to list.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove exactly what install added to the settings file.
+    Uninstall {
+        /// The settings file [default: by --scope].
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// user: ~/.claude/settings.json; project: ./.claude/settings.json; local:
+        /// ./.claude/settings.local.json.
+        #[arg(long, value_enum, default_value = "user")]
+        scope: Scope,
+        /// Also remove the settings backup, a settings file left empty, SENTINEL_HOME (rules,
+        /// stats, audit log) and the installed binary.
+        #[arg(long)]
+        purge: bool,
+    },
+    /// Check that sentinel is in the way of every call it should judge: registration, binary,
+    /// matcher, rules, configuration, SENTINEL_HOME, Tier 2. Exit 1 when something is wrong.
+    Doctor {
+        /// The settings file [default: by --scope].
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// Which settings file to look in (as for install).
+        #[arg(long, value_enum, default_value = "user")]
+        scope: Scope,
+        /// Print the checks as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum AuditCommand {
+    /// Check the hash chain; name the first broken record.
+    Verify,
+    /// Show the latest records.
+    Tail {
+        /// How many.
+        #[arg(short = 'n', default_value_t = 20)]
+        n: usize,
+        /// One JSON record a line, as stored.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Scope {
+    User,
+    Project,
+    Local,
+}
+
+#[derive(Subcommand)]
+pub enum RulesCommand {
+    /// Load every rule file and report each bad line as `file:line: error`.
+    Lint {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What your rule files change against the bundled defaults: lines added, bundled rules
+    /// switched off (`off: PATTERN`), untouched seeded copies that are ignored.
+    Diff {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}

@@ -1,0 +1,115 @@
+//! What `check` and `explain` are asked about, and the question put to the tiers.
+
+use super::load_config;
+use anyhow::{Context as _, Result, bail};
+use sentinel::decision::Decision;
+use sentinel::event::ToolCall;
+use sentinel::project::Layered;
+use sentinel::question::{self, Purpose, TaintFrom};
+use sentinel::tiers;
+use std::path::PathBuf;
+
+/// One call, as the agent would propose it.
+#[derive(clap::Args)]
+pub struct Question {
+    /// The shell command (for --tool Bash or PowerShell).
+    command: Option<String>,
+    /// The session's project directory [default: the current directory].
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    /// The tool: Bash, PowerShell, Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, LS.
+    #[arg(long, default_value = "Bash")]
+    pub tool: String,
+    /// The target path for a file tool.
+    #[arg(long)]
+    path: Option<String>,
+    /// Skip Tier 2 (the LLM evaluator).
+    #[arg(long)]
+    pub offline: bool,
+    /// Decide as in a session that has taken in untrusted content (web pages, MCP output).
+    #[arg(long)]
+    tainted: bool,
+    /// Decide as under this Claude Code permission mode (default, acceptEdits, plan, auto,
+    /// dontAsk, bypassPermissions): with `on_uncertain = auto`, an uncertain call is deferred
+    /// where the agent has a gate of its own. Without it, an uncertain call asks.
+    #[arg(long, value_name = "MODE")]
+    permission_mode: Option<String>,
+}
+
+impl Question {
+    /// What was asked about: the command, or the path.
+    pub fn subject(&self) -> String {
+        self.command
+            .clone()
+            .or_else(|| self.path.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// A call decided as `sentinel check` and `sentinel explain` see it.
+pub struct Evaluated {
+    pub layered: Layered,
+    pub call: ToolCall,
+    pub cwd: PathBuf,
+    pub user_home: Option<PathBuf>,
+    /// Tier 1's decision (None: no opinion on this tool).
+    pub local: Option<Decision>,
+    /// The answer after every tier (or Tier 1's own with --offline).
+    pub decision: Option<Decision>,
+}
+
+/// Builds the call from the arguments and runs it through the tiers as a preview: no
+/// allow-once grant is used or offered.
+pub fn evaluate(q: Question) -> Result<Evaluated> {
+    let config = load_config()?;
+    let cwd = match &q.cwd {
+        Some(c) => std::path::absolute(c).with_context(|| format!("bad --cwd {}", c.display()))?,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let tool = q.tool.as_str();
+    let input = match (tool, q.command, q.path) {
+        ("Bash" | "PowerShell", Some(c), None) => serde_json::json!({ "command": c }),
+        ("Bash" | "PowerShell", None, _) => {
+            bail!("usage: sentinel check \"<command>\" (the command is missing)")
+        }
+        ("Bash" | "PowerShell", Some(_), Some(_)) => {
+            bail!("--path is for file tools; give the command alone")
+        }
+        (_, None, Some(p)) => serde_json::json!({ "file_path": p, "path": p, "notebook_path": p }),
+        (_, Some(c), None) => serde_json::json!({ "file_path": c, "path": c, "notebook_path": c }),
+        (_, Some(_), Some(_)) => bail!("give either a path argument or --path, not both"),
+        (t, None, None) => bail!("--tool {t} needs --path FILE"),
+    };
+    let input = if tool == "Read" {
+        serde_json::json!({ "file_path": input["file_path"] })
+    } else {
+        input
+    };
+    let call = ToolCall::from_tool_input(tool, &input)?;
+    let answered = question::answer(
+        &config,
+        &question::Question {
+            call: &call,
+            cwd: &cwd,
+            session: tiers::Session {
+                id: None,
+                permission_mode: q.permission_mode.as_deref(),
+                transcript: None,
+            },
+            taint: if q.tainted {
+                TaintFrom::Assumed("sentinel check --tainted")
+            } else {
+                TaintFrom::Clean
+            },
+            purpose: Purpose::Preview { offline: q.offline },
+        },
+    );
+    Ok(Evaluated {
+        layered: answered.layered,
+        call,
+        cwd,
+        user_home: answered.user_home,
+        local: answered.local,
+        decision: answered.answer,
+    })
+}

@@ -1,0 +1,55 @@
+//! `sentinel audit verify` and `audit tail`: the audit log's chain checked, and its latest records.
+
+use super::load_config;
+use anyhow::{Context as _, Result};
+use sentinel::audit;
+
+pub fn verify() -> Result<u8> {
+    let config = load_config()?;
+    let journal = audit::journal(&config.home.value, config.log_max_bytes.value);
+    match audit::verify(&journal).context("cannot read the audit log")? {
+        audit::Verification::Intact(n) => {
+            outln!(
+                "intact: {n} records in {} file(s), chain and head agree",
+                journal.files().len()
+            );
+            Ok(0)
+        }
+        audit::Verification::Broken(why) => {
+            outln!("broken: {why}");
+            Ok(1)
+        }
+    }
+}
+
+pub fn tail(n: usize, json: bool) -> Result<u8> {
+    let config = load_config()?;
+    let journal = audit::journal(&config.home.value, config.log_max_bytes.value);
+    for r in audit::tail(&journal, n).context("cannot read the audit log")? {
+        if json {
+            outln!("{r}");
+            continue;
+        }
+        if let Some(damaged) = r.get("damaged") {
+            outln!("(damaged line) {damaged}");
+            continue;
+        }
+        let s = |k: &str| r[k].as_str().unwrap_or("").to_string();
+        let rule = r["rule"]
+            .as_str()
+            .map(|x| format!("  [{x}]"))
+            .unwrap_or_default();
+        let shadow = if r["shadow"] == true { " (shadow)" } else { "" };
+        outln!(
+            "#{:<5} {}  {:<5} {:<6} {:<10} {}{rule}{shadow}",
+            r["seq"].as_u64().unwrap_or(0),
+            audit::utc(r["ts_ms"].as_u64().unwrap_or(0)),
+            s("verdict"),
+            s("tier"),
+            s("tool"),
+            sentinel::shell::excerpt(&s("subject")),
+        );
+        outln!("        session {}  {}", s("session"), s("reason"));
+    }
+    Ok(0)
+}

@@ -1,0 +1,55 @@
+//! `sentinel check`: decide a call as if the agent proposed it, and record the decision.
+
+use super::ask::{Question, evaluate};
+use anyhow::Result;
+use sentinel::{check, record};
+
+pub fn run(q: Question, json: bool) -> Result<u8> {
+    let started = std::time::Instant::now();
+    let tool = q.tool.clone();
+    let e = evaluate(q)?;
+    for err in &e.layered.rules.errors {
+        eprintln!("sentinel: rule error: {err}");
+    }
+    for err in &e.layered.config.errors {
+        eprintln!("sentinel: config error: {err}");
+    }
+    if let Some(local) = &e.local {
+        let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let meta = record::Meta {
+            session: "check",
+            agent: "check",
+            latency_us,
+            shadow: false,
+        };
+        if let Some(warning) = record::record(
+            &e.layered.config,
+            &e.call,
+            local,
+            e.decision.as_ref(),
+            &meta,
+        ) {
+            eprintln!("{warning}");
+        }
+    }
+    match (&e.decision, json) {
+        (Some(d), true) => outln!("{}", serde_json::to_string_pretty(d)?),
+        (Some(d), false) => out!("{}", check::render(d)),
+        (None, true) if e.local.is_some() => outln!(
+            "{}",
+            serde_json::json!({ "verdict": "defer", "tool": tool, "reason": check::DEFERRED, "local": e.local })
+        ),
+        (None, false) if e.local.is_some() => out!(
+            "{}",
+            check::render_deferred(e.local.as_ref().expect("checked"))
+        ),
+        (None, true) => outln!(
+            "{}",
+            serde_json::json!({ "verdict": null, "tool": tool, "reason": "sentinel has no opinion on this tool; the agent's own permission flow decides" })
+        ),
+        (None, false) => outln!(
+            "verdict: none\nreason:  sentinel has no opinion on {tool}; the agent's own permission flow decides"
+        ),
+    }
+    Ok(check::exit_code(e.decision.map(|d| d.verdict)) as u8)
+}

@@ -1,0 +1,35 @@
+//! `sentinel doctor`: is sentinel in the way of every call it should judge?
+
+use super::args::Scope;
+use super::install::settings_path;
+use super::load_config;
+use anyhow::Result;
+use sentinel::config;
+use sentinel::rules::Rules;
+use std::path::PathBuf;
+
+pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
+    let config = load_config()?;
+    let settings = settings_path(settings, scope)?;
+    let rules = Rules::load(&config.home.value, config::user_home().as_deref());
+    let checks = sentinel::doctor::run(&settings, &config, &rules, sentinel::doctor::on_path());
+    let failed = checks
+        .iter()
+        .any(|c| c.status == sentinel::doctor::Status::Fail);
+    if json {
+        outln!("{}", serde_json::json!({ "ok": !failed, "checks": checks }));
+    } else {
+        for c in &checks {
+            let mark = match c.status {
+                sentinel::doctor::Status::Ok => "ok  ",
+                sentinel::doctor::Status::Warn => "warn",
+                sentinel::doctor::Status::Fail => "FAIL",
+            };
+            outln!("{mark}  {:<8} {}", c.name, c.detail);
+            if let Some(fix) = &c.fix {
+                outln!("                fix: {fix}");
+            }
+        }
+    }
+    Ok(u8::from(failed))
+}

@@ -1,0 +1,79 @@
+//! `sentinel hook`: its few arguments read without clap, and the answer written out.
+
+use sentinel::event::Agent;
+use sentinel::hook;
+use std::io::Write;
+
+/// `hook [--agent NAME|--agent=NAME] [--shadow]`, each at most once; None for anything else.
+pub fn args(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<(Agent, bool)> {
+    if args.next()? != "hook" {
+        return None;
+    }
+    let (mut agent, mut shadow) = (None, false);
+    while let Some(arg) = args.next() {
+        let arg = arg.into_string().ok()?;
+        let name = match arg.as_str() {
+            "--shadow" if !shadow => {
+                shadow = true;
+                continue;
+            }
+            "--agent" => args.next()?.into_string().ok()?,
+            a => a.strip_prefix("--agent=")?.to_string(),
+        };
+        if agent.is_some() {
+            return None;
+        }
+        agent = Some(Agent::parse(&name)?);
+    }
+    Some((agent.unwrap_or(Agent::Claude), shadow))
+}
+
+/// `sentinel hook`: one event on stdin, the answer on stdout.
+pub fn run(agent: Agent, shadow: bool) -> u8 {
+    let out = hook::run(agent, shadow, &mut std::io::stdin().lock());
+    if out.for_terminal && hook::to_terminal(&out.stderr) {
+        return 0;
+    }
+    // A closed pipe is the agent's business; the exit status still says what happened.
+    let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
+    let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
+    out.exit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hooks_arguments_are_read_without_clap_and_anything_else_goes_to_clap() {
+        let args = |a: &[&str]| args(a.iter().map(std::ffi::OsString::from));
+        assert_eq!(args(&["hook"]), Some((Agent::Claude, false)));
+        assert_eq!(
+            args(&["hook", "--agent", "gemini", "--shadow"]),
+            Some((Agent::Gemini, true))
+        );
+        assert_eq!(
+            args(&["hook", "--agent=cursor"]),
+            Some((Agent::Cursor, false))
+        );
+        for other in [
+            &["check", "ls"][..],
+            &["hook", "--help"],
+            &["hook", "--agent"],
+            &["hook", "--agent", "vim"],
+            &["hook", "--shadow", "--shadow"],
+            &["hook", "--agent=claude", "--agent=gemini"],
+            &["hook", "extra"],
+        ] {
+            assert_eq!(args(other), None, "{other:?}");
+        }
+        // Every agent clap knows is known here, by the same name.
+        for a in Agent::ALL {
+            use clap::ValueEnum as _;
+            assert_eq!(
+                a.to_possible_value().map(|v| v.get_name().to_string()),
+                Some(a.as_str().to_string())
+            );
+        }
+    }
+}

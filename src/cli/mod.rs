@@ -1,0 +1,91 @@
+//! The subcommands, one file each; [`run`] maps a parsed command line onto them. Each returns
+//! the process's exit status (or an error, which `main` prints on one line and exits 1 with).
+
+/// `println!` that a closed stdout (`sentinel config | head -1`) does not turn into a panic: the
+/// rest of the output is dropped and the command ends with its own exit status.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// `print!`, likewise.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
+mod allow_once;
+mod args;
+mod ask;
+mod audit;
+mod check;
+mod config;
+mod doctor;
+mod explain;
+pub mod hook;
+mod install;
+mod person;
+mod rules;
+mod stats;
+mod suggest;
+mod trust;
+
+use anyhow::{Context as _, Result};
+pub use args::Cli;
+use args::{AuditCommand, Command, RulesCommand};
+use sentinel::config::Config;
+
+/// Runs one subcommand.
+pub fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Check { question, json } => check::run(question, json),
+        Command::Rules {
+            command: RulesCommand::Lint { json },
+        } => rules::lint(json),
+        Command::Rules {
+            command: RulesCommand::Diff { json },
+        } => rules::diff(json),
+        Command::Hook { agent, shadow } => Ok(hook::run(agent, shadow)),
+        Command::Config { json } => config::run(json),
+        Command::Stats {
+            session,
+            all,
+            since,
+            json,
+        } => stats::run(session, all, since, json),
+        Command::Audit {
+            command: AuditCommand::Verify,
+        } => audit::verify(),
+        Command::Audit {
+            command: AuditCommand::Tail { n, json },
+        } => audit::tail(n, json),
+        Command::Install {
+            shadow,
+            settings,
+            scope,
+        } => install::install(shadow, settings, scope),
+        Command::Uninstall {
+            settings,
+            scope,
+            purge,
+        } => install::uninstall(settings, scope, purge),
+        Command::Doctor {
+            settings,
+            scope,
+            json,
+        } => doctor::run(settings, scope, json),
+        Command::Trust { dir, revoke } => trust::run(dir, revoke),
+        Command::AllowOnce { code } => allow_once::run(&code),
+        Command::Explain { question, json } => explain::run(question, json),
+        Command::Suggest { apply, limit, json } => suggest::run(&apply, limit, json),
+    }
+}
+
+/// The person's configuration, as every subcommand but `hook` and `rules` loads it.
+fn load_config() -> Result<Config> {
+    Config::load_for_process().context("cannot find a home directory; set SENTINEL_HOME")
+}

@@ -1,0 +1,117 @@
+//! `sentinel rules lint` and `rules diff`: the person's rule files checked, and what they change.
+
+use anyhow::{Context as _, Result};
+use sentinel::config;
+use sentinel::project::Project;
+use sentinel::rules::{RuleFile, Rules};
+
+pub fn lint(json: bool) -> Result<u8> {
+    let home =
+        config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
+    let mut rules = Rules::load(&home, config::user_home().as_deref());
+    // A project's .sentinel/ is linted whole, trusted or not: its errors are the person's to fix.
+    if let Some(p) = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| Project::find(&cwd, &home))
+    {
+        rules.add_project(&p, true);
+    }
+    let errors = rules.lint();
+    let count = rules.hard_block().len()
+        + rules.safe().len()
+        + rules.conditional().len()
+        + rules.safe_paths().len()
+        + rules.excluded_paths().len();
+    if json {
+        let report = serde_json::json!({
+            "ok": errors.is_empty(),
+            "rules": count,
+            "errors": errors.iter().map(|e| serde_json::json!({
+                "file": e.file, "line": e.line, "message": e.message,
+            })).collect::<Vec<_>>(),
+            "files": rules.origins.iter().map(|(file, origin)| serde_json::json!({
+                "file": file, "origin": origin,
+            })).collect::<Vec<_>>(),
+        });
+        outln!("{report}");
+        return Ok(if errors.is_empty() { 0 } else { 1 });
+    }
+    for e in &errors {
+        outln!("{e}");
+    }
+    for (file, origin) in &rules.origins {
+        eprintln!("  {file}: {origin}");
+    }
+    if errors.is_empty() {
+        eprintln!(
+            "ok: {count} rules in {} files, no errors",
+            rules.origins.len()
+        );
+        Ok(0)
+    } else {
+        eprintln!(
+            "{} error(s); until they are fixed every local allow becomes ask",
+            errors.len()
+        );
+        Ok(1)
+    }
+}
+
+pub fn diff(json: bool) -> Result<u8> {
+    let home =
+        config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
+    let rules = Rules::load(&home, config::user_home().as_deref());
+    let layer_of = |file: RuleFile| rules.layers.iter().find(|l| l.file == Some(file));
+    if json {
+        let files: Vec<_> = RuleFile::ALL
+            .iter()
+            .map(|&file| match layer_of(file) {
+                None => serde_json::json!({"file": file.name(), "layer": "bundled"}),
+                Some(l) => serde_json::json!({
+                    "file": file.name(),
+                    "layer": if l.seeded_copy { "seeded-copy-ignored" } else { "bundled+person" },
+                    "origin": l.origin,
+                    "added": l.added.iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
+                    "switched_off": l.switched_off.iter().map(|(line, bl, p)| serde_json::json!({"line": line, "bundled_line": bl, "pattern": p})).collect::<Vec<_>>(),
+                    "unmatched_off": l.unmatched_off.iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
+                }),
+            })
+            .collect();
+        outln!("{}", serde_json::json!({ "files": files }));
+        return Ok(0);
+    }
+    for file in RuleFile::ALL {
+        match layer_of(file) {
+            None => outln!("{}: bundled only", file.name()),
+            Some(l) if l.seeded_copy => outln!(
+                "{}: {} is an unchanged copy of an earlier bundled file: ignored, this version's bundled rules apply (delete it, or keep only your own lines)",
+                file.name(),
+                l.origin
+            ),
+            Some(l) => {
+                outln!(
+                    "{}: bundled + {} ({} added, {} bundled switched off)",
+                    file.name(),
+                    l.origin,
+                    l.added.len(),
+                    l.switched_off.len()
+                );
+                for (line, pattern) in &l.added {
+                    outln!("  + line {line}: {pattern}");
+                }
+                for (line, bundled_line, pattern) in &l.switched_off {
+                    outln!(
+                        "  - line {line}: off: bundled {}:{bundled_line} {pattern}",
+                        file.name()
+                    );
+                }
+                for (line, pattern) in &l.unmatched_off {
+                    outln!(
+                        "  ? line {line}: `off: {pattern}` matches no bundled rule of this version (it changed or went away)"
+                    );
+                }
+            }
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,145 @@
+//! `sentinel stats`: what each tier decided, latency, API calls and cost.
+
+use super::load_config;
+use anyhow::{Context as _, Result, bail};
+use sentinel::{audit, stats};
+
+/// `30m`, `2h`, `7d`, `45s`, or a Unix time in seconds → ms since the epoch.
+fn parse_since(text: &str) -> Result<u64> {
+    let now = sentinel::budget::now_ms();
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len()),
+    );
+    let n: u64 = number
+        .parse()
+        .with_context(|| format!("--since {text}: expected 30m, 2h, 7d or a Unix time"))?;
+    let ms = match unit {
+        "" => return Ok(n * 1000),
+        "s" => n * 1000,
+        "m" => n * 60_000,
+        "h" => n * 3_600_000,
+        "d" => n * 86_400_000,
+        _ => bail!("--since {text}: the unit must be s, m, h or d"),
+    };
+    Ok(now.saturating_sub(ms))
+}
+
+fn duration(us: u64) -> String {
+    match us {
+        0..1_000 => format!("{us} µs"),
+        1_000..1_000_000 => format!("{:.1} ms", us as f64 / 1e3),
+        _ => format!("{:.2} s", us as f64 / 1e6),
+    }
+}
+
+pub fn run(session: Option<String>, all: bool, since: Option<String>, json: bool) -> Result<u8> {
+    let config = load_config()?;
+    let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
+    let loaded = stats::load(&journal).context("cannot read the stats")?;
+    if !loaded.damaged.is_empty() {
+        eprintln!(
+            "sentinel: warning: {} damaged stats line(s) skipped: {}",
+            loaded.damaged.len(),
+            loaded.damaged.join(", ")
+        );
+    }
+    let since_ms = since.as_deref().map(parse_since).transpose()?;
+    let mut records: Vec<&stats::Record> = loaded
+        .records
+        .iter()
+        .filter(|r| since_ms.is_none_or(|s| r.ts_ms >= s))
+        .collect();
+    let scope = match (&session, all) {
+        (Some(id), _) => {
+            records.retain(|r| &r.session == id);
+            format!("session {id}")
+        }
+        (None, true) => {
+            let sessions: std::collections::BTreeSet<&str> =
+                records.iter().map(|r| r.session.as_str()).collect();
+            format!("all sessions ({})", sessions.len())
+        }
+        (None, false) => match records.last().map(|r| r.session.clone()) {
+            Some(id) => {
+                records.retain(|r| r.session == id);
+                format!("session {id} (the most recent; --all for every session)")
+            }
+            None => "no decisions recorded yet".to_string(),
+        },
+    };
+    let summary = stats::summarize(records.iter().copied());
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "scope": scope, "summary": summary })
+            )?
+        );
+        return Ok(0);
+    }
+    outln!("{scope}");
+    if let (Some(first), Some(last)) = (records.first(), records.last()) {
+        outln!(
+            "from {} to {} UTC",
+            audit::utc(first.ts_ms),
+            audit::utc(last.ts_ms)
+        );
+    }
+    outln!("{}", summary.line());
+    outln!();
+    outln!(
+        "{:<7} {:>9} {:>7} {:>10} {:>10} {:>10}",
+        "tier",
+        "decisions",
+        "share",
+        "mean",
+        "p50",
+        "p95"
+    );
+    for (tier, l) in &summary.latency {
+        let share = 100.0 * l.count as f64 / summary.checks.max(1) as f64;
+        outln!(
+            "{tier:<7} {:>9} {:>6.1}% {:>10} {:>10} {:>10}",
+            l.count,
+            share,
+            duration(l.mean_us),
+            duration(l.p50_us),
+            duration(l.p95_us)
+        );
+    }
+    outln!();
+    outln!(
+        "resolved locally: {:.1}%   api calls: {} (errors {}, {:.1} s, ~${:.4})",
+        summary.local_resolution_pct,
+        summary.api_calls,
+        summary.api_error,
+        summary.api_ms as f64 / 1000.0,
+        summary.api_cost_usd
+    );
+    let t = &summary.api_tokens;
+    if t.input + t.output > 0 {
+        let answered = summary.api_allow + summary.api_block + summary.api_ask;
+        outln!(
+            "api tokens: {} in, {} out, cache read {}, written {}; ~${:.4} per evaluation",
+            t.input,
+            t.output,
+            t.cache_read,
+            t.cache_write,
+            summary.api_cost_usd / answered.max(1) as f64
+        );
+    }
+    if summary.deferred > 0 {
+        outln!(
+            "deferred to the agent's own permission flow: {} (on_uncertain)",
+            summary.deferred
+        );
+    }
+    if !summary.top_tier2.is_empty() {
+        outln!("reached Tier 2 most often (candidates for a local rule):");
+        for (subject, n) in &summary.top_tier2 {
+            outln!("{n:>6}  {subject}");
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,169 @@
+//! One call run through the tiers: the layers load, Tier 1 decides, an allow-once grant or the
+//! later tiers settle the answer. `sentinel hook`, `check` and `explain` all ask through
+//! [`answer`]; they differ only in how the question is put ([`Purpose`]) and in what they do
+//! with the answer (print it, render it, explain it, record it).
+
+use crate::budget;
+use crate::config::{self, Config};
+use crate::decide::Context;
+use crate::decision::{Decision, Tier, Verdict};
+use crate::event::ToolCall;
+use crate::paths::RealFs;
+use crate::project::{self, Layered};
+use crate::taint::{self, Taint};
+use crate::tiers::{self, Session};
+use crate::{allow_once, record, shell};
+use std::path::{Path, PathBuf};
+
+/// What the answer is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// The agent's call (`sentinel hook`): the person's allow-once grant for it is used up, and
+    /// a local deny offers a code (not in shadow mode, where sentinel must leave no trace the
+    /// agent could see).
+    Hook { shadow: bool },
+    /// A preview by hand (`check`, `explain`): no grant is used or offered; `offline` stops at
+    /// Tier 1's own verdict.
+    Preview { offline: bool },
+}
+
+/// Where the session's taint comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum TaintFrom<'a> {
+    /// The session's marks in SENTINEL_HOME (the hook's; none without a session id).
+    Session,
+    /// Assumed by the person (`check --tainted`): as if untrusted content had just come in.
+    Assumed(&'a str),
+    /// None.
+    Clean,
+}
+
+/// One call to decide, and what the tiers need to know about where it comes from.
+pub struct Question<'a> {
+    pub call: &'a ToolCall,
+    /// The directory the call runs in, absolute.
+    pub cwd: &'a Path,
+    pub session: Session<'a>,
+    pub taint: TaintFrom<'a>,
+    pub purpose: Purpose,
+}
+
+/// The answer and what it was decided from.
+pub struct Answered {
+    /// The configuration and rules with the project's layer.
+    pub layered: Layered,
+    /// The person's home directory.
+    pub user_home: Option<PathBuf>,
+    /// Tier 1's decision (None: sentinel has no opinion on this tool).
+    pub local: Option<Decision>,
+    /// The answer to give (None: say nothing, the agent's own permission flow decides).
+    pub answer: Option<Decision>,
+}
+
+/// Runs `q` through the tiers under the person's configuration `base`.
+pub fn answer(base: &Config, q: &Question) -> Answered {
+    let user_home = config::user_home();
+    // The project's `.sentinel/` may make the configuration stricter (or laxer, once trusted).
+    let layered = Layered::load(base, q.cwd, user_home.as_deref());
+    let config = &layered.config;
+    let taint = match q.taint {
+        TaintFrom::Session => taint::read(
+            &config.home.value,
+            q.session.id.unwrap_or(""),
+            config.taint_max_age_hours.value.saturating_mul(3_600_000),
+            budget::now_ms(),
+        ),
+        TaintFrom::Assumed(by) => Some(Taint {
+            marks: vec![taint::Mark {
+                tool: by.to_string(),
+                ts_ms: budget::now_ms(),
+            }],
+        }),
+        TaintFrom::Clean => None,
+    };
+    let ctx = Context::new(
+        q.cwd,
+        user_home.as_deref(),
+        &config.home.value,
+        &RealFs,
+        taint.as_ref(),
+    )
+    .with_project(&project::root(q.cwd, project::named_by_agent().as_deref()));
+    let local = layered.decide(q.call, &ctx, user_home.as_deref());
+    let answer = match (&local, q.purpose) {
+        (None, _) => None,
+        (Some(local), Purpose::Preview { offline: true }) => Some(local.clone()),
+        (Some(local), Purpose::Preview { offline: false }) => {
+            tiers::resolve(Some(local.clone()), q.call, config, &q.session)
+        }
+        (Some(local), Purpose::Hook { shadow }) => match allowed_once(config, q.call, local) {
+            Some(pass) => Some(pass),
+            None => tiers::resolve(Some(local.clone()), q.call, config, &q.session)
+                .map(|answer| offer_code(config, q.call, answer, shadow)),
+        },
+    };
+    Answered {
+        layered,
+        user_home,
+        local,
+        answer,
+    }
+}
+
+/// The person's allow-once grant for exactly this refused call, used up now, as the answer.
+fn allowed_once(config: &Config, call: &ToolCall, local: &Decision) -> Option<Decision> {
+    if local.verdict != Verdict::Deny || local.person_only {
+        return None;
+    }
+    let subject = record::subject(call, local);
+    let now = budget::now_ms();
+    let code = allow_once::consume(&config.home.value, &local.tool, &subject, &local.cwd, now)
+        .ok()
+        .flatten()?;
+    let mut pass = local.clone();
+    pass.verdict = Verdict::Allow;
+    pass.reason = format!(
+        "sentinel[local]: allowed once: the person ran `sentinel allow-once {}` for exactly this call (Tier 1 said: {})",
+        code.code, local.reason
+    );
+    pass.warning = Some(format!(
+        "sentinel: allow-once {} used for: {}",
+        code.code,
+        shell::excerpt(&subject)
+    ));
+    Some(pass)
+}
+
+/// A local deny gets a code the person can grant with `sentinel allow-once CODE`; the reason
+/// tells the agent so. Not for refusals only the person may override by hand, nor in shadow mode.
+fn offer_code(config: &Config, call: &ToolCall, mut answer: Decision, shadow: bool) -> Decision {
+    if shadow || answer.verdict != Verdict::Deny || answer.tier != Tier::Local || answer.person_only
+    {
+        return answer;
+    }
+    let subject = record::subject(call, &answer);
+    match allow_once::issue(
+        &config.home.value,
+        &answer.tool,
+        &subject,
+        &answer.cwd,
+        &answer.reason,
+        budget::now_ms(),
+    ) {
+        Ok(code) => {
+            answer.reason = format!(
+                "{} If the person wants exactly this call to run, ask them to run `sentinel allow-once {code}` in their own terminal (valid 10 minutes), then try the same call again.",
+                answer.reason
+            );
+        }
+        // No code, no harm: the deny stands and says so.
+        Err(e) => {
+            answer.reason = format!(
+                "{} (no allow-once code: {})",
+                answer.reason,
+                shell::one_line(&e.to_string())
+            );
+        }
+    }
+    answer
+}
