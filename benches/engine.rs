@@ -1,8 +1,8 @@
 //! The engine in-process: Tier-1 decisions per second over every command of both corpora, on
 //! one core (rules loaded once, as a long-lived process would). `cargo bench --bench engine`.
 
+use sentinel::call::ToolCall;
 use sentinel::decide::{Context, decide};
-use sentinel::event::ToolCall;
 use sentinel::rules::Rules;
 use std::path::Path;
 use std::time::{Duration, Instant};

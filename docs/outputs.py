@@ -221,7 +221,7 @@ body = json.loads(open(os.path.join(os.environ["DOCS_BASE"], "api-requests.jsonl
 def show(block):
     text = re.sub(r"[0-9a-f]{64}", "<canary: 64 hex, fresh per call>", block["text"])
     if len(text) > 600:
-        text = text[:90] + f"… [{len(text) - 90:,} more characters: src/evaluator_prompt.md]"
+        text = text[:90] + f"… [{len(text) - 90:,} more characters: src/evaluator/prompt.md]"
     return json.dumps({**block, "text": text}, ensure_ascii=False)
 schema = body["output_config"]["format"]["schema"]
 print("{" + ", ".join(f'"{k}": {json.dumps(body[k])}' for k in ("model", "max_tokens", "temperature")) + ",")

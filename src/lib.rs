@@ -1,37 +1,31 @@
 //! sentinel: a pre-tool-use hook that guards AI coding agents.
 //!
-//! Read it from [`hook::run`] down: an agent's event ([`event`]) becomes a call
-//! ([`event::ToolCall`]) that goes through Tier 1 ([`decide::decide`]: the parsed shell command
-//! ([`shell`]) against the rule files ([`rules`]) and path lists ([`paths`])), then the later tiers
-//! and the configuration ([`tiers`], [`config`]), and comes out as a [`decision::Decision`],
-//! recorded ([`stats`]) and answered in the agent's protocol.
+//! The folders are the layers (docs/architecture.md draws them):
+//! - [`agents`]: the agents' side: their events and hook protocols, the tools judged,
+//!   install and doctor.
+//! - [`local`]: Tier 1, a pure function of the call, the rules, the command specs and the
+//!   project's layer: the parsed shell, each program's options and effects, paths, policy.
+//! - [`evaluator`]: Tier 2 (the LLM evaluator, its budget and breaker, the person's words from
+//!   the transcript) and Tier 3 (the fail path), and what the configuration makes of a verdict.
+//! - [`ledger`]: what is kept between calls: stats, the audit chain, taint, allow-once grants.
+//! - [`config`]: `sentinel.toml` and the environment.
+//! - [`report`]: what the person reads: `check`'s answer, `explain`, `suggest`.
+//!
+//! [`question::answer`] runs one call through the tiers; [`decision`] holds the types of an
+//! answer that every layer shares.
 
-pub mod allow_once;
-pub mod audit;
-pub mod breaker;
-pub mod budget;
-pub mod check;
+pub mod agents;
+pub mod call;
+pub mod clock;
 pub mod config;
 pub mod decision;
-pub mod doctor;
+pub mod digest;
 pub mod evaluator;
-pub mod event;
-pub mod explain;
-pub mod hook;
-pub mod install;
-pub mod journal;
+pub mod ledger;
 pub mod local;
-pub mod project;
 pub mod question;
-pub mod record;
-pub mod signs;
-pub mod state;
-pub mod stats;
-pub mod suggest;
-pub mod taint;
-pub mod tiers;
-pub mod tools;
-pub mod transcript;
+pub mod report;
+pub mod text;
 
-// Tier 1 lives in `local/`; these names are kept at the top for the rest of the crate.
+// Tier 1's parts, named at the top for the rest of the crate.
 pub use local::{decide, paths, rules, shell};

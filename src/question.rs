@@ -3,16 +3,17 @@
 //! [`answer`]; they differ only in how the question is put ([`Purpose`]) and in what they do
 //! with the answer (print it, render it, explain it, record it).
 
-use crate::budget;
+use crate::call::ToolCall;
 use crate::config::{self, Config};
 use crate::decide::Context;
+use crate::decision::taint::{Mark, Taint};
 use crate::decision::{Decision, Tier, Verdict};
-use crate::event::ToolCall;
+use crate::evaluator::tiers::{self, Session};
+use crate::ledger::taint;
+use crate::ledger::{allow_once, record};
+use crate::local::project::{self, Layered};
 use crate::paths::RealFs;
-use crate::project::{self, Layered};
-use crate::taint::{self, Taint};
-use crate::tiers::{self, Session};
-use crate::{allow_once, record, shell};
+use crate::text;
 use std::path::{Path, PathBuf};
 
 /// What the answer is for.
@@ -71,12 +72,12 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
             &config.home.value,
             q.session.id.unwrap_or(""),
             config.taint_max_age_hours.value.saturating_mul(3_600_000),
-            budget::now_ms(),
+            crate::clock::now_ms(),
         ),
         TaintFrom::Assumed(by) => Some(Taint {
-            marks: vec![taint::Mark {
+            marks: vec![Mark {
                 tool: by.to_string(),
-                ts_ms: budget::now_ms(),
+                ts_ms: crate::clock::now_ms(),
             }],
         }),
         TaintFrom::Clean => None,
@@ -116,7 +117,7 @@ fn allowed_once(config: &Config, call: &ToolCall, local: &Decision) -> Option<De
         return None;
     }
     let subject = record::subject(call, local);
-    let now = budget::now_ms();
+    let now = crate::clock::now_ms();
     let code = allow_once::consume(&config.home.value, &local.tool, &subject, &local.cwd, now)
         .ok()
         .flatten()?;
@@ -129,7 +130,7 @@ fn allowed_once(config: &Config, call: &ToolCall, local: &Decision) -> Option<De
     pass.warning = Some(format!(
         "sentinel: allow-once {} used for: {}",
         code.code,
-        shell::excerpt(&subject)
+        text::excerpt(&subject)
     ));
     Some(pass)
 }
@@ -148,7 +149,7 @@ fn offer_code(config: &Config, call: &ToolCall, mut answer: Decision, shadow: bo
         &subject,
         &answer.cwd,
         &answer.reason,
-        budget::now_ms(),
+        crate::clock::now_ms(),
     ) {
         Ok(code) => {
             answer.reason = format!(
@@ -161,7 +162,7 @@ fn offer_code(config: &Config, call: &ToolCall, mut answer: Decision, shadow: bo
             answer.reason = format!(
                 "{} (no allow-once code: {})",
                 answer.reason,
-                shell::one_line(&e.to_string())
+                text::one_line(&e.to_string())
             );
         }
     }

@@ -4,9 +4,9 @@
 //! again, so a guard that asks for them gets switched off. The share Tier 1 allows is printed
 //! (the README quotes it) and held above a floor; none may be denied.
 
+use sentinel::call::ToolCall;
 use sentinel::decide::{Context, decide};
 use sentinel::decision::Verdict;
-use sentinel::event::ToolCall;
 use sentinel::rules::Rules;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -296,7 +296,7 @@ fn rule_files_layer_over_the_bundled_defaults() {
     let e = Env::new();
     e.write_rule_file(
         "hard_block_commands.txt",
-        &sentinel::install::starter(sentinel::rules::RuleFile::HardBlock),
+        &sentinel::agents::install::starter(sentinel::rules::RuleFile::HardBlock),
     );
     let o = e.run(&["rules", "diff", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -3,9 +3,9 @@
 //! is allowed. Every one must in fact be denied, since D is blocked on its own.
 
 use proptest::prelude::*;
+use sentinel::call::ToolCall;
 use sentinel::decide::{Context, decide};
 use sentinel::decision::Verdict;
-use sentinel::event::ToolCall;
 use sentinel::rules::Rules;
 use std::path::Path;
 use std::sync::OnceLock;

@@ -3,9 +3,9 @@
 //! around six dangerous commands, and commands Tier 1 must leave uncertain. Each case gets
 //! exactly the verdict it is labelled with; above all, no destructive or bypass case is allowed.
 
+use sentinel::call::ToolCall;
 use sentinel::decide::{Context, decide};
 use sentinel::decision::Verdict;
-use sentinel::event::ToolCall;
 use sentinel::rules::Rules;
 use std::path::Path;
 

@@ -671,5 +671,5 @@ fn install_keeps_symlinks_and_modes_and_doctor_checks_it() {
 }
 
 fn install_backup(settings: &Path) -> std::path::PathBuf {
-    sentinel::install::backup_path(settings)
+    sentinel::agents::install::backup_path(settings)
 }

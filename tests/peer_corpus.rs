@@ -2,9 +2,9 @@
 //! cc-safety-net, parry-guard, codex; MIT / Apache-2.0, sources in each line). A peer `block`
 //! must never be allowed; a peer `allow` must never be denied (uncertain is fine either way).
 
+use sentinel::call::ToolCall;
 use sentinel::decide::{Context, decide};
 use sentinel::decision::Verdict;
-use sentinel::event::ToolCall;
 use sentinel::rules::Rules;
 use std::path::Path;
 

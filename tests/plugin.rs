@@ -21,12 +21,12 @@ fn json(path: &str) -> Value {
 fn the_plugin_hooks_name_every_judged_tool() {
     let hooks = json("hooks/hooks.json");
     let pre = hooks["hooks"]["PreToolUse"][0]["matcher"].as_str().unwrap();
-    assert_eq!(pre, sentinel::tools::judged_matcher());
-    assert!(sentinel::tools::missing_from(pre).is_empty());
+    assert_eq!(pre, sentinel::call::tools::judged_matcher());
+    assert!(sentinel::call::tools::missing_from(pre).is_empty());
     let post = hooks["hooks"]["PostToolUse"][0]["matcher"]
         .as_str()
         .unwrap();
-    assert_eq!(post, sentinel::tools::UNTRUSTED_MATCHER);
+    assert_eq!(post, sentinel::call::tools::UNTRUSTED_MATCHER);
     for event in ["PreToolUse", "PostToolUse", "SessionEnd"] {
         let h = &hooks["hooks"][event][0]["hooks"][0];
         assert_eq!(h["command"], "${CLAUDE_PLUGIN_ROOT}/scripts/sentinel-hook");

@@ -1,8 +1,8 @@
 //! A person's rule files are compiled once and cached in SENTINEL_HOME/cache: a hit answers as a
 //! fresh parse does, and a damaged cache is rebuilt, never trusted (issue 16).
 
+use sentinel::call::ToolCall;
 use sentinel::decide::{Context, decide};
-use sentinel::event::ToolCall;
 use sentinel::rules::Rules;
 use std::path::{Path, PathBuf};
 

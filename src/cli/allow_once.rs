@@ -3,12 +3,12 @@
 use super::load_config;
 use super::person::{audit_person, person_only};
 use anyhow::Result;
-use sentinel::allow_once;
+use sentinel::ledger::allow_once;
 
 pub fn run(code: &str) -> Result<u8> {
     person_only("allow-once")?;
     let config = load_config()?;
-    let now = sentinel::budget::now_ms();
+    let now = sentinel::clock::now_ms();
     match allow_once::grant(&config.home.value, code, now) {
         Ok(granted) => {
             audit_person(
@@ -20,12 +20,12 @@ pub fn run(code: &str) -> Result<u8> {
                     "the person granted allow-once {} for this call in {}, valid until {} UTC",
                     granted.code,
                     granted.cwd,
-                    sentinel::audit::utc(now + allow_once::TTL_MS)
+                    sentinel::clock::utc(now + allow_once::TTL_MS)
                 ),
             );
             outln!(
                 "allowed once, until {} UTC:",
-                sentinel::audit::utc(now + allow_once::TTL_MS)
+                sentinel::clock::utc(now + allow_once::TTL_MS)
             );
             outln!("  tool     {}", granted.tool);
             outln!(

@@ -2,7 +2,7 @@
 
 use crate::cli::ask::Question;
 use clap::{Parser, Subcommand};
-use sentinel::event::Agent;
+use sentinel::agents::event::Agent;
 use std::path::PathBuf;
 
 /// A pre-tool-use hook that guards AI coding agents.

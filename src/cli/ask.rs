@@ -2,11 +2,11 @@
 
 use super::load_config;
 use anyhow::{Context as _, Result, bail};
+use sentinel::call::ToolCall;
 use sentinel::decision::Decision;
-use sentinel::event::ToolCall;
-use sentinel::project::Layered;
+use sentinel::evaluator::tiers;
+use sentinel::local::project::Layered;
 use sentinel::question::{self, Purpose, TaintFrom};
-use sentinel::tiers;
 use std::path::PathBuf;
 
 /// One call, as the agent would propose it.

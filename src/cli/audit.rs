@@ -2,7 +2,7 @@
 
 use super::load_config;
 use anyhow::{Context as _, Result};
-use sentinel::audit;
+use sentinel::ledger::audit;
 
 pub fn verify() -> Result<u8> {
     let config = load_config()?;
@@ -43,11 +43,11 @@ pub fn tail(n: usize, json: bool) -> Result<u8> {
         outln!(
             "#{:<5} {}  {:<5} {:<6} {:<10} {}{rule}{shadow}",
             r["seq"].as_u64().unwrap_or(0),
-            audit::utc(r["ts_ms"].as_u64().unwrap_or(0)),
+            sentinel::clock::utc(r["ts_ms"].as_u64().unwrap_or(0)),
             s("verdict"),
             s("tier"),
             s("tool"),
-            sentinel::shell::excerpt(&s("subject")),
+            sentinel::text::excerpt(&s("subject")),
         );
         outln!("        session {}  {}", s("session"), s("reason"));
     }

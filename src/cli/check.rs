@@ -2,7 +2,7 @@
 
 use super::ask::{Question, evaluate};
 use anyhow::Result;
-use sentinel::{check, record};
+use sentinel::{ledger::record, report::check};
 
 pub fn run(q: Question, json: bool) -> Result<u8> {
     let started = std::time::Instant::now();

@@ -12,18 +12,23 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
     let config = load_config()?;
     let settings = settings_path(settings, scope)?;
     let rules = Rules::load(&config.home.value, config::user_home().as_deref());
-    let checks = sentinel::doctor::run(&settings, &config, &rules, sentinel::doctor::on_path());
+    let checks = sentinel::agents::doctor::run(
+        &settings,
+        &config,
+        &rules,
+        sentinel::agents::doctor::on_path(),
+    );
     let failed = checks
         .iter()
-        .any(|c| c.status == sentinel::doctor::Status::Fail);
+        .any(|c| c.status == sentinel::agents::doctor::Status::Fail);
     if json {
         outln!("{}", serde_json::json!({ "ok": !failed, "checks": checks }));
     } else {
         for c in &checks {
             let mark = match c.status {
-                sentinel::doctor::Status::Ok => "ok  ",
-                sentinel::doctor::Status::Warn => "warn",
-                sentinel::doctor::Status::Fail => "FAIL",
+                sentinel::agents::doctor::Status::Ok => "ok  ",
+                sentinel::agents::doctor::Status::Warn => "warn",
+                sentinel::agents::doctor::Status::Fail => "FAIL",
             };
             outln!("{mark}  {:<8} {}", c.name, c.detail);
             if let Some(fix) = &c.fix {

@@ -3,7 +3,7 @@
 use super::ask::{Question, evaluate};
 use anyhow::Result;
 use sentinel::paths::RealFs;
-use sentinel::{check, explain};
+use sentinel::{report::check, report::explain};
 
 pub fn run(q: Question, json: bool) -> Result<u8> {
     let offline = q.offline;

@@ -1,7 +1,7 @@
 //! `sentinel hook`: its few arguments read without clap, and the answer written out.
 
-use sentinel::event::Agent;
-use sentinel::hook;
+use sentinel::agents::event::Agent;
+use sentinel::agents::hook;
 use std::io::Write;
 
 /// `hook [--agent NAME|--agent=NAME] [--shadow]`, each at most once; None for anything else.

@@ -4,7 +4,7 @@ use super::args::Scope;
 use super::load_config;
 use super::person::person_only;
 use anyhow::{Context as _, Result};
-use sentinel::{config, install};
+use sentinel::{agents::install, config};
 use std::path::PathBuf;
 
 pub fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf> {

@@ -19,8 +19,8 @@ pub fn person_only(what: &str) -> Result<()> {
 
 /// One audit record of something the person did (trust, allow-once), chained like decisions.
 pub fn audit_person(config: &Config, tool: &str, subject: &str, verdict: &str, reason: &str) {
-    let entry = sentinel::audit::Entry {
-        ts_ms: sentinel::budget::now_ms(),
+    let entry = sentinel::ledger::audit::Entry {
+        ts_ms: sentinel::clock::now_ms(),
         session: String::new(),
         agent: "person".into(),
         tool: tool.to_string(),
@@ -34,8 +34,8 @@ pub fn audit_person(config: &Config, tool: &str, subject: &str, verdict: &str, r
         rule: None,
         shadow: false,
     };
-    let journal = sentinel::audit::journal(&config.home.value, config.log_max_bytes.value);
-    if let Err(e) = sentinel::audit::append(&journal, &entry) {
+    let journal = sentinel::ledger::audit::journal(&config.home.value, config.log_max_bytes.value);
+    if let Err(e) = sentinel::ledger::audit::append(&journal, &entry) {
         eprintln!("sentinel: warning: not in the audit log ({e})");
     }
 }

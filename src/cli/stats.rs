@@ -2,11 +2,11 @@
 
 use super::load_config;
 use anyhow::{Context as _, Result, bail};
-use sentinel::{audit, stats};
+use sentinel::ledger::stats;
 
 /// `30m`, `2h`, `7d`, `45s`, or a Unix time in seconds → ms since the epoch.
 fn parse_since(text: &str) -> Result<u64> {
-    let now = sentinel::budget::now_ms();
+    let now = sentinel::clock::now_ms();
     let (number, unit) = text.split_at(
         text.find(|c: char| !c.is_ascii_digit())
             .unwrap_or(text.len()),
@@ -82,8 +82,8 @@ pub fn run(session: Option<String>, all: bool, since: Option<String>, json: bool
     if let (Some(first), Some(last)) = (records.first(), records.last()) {
         outln!(
             "from {} to {} UTC",
-            audit::utc(first.ts_ms),
-            audit::utc(last.ts_ms)
+            sentinel::clock::utc(first.ts_ms),
+            sentinel::clock::utc(last.ts_ms)
         );
     }
     outln!("{}", summary.line());

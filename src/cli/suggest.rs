@@ -4,7 +4,7 @@ use super::load_config;
 use super::person::{audit_person, person_only};
 use anyhow::{Context as _, Result, bail};
 use sentinel::rules::Rules;
-use sentinel::{audit, config, stats, suggest};
+use sentinel::{config, ledger::audit, ledger::stats, report::suggest};
 
 pub fn run(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
     if !apply.is_empty() {
@@ -55,7 +55,7 @@ pub fn run(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
                 outln!("       evaluator: \"{said}\"");
             }
             for e in &s.evidence.examples {
-                outln!("       e.g. {}", sentinel::shell::excerpt(e));
+                outln!("       e.g. {}", sentinel::text::excerpt(e));
             }
         }
         outln!();
@@ -72,7 +72,7 @@ pub fn run(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
             None => bail!("no suggestion {n}: run `sentinel suggest` to see the list"),
         }
     }
-    let date = audit::utc(sentinel::budget::now_ms());
+    let date = sentinel::clock::utc(sentinel::clock::now_ms());
     let date = date.split(' ').next().unwrap_or(&date).to_string();
     match suggest::apply(home, &chosen, &date, user_home.as_deref()) {
         Ok(applied) => {

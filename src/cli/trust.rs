@@ -4,7 +4,7 @@ use super::load_config;
 use super::person::{audit_person, person_only};
 use anyhow::{Context as _, Result, bail};
 use sentinel::config;
-use sentinel::project::{self, Project};
+use sentinel::local::project::{self, Project};
 use sentinel::rules::Rules;
 use std::path::PathBuf;
 
@@ -24,7 +24,7 @@ pub fn run(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
         );
     };
     let dir = project.root.join(project::DIR);
-    let now = sentinel::budget::now_ms();
+    let now = sentinel::clock::now_ms();
     if revoke {
         let was = project::revoke(&project.root, home).with_context(|| {
             format!("cannot update {}", home.join(project::TRUST_FILE).display())
@@ -88,7 +88,7 @@ pub fn run(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
     outln!(
         "trusted {} as of {} UTC:",
         dir.display(),
-        sentinel::audit::utc(now)
+        sentinel::clock::utc(now)
     );
     for f in &project.files {
         outln!("  {:<32} sha256 {}…", f.name, &f.sha256[..16]);

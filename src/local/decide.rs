@@ -4,18 +4,18 @@
 //! its own and the command's verdict is the maximum (allow < uncertain < ask < deny). File tools
 //! are decided on their resolved target path.
 
+use crate::call::ToolCall;
+use crate::decision::taint::Taint;
 use crate::decision::{CommandReport, Decision, RuleRef, Verdict};
-use crate::event::ToolCall;
 use crate::local::effects::{self, Effect, Effects};
 use crate::local::policy::{
     self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
 };
+use crate::local::signs;
 use crate::local::{bins, credentials};
 use crate::paths::{self, Fs, LexicalFs};
 use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
 use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
-use crate::signs;
-use crate::taint::Taint;
 use std::path::{Path, PathBuf};
 
 /// What Tier 1 needs besides the call and the rules.

@@ -362,7 +362,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 Effect::Receive { from: w.clone() }
             } else {
                 Effect::Send {
-                    what: format!("writes to {}", crate::shell::excerpt(&w.text)),
+                    what: format!("writes to {}", crate::text::excerpt(&w.text)),
                     remote: true,
                 }
             });
@@ -408,10 +408,10 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 tree: true,
             },
             Kind::Run => Effect::RunProgram {
-                program: crate::shell::excerpt(&w.text),
+                program: crate::text::excerpt(&w.text),
             },
             Kind::Code => Effect::RunCode {
-                code: crate::shell::excerpt(&w.text),
+                code: crate::text::excerpt(&w.text),
             },
             Kind::Script => Effect::RunFile { path: w.clone() },
             Kind::Url => Effect::Receive { from: w.clone() },
@@ -445,7 +445,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                     }
                 } else {
                     Effect::Send {
-                        what: format!("{} {}", v.from, crate::shell::excerpt(&w.text)),
+                        what: format!("{} {}", v.from, crate::text::excerpt(&w.text)),
                         remote: false,
                     }
                 }
@@ -459,7 +459,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 _ => Effect::RunCode {
                     code: format!(
                         "SQL `{}` (writes, or reaches beyond what it reads)",
-                        crate::shell::excerpt(&w.text)
+                        crate::text::excerpt(&w.text)
                     ),
                 },
             },
@@ -489,7 +489,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 false => Effect::Review {
                     why: format!(
                         "`{}` overrides a variable the project's recipes may run as a program",
-                        crate::shell::excerpt(&w.text)
+                        crate::text::excerpt(&w.text)
                     ),
                     rule: spec.rule.clone(),
                 },
@@ -500,7 +500,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 _ => Effect::RunCode {
                     code: format!(
                         "sed script `{}` (runs commands, or reads or writes files)",
-                        crate::shell::excerpt(&w.text)
+                        crate::text::excerpt(&w.text)
                     ),
                 },
             },
@@ -517,18 +517,18 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                     } else {
                         format!(
                             "assigns a variable whose name is not known before it runs (`{}`)",
-                            crate::shell::excerpt(&w.text)
+                            crate::text::excerpt(&w.text)
                         )
                     },
                     rule: spec.rule.clone(),
                 }
             }
             Kind::Variable => match w.known_value() {
-                Some(n) if !crate::signs::is_secret_variable_name(n) => continue,
+                Some(n) if !crate::local::signs::is_secret_variable_name(n) => continue,
                 _ => Effect::Review {
                     why: format!(
                         "prints `{}`, which looks like a secret",
-                        crate::shell::excerpt(&w.text)
+                        crate::text::excerpt(&w.text)
                     ),
                     rule: spec.rule.clone(),
                 },
@@ -538,7 +538,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 _ => Effect::RunCode {
                     code: format!(
                         "awk program `{}` (runs commands, or writes files)",
-                        crate::shell::excerpt(&w.text)
+                        crate::text::excerpt(&w.text)
                     ),
                 },
             },

@@ -8,7 +8,9 @@
 //! - [`effects`] turns that reading into effects (reads, writes, deletes, code run, network …);
 //! - [`policy`] decides over the effects, with [`paths`] (one resolver for every tool) and
 //!   [`credentials`];
-//! - [`rules`] holds the regex rule files and path lists; [`decide`] puts it all together.
+//! - [`rules`] holds the regex rule files and path lists; [`signs`] the shell's own signs of
+//!   trouble (obfuscation, a credential named in a word); [`decide`] puts it all together;
+//! - [`project`] layers a project's `.sentinel/` over the person's rules, with their trust.
 
 pub mod bins;
 pub mod credentials;
@@ -17,9 +19,11 @@ pub mod effects;
 pub mod options;
 pub mod paths;
 pub mod policy;
+pub mod project;
 pub mod rule_scan;
 pub mod rules;
 pub mod shell;
+pub mod signs;
 pub mod spec;
 pub mod spec_raw;
 pub mod spec_scan;

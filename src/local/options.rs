@@ -135,7 +135,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                     None => {
                         r.problems.push(format!(
                             "sentinel has no spec for `{}`",
-                            crate::shell::excerpt(&path.join(" "))
+                            crate::text::excerpt(&path.join(" "))
                         ));
                         return Some(r);
                     }
@@ -144,7 +144,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
             if ambiguous_computed(w, text) && !spec.is_inert() {
                 r.problems.push(format!(
                     "`{}` is not known before it runs and may be an option of `{}`",
-                    crate::shell::excerpt(&w.text),
+                    crate::text::excerpt(&w.text),
                     spec.name
                 ));
             }
@@ -385,7 +385,7 @@ fn could_be_option(w: &Word, text: &str, spec: &CommandSpec, syntax: Syntax) -> 
 fn unknown(r: &mut Reading, name: &str, spec: &CommandSpec) {
     r.problems.push(format!(
         "`{}` is not an option sentinel knows for `{}`",
-        crate::shell::excerpt(name),
+        crate::text::excerpt(name),
         spec.name
     ));
 }
@@ -610,7 +610,7 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
             }),
             Some(kind @ (OptKind::Deny(_) | OptKind::Review(_))) => {
                 r.marked.push(Marked {
-                    name: format!("operand `{}`", crate::shell::excerpt(&w.text)),
+                    name: format!("operand `{}`", crate::text::excerpt(&w.text)),
                     kind: kind.clone(),
                     line: spec_line(r),
                 });
@@ -619,7 +619,7 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
             _ => {
                 r.problems.push(format!(
                     "`{name}` takes no operand `{}` here",
-                    crate::shell::excerpt(&w.text)
+                    crate::text::excerpt(&w.text)
                 ));
                 break;
             }

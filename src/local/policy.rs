@@ -515,8 +515,11 @@ pub fn guard_file(path: &Path, ctx: &Context) -> Option<String> {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
         .collect();
-    if parts.iter().any(|p| p == crate::project::DIR) {
-        return Some(format!("in a project's {}/ rules", crate::project::DIR));
+    if parts.iter().any(|p| p == crate::local::project::DIR) {
+        return Some(format!(
+            "in a project's {}/ rules",
+            crate::local::project::DIR
+        ));
     }
     for tail in AGENT_SETTINGS {
         if parts.len() >= tail.len() && parts[parts.len() - tail.len()..].iter().eq(tail.iter()) {

@@ -7,7 +7,7 @@
 use crate::decision::RuleRef;
 use crate::local::rule_scan::{compiled_pattern, literal_filters, split_line};
 use crate::paths::PathPattern;
-use crate::shell::one_line;
+use crate::text::one_line;
 use cache::{Entry, Found};
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
@@ -567,7 +567,7 @@ impl Rules {
                 slot.origin = "bundled".into();
                 continue;
             };
-            let digest = crate::project::sha256_hex(text.as_bytes());
+            let digest = crate::digest::sha256_hex(text.as_bytes());
             if layers::is_seeded(file, &digest) {
                 slot.origin = "bundled".into();
                 rules.layers.push(layers::FileLayer {
@@ -600,14 +600,14 @@ impl Rules {
     /// Layers a project's `.sentinel/` rule files over these. Tightening rules always apply; the
     /// loosening ones (safe commands, safe paths, `!` exceptions to excluded paths) only when
     /// `trusted`, and are listed in [`Rules::suspended`] otherwise.
-    pub fn add_project(&mut self, project: &crate::project::Project, trusted: bool) {
+    pub fn add_project(&mut self, project: &crate::local::project::Project, trusted: bool) {
         for file in RuleFile::ALL {
             let Some(source) = project.rule_text(file) else {
                 continue;
             };
             let origin = source.path.display().to_string();
             self.origins.push((
-                format!("{}/{}", crate::project::DIR, file.name()),
+                format!("{}/{}", crate::local::project::DIR, file.name()),
                 origin.clone(),
             ));
             let text = match &source.text {
@@ -833,7 +833,7 @@ fn parse_file(
     };
     let label: Cow<'static, str> = match layer {
         Layer::Home => Cow::Borrowed(file.name()),
-        Layer::Project(_) => Cow::Owned(format!("{}/{}", crate::project::DIR, file.name())),
+        Layer::Project(_) => Cow::Owned(format!("{}/{}", crate::local::project::DIR, file.name())),
     };
     let origin_ref: Cow<'static, str> = match origin {
         "bundled" => Cow::Borrowed("bundled"),

@@ -638,7 +638,7 @@ fn parse_section(
             .span()
             .map(|r| text[..r.start.min(text.len())].matches('\n').count())
             .unwrap_or(0);
-        err(header + line, crate::shell::one_line(e.message()))
+        err(header + line, crate::text::one_line(e.message()))
     })?;
     let raw = doc
         .remove(name)

@@ -37,7 +37,7 @@ impl FileLayer {
 
 /// Whether `text` is exactly a bundled version of `file` that an install seeded.
 pub fn is_seeded_copy(file: RuleFile, text: &str) -> bool {
-    is_seeded(file, &crate::project::sha256_hex(text.as_bytes()))
+    is_seeded(file, &crate::digest::sha256_hex(text.as_bytes()))
 }
 
 /// Whether the text whose SHA-256 is `hex` is a bundled version of `file` an install seeded.

@@ -433,28 +433,5 @@ pub fn is_dangerous_variable(name: &str) -> bool {
     EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
-/// A short excerpt of some text for a reason: 60 characters.
-pub fn excerpt(s: &str) -> String {
-    excerpt_to(s, 60)
-}
-
-/// The text on one line (whitespace as spaces), cut to `max` characters with an ellipsis.
-pub fn excerpt_to(s: &str, max: usize) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_whitespace() { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > max {
-        format!("{}…", flat.chars().take(max).collect::<String>())
-    } else {
-        flat
-    }
-}
-
-pub(crate) fn one_line(s: &str) -> String {
-    s.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+// Tier 1 names its excerpts through `shell::` (short texts in reasons).
+pub use crate::text::{excerpt, excerpt_to, one_line};

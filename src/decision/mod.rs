@@ -1,5 +1,8 @@
 //! The vocabulary of a decision: verdicts, tiers, the rule that decided, and the record itself.
 
+pub mod taint;
+pub mod tier2;
+
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
@@ -110,10 +113,10 @@ pub struct Decision {
     pub warning: Option<String>,
     /// Injection signs the call shows (SPEC 2.5).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub signs: Vec<crate::signs::Sign>,
+    pub signs: Vec<crate::local::signs::Sign>,
     /// The session's untrusted content, when it has taken any in.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub taint: Option<crate::taint::Taint>,
+    pub taint: Option<taint::Taint>,
     /// The resolved target path of a file tool.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -154,9 +157,9 @@ impl Decision {
 #[serde(rename_all = "lowercase", tag = "outcome")]
 pub enum ApiOutcome {
     /// The evaluator answered.
-    Answer(crate::evaluator::Answer),
+    Answer(tier2::Answer),
     /// The call failed.
-    Error(crate::evaluator::ApiError),
+    Error(tier2::ApiError),
     /// No call was made: the rate limit or daily budget is spent.
     Budget(String),
 }

@@ -162,7 +162,7 @@ pub fn run(
 
     // The matchers cover every judged tool.
     for h in &pre {
-        let missing = crate::tools::missing_from(&h.matcher);
+        let missing = crate::call::tools::missing_from(&h.matcher);
         if missing.is_empty() {
             out.push(Check::new(
                 "matcher",
@@ -336,7 +336,7 @@ fn registered(settings: &Value) -> Vec<Registered> {
                 .into_iter()
                 .flatten()
             {
-                if crate::install::is_ours(h) {
+                if crate::agents::install::is_ours(h) {
                     out.push(Registered {
                         event: event.clone(),
                         matcher: matcher.clone(),

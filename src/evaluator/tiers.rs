@@ -5,11 +5,12 @@
 //! This is part of the imperative shell: it reads `evaluator_policy.md`, takes from the budget
 //! file and talks HTTP. The decisions it combines are Tier 1's (pure) and the evaluator's.
 
-use crate::budget::{self, Grant};
+use crate::call::ToolCall;
 use crate::config::{Config, FailMode, OnBlock, OnUncertain};
+use crate::decision::tier2::ApiVerdict;
 use crate::decision::{ApiOutcome, Decision, Tier, Verdict};
-use crate::evaluator::{self, Action, ApiVerdict, Endpoint};
-use crate::event::ToolCall;
+use crate::evaluator::api::{self, Action, Endpoint};
+use crate::evaluator::budget::{self, Grant};
 use std::path::Path;
 use std::time::Duration;
 
@@ -124,7 +125,7 @@ pub fn resolve(
 /// it may be one that has tripped.
 fn breaker_open(config: &Config, session: &Session) -> Option<String> {
     let id = session.id?;
-    match crate::breaker::read(&config.home.value, id) {
+    match crate::evaluator::breaker::read(&config.home.value, id) {
         Ok(count) => count.tripped(),
         Err(e) => Some(format!("the breaker's count cannot be read ({e})")),
     }
@@ -143,23 +144,28 @@ fn tier2_and_3(
         home,
         config.calls_per_minute.value,
         config.calls_per_day.value,
-        budget::now_ms(),
+        crate::clock::now_ms(),
     ) {
         Ok(Grant::Granted) => {
             let policy = read_policy(home);
             let words = session
                 .transcript
-                .map(|t| crate::transcript::person_words(t, crate::transcript::Limits::default()))
+                .map(|t| {
+                    crate::evaluator::transcript::person_words(
+                        t,
+                        crate::evaluator::transcript::Limits::default(),
+                    )
+                })
                 .unwrap_or_default();
-            let context = evaluator::Context {
+            let context = api::Context {
                 policy: policy.as_deref(),
                 person_words: &words,
             };
-            match evaluator::evaluate(endpoint, &action(d, call), &context) {
+            match api::evaluate(endpoint, &action(d, call), &context) {
                 Ok(answer) => {
                     if let Some(id) = session.id {
                         // Bookkeeping: a count that cannot be written is one warning, not a verdict.
-                        if let Err(e) = crate::breaker::note(home, id, answer.verdict) {
+                        if let Err(e) = crate::evaluator::breaker::note(home, id, answer.verdict) {
                             d.warning = Some(format!(
                                 "sentinel: the breaker's count was not recorded ({e})"
                             ));
@@ -272,10 +278,7 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
                 Effect::Unknown { .. } => "does something sentinel cannot read",
                 _ => continue,
             };
-            return Some(format!(
-                "{risk} (`{}`)",
-                crate::shell::excerpt(&report.text)
-            ));
+            return Some(format!("{risk} (`{}`)", crate::text::excerpt(&report.text)));
         }
         if report.via.iter().any(|v| v == "sudo" || v == "doas") || report.text.starts_with("sudo")
         {
@@ -317,7 +320,7 @@ fn action(d: &Decision, call: &ToolCall) -> Action {
         untrusted_content: d.taint.as_ref().map(|t| {
             t.marks
                 .iter()
-                .map(|m| format!("{} at {} UTC", m.tool, crate::audit::utc(m.ts_ms)))
+                .map(|m| format!("{} at {} UTC", m.tool, crate::clock::utc(m.ts_ms)))
                 .collect()
         }),
     }

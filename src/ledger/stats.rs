@@ -2,7 +2,7 @@
 //! session summary, and what `sentinel stats` prints.
 
 use crate::decision::{Tier, Verdict};
-use crate::journal::{Journal, Line};
+use crate::ledger::journal::{Journal, Line};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -133,7 +133,7 @@ pub struct Summary {
     /// Total time spent in the API, in ms.
     pub api_ms: u64,
     /// Tokens over every evaluation: input, output, read from and written to the cache.
-    pub api_tokens: crate::evaluator::Usage,
+    pub api_tokens: crate::decision::tier2::Usage,
     /// Estimated API cost in US dollars, at Haiku 4.5 prices.
     pub api_cost_usd: f64,
     /// Shadow decisions that would have allowed.
@@ -177,7 +177,7 @@ pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
         }
         if let Some((input, output)) = r.tokens {
             let (cache_read, cache_write) = r.cache_tokens.unwrap_or_default();
-            let u = crate::evaluator::Usage {
+            let u = crate::decision::tier2::Usage {
                 input,
                 output,
                 cache_read,
@@ -283,7 +283,7 @@ pub fn session_records(
 
 /// Cuts a subject to 300 characters.
 pub fn subject(text: &str) -> String {
-    crate::shell::excerpt_to(text, 300)
+    crate::text::excerpt_to(text, 300)
 }
 
 #[cfg(test)]

@@ -3,12 +3,12 @@
 //! decided), how path arguments resolve, taint and signs, the tiers visited and why, and the
 //! final answer.
 
+use crate::call::ToolCall;
 use crate::config::Config;
 use crate::config::enum_name;
 use crate::decision::{ApiOutcome, Decision, RuleRef, Tier, Verdict};
-use crate::event::ToolCall;
+use crate::local::project::{Layered, Trust};
 use crate::paths::{self, Fs};
-use crate::project::{Layered, Trust};
 use crate::rules::{RuleList, RuleMatch, Rules};
 use serde::Serialize;
 use std::path::Path;
@@ -298,7 +298,7 @@ fn steps(
         "Tier 1",
         format!("{}: {}", local.verdict, local.reason),
     )];
-    let wants_tier2 = crate::tiers::wants_tier2(local.verdict, call, config);
+    let wants_tier2 = crate::evaluator::tiers::wants_tier2(local.verdict, call, config);
     if !wants_tier2 {
         out.push(step(
             "Tier 2",
@@ -426,7 +426,7 @@ pub fn render(e: &Explanation) -> String {
     if let Some(p) = &e.project {
         let trust = match &p.trust {
             Trust::Trusted { since_ms } => {
-                format!("trusted since {} UTC", crate::audit::utc(*since_ms))
+                format!("trusted since {} UTC", crate::clock::utc(*since_ms))
             }
             Trust::Untrusted => "not trusted: only its tightening rules apply".into(),
             Trust::Changed { files } => format!(

@@ -3,47 +3,10 @@
 //! The mark records which tool brought text in and when; it ends with the session or after
 //! `taint_max_age_hours`.
 
+use crate::decision::taint::{Mark, Taint};
 use fs2::FileExt;
-use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
-
-/// One tool that brought outside text into a session.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Mark {
-    /// The tool.
-    pub tool: String,
-    /// When, in ms since the epoch.
-    pub ts_ms: u64,
-}
-
-/// A session's taint: every mark, oldest first.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Taint {
-    /// The marks.
-    pub marks: Vec<Mark>,
-}
-
-impl Taint {
-    /// `WebFetch at 2026-11-23 00:31:23 UTC` (the first and, if several, how many more).
-    pub fn describe(&self) -> String {
-        match self.marks.as_slice() {
-            [] => "no untrusted content".into(),
-            [first, rest @ ..] => {
-                let more = if rest.is_empty() {
-                    String::new()
-                } else {
-                    format!(" and {} more", rest.len())
-                };
-                format!(
-                    "{} at {} UTC{more}",
-                    first.tool,
-                    crate::audit::utc(first.ts_ms)
-                )
-            }
-        }
-    }
-}
 
 /// Whether `tool` brings outside text in: exact names, or `prefix*` patterns (`mcp__*`).
 pub fn is_untrusted(tool: &str, patterns: &[String]) -> bool {
@@ -54,7 +17,7 @@ pub fn is_untrusted(tool: &str, patterns: &[String]) -> bool {
 }
 
 fn path(home: &Path, session: &str) -> PathBuf {
-    crate::state::session_file(home, "taint", session)
+    crate::ledger::state::session_file(home, "taint", session)
 }
 
 /// Marks `session` as carrying text from `tool`.
@@ -126,7 +89,7 @@ pub fn read(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) -> Option<
 
 /// Ends a session's taint, and removes every other mark older than `max_age_ms`.
 pub fn clear(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) {
-    crate::state::end_session(home, "taint", session, max_age_ms, now_ms);
+    crate::ledger::state::end_session(home, "taint", session, max_age_ms, now_ms);
 }
 
 #[cfg(test)]

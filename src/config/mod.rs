@@ -319,7 +319,7 @@ impl Strictness for bool {
 }
 
 /// The commented `sentinel.toml` that `sentinel install` seeds.
-pub const TEMPLATE: &str = include_str!("../rules/sentinel.toml");
+pub const TEMPLATE: &str = include_str!("../../rules/sentinel.toml");
 
 impl Config {
     /// The configuration of this process: SENTINEL_HOME (or `~/.agentos`), its `sentinel.toml`

@@ -7,11 +7,11 @@
 //! proposed again, and a compound command is broken into the simple commands that were left
 //! uncertain: `cd x && make lint` proposes a rule for `make lint`, not for the whole line.
 
+use crate::call::ToolCall;
 use crate::decide::{self, Context};
 use crate::decision::{Tier, Verdict};
-use crate::event::ToolCall;
+use crate::ledger::stats::Record;
 use crate::rules::{RuleFile, Rules};
-use crate::stats::Record;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -294,7 +294,7 @@ fn evaluator_reason(reason: &str) -> String {
         .rsplit_once(" (local: ")
         .map(|(head, _)| head)
         .unwrap_or(r);
-    crate::shell::excerpt_to(r, 160)
+    crate::text::excerpt_to(r, 160)
 }
 
 /// The lines `--apply` appends for one suggestion: a comment with the date and evidence, then
@@ -313,7 +313,7 @@ pub fn rule_lines(s: &Suggestion, date: &str) -> String {
         .map(|e| {
             format!(
                 "; e.g. {}",
-                crate::shell::excerpt_to(&e.replace('\n', " "), 80)
+                crate::text::excerpt_to(&e.replace('\n', " "), 80)
             )
         })
         .unwrap_or_default();

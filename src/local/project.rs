@@ -7,13 +7,13 @@
 //! is what the person recorded with `sentinel trust`. Any change suspends them until the person
 //! trusts the files again.
 
+use crate::call::ToolCall;
 use crate::config::Config;
 use crate::decide::{self, Context};
 use crate::decision::{Decision, Verdict};
-use crate::event::ToolCall;
+use crate::digest::sha256_hex;
 use crate::rules::{RuleFile, Rules};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -259,14 +259,6 @@ fn read_files(dir: &Path) -> Vec<ProjectFile> {
         .collect()
 }
 
-/// SHA-256 in lower-case hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// What the trust store keeps: for each project root, the digests the person trusted.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct TrustStore {
@@ -291,7 +283,7 @@ fn digests(files: &[ProjectFile]) -> BTreeMap<String, String> {
 }
 
 fn trust_state(root: &Path, files: &[ProjectFile], sentinel_home: &Path) -> Trust {
-    let store: TrustStore = match crate::state::read(&sentinel_home.join(TRUST_FILE)) {
+    let store: TrustStore = match crate::ledger::state::read(&sentinel_home.join(TRUST_FILE)) {
         Ok(s) => s.unwrap_or_default(),
         Err(e) => return Trust::Unknown { why: e.to_string() },
     };
@@ -329,7 +321,7 @@ pub fn trust(project: &Project, sentinel_home: &Path, now_ms: u64) -> std::io::R
     };
     let key = project.root.display().to_string();
     let written = record.clone();
-    crate::state::update(&sentinel_home.join(TRUST_FILE), |store: &mut TrustStore| {
+    crate::ledger::state::update(&sentinel_home.join(TRUST_FILE), |store: &mut TrustStore| {
         store.projects.insert(key, written);
     })?;
     Ok(record)
@@ -338,7 +330,7 @@ pub fn trust(project: &Project, sentinel_home: &Path, now_ms: u64) -> std::io::R
 /// Forgets the project's trust. Returns whether it was trusted.
 pub fn revoke(root: &Path, sentinel_home: &Path) -> std::io::Result<bool> {
     let key = root.display().to_string();
-    crate::state::update(&sentinel_home.join(TRUST_FILE), |store: &mut TrustStore| {
+    crate::ledger::state::update(&sentinel_home.join(TRUST_FILE), |store: &mut TrustStore| {
         store.projects.remove(&key).is_some()
     })
 }

@@ -2,17 +2,17 @@
 //!
 //! This is the imperative shell around the pure decision: it reads the event (bounded), loads the
 //! configuration and rules, runs Tier 1 ([`crate::decide`]) and the later tiers
-//! ([`crate::tiers`]), records the decision, and answers. sentinel catches its own failures and
+//! ([`crate::evaluator::tiers`]), records the decision, and answers. sentinel catches its own failures and
 //! decides on purpose what they mean: a bad event, a wrong-typed field, oversize input, an unknown
 //! event or a panic is a one-line error on stderr and exit 1 (exit 2 under `fail_mode = "closed"`,
 //! which blocks). None of them produces an allow.
 
+use crate::agents::event::{self, Agent, EventKind, HookEvent};
 use crate::config::{Config, FailMode, Mode};
 use crate::decision::{Decision, Verdict};
-use crate::event::{self, Agent, EventKind, HookEvent};
 use crate::question::{self, Purpose, Question, TaintFrom};
-use crate::shell::one_line;
-use crate::{audit, budget, record, stats, taint, tiers};
+use crate::text::one_line;
+use crate::{evaluator::tiers, ledger::audit, ledger::record, ledger::stats, ledger::taint};
 use serde_json::json;
 use std::io::Read;
 use std::time::Instant;
@@ -249,7 +249,7 @@ fn post_tool_use(agent: Agent, shadow: bool, config: &Config, event: &HookEvent)
         return HookOutput::default();
     }
     let session = event.session_id.as_deref().unwrap_or("");
-    let now = budget::now_ms();
+    let now = crate::clock::now_ms();
     let mut out = HookOutput::default();
     let mut problems = Vec::new();
     if let Err(e) = taint::mark(&config.home.value, session, tool, now) {
@@ -299,8 +299,18 @@ fn post_tool_use(agent: Agent, shadow: bool, config: &Config, event: &HookEvent)
 fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -> HookOutput {
     let session = event.session_id.clone().unwrap_or_default();
     let max_age_ms = config.taint_max_age_hours.value.saturating_mul(3_600_000);
-    taint::clear(&config.home.value, &session, max_age_ms, budget::now_ms());
-    crate::breaker::clear(&config.home.value, &session, max_age_ms, budget::now_ms());
+    taint::clear(
+        &config.home.value,
+        &session,
+        max_age_ms,
+        crate::clock::now_ms(),
+    );
+    crate::evaluator::breaker::clear(
+        &config.home.value,
+        &session,
+        max_age_ms,
+        crate::clock::now_ms(),
+    );
     let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
     let (records, damaged) = match stats::session_records(&journal, &session) {
         Ok(found) => found,

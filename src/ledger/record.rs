@@ -2,11 +2,11 @@
 //! anything: when it fails (a read-only or missing SENTINEL_HOME), the caller gets one warning
 //! line and answers all the same.
 
-use crate::audit::{self, Entry};
+use crate::call::ToolCall;
 use crate::config::Config;
 use crate::decision::{ApiOutcome, Decision, Verdict};
-use crate::event::ToolCall;
-use crate::stats::{self, Record};
+use crate::ledger::audit::{self, Entry};
+use crate::ledger::stats::{self, Record};
 
 /// What was asked about: the command, or the path.
 pub fn subject(call: &ToolCall, decision: &Decision) -> String {
@@ -59,7 +59,7 @@ pub fn record(
         Some(ApiOutcome::Error(e)) => (Some(e.elapsed_ms as u64), None),
         _ => (None, None),
     };
-    let ts_ms = crate::budget::now_ms();
+    let ts_ms = crate::clock::now_ms();
     let rule = decided.rule.as_ref().map(ToString::to_string);
     let home = &config.home.value;
     let max = config.log_max_bytes.value;

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 /// The tools that bring outside text into the context.
-pub use crate::tools::UNTRUSTED_MATCHER as POST_TOOL_USE_MATCHER;
+pub use crate::call::tools::UNTRUSTED_MATCHER as POST_TOOL_USE_MATCHER;
 
 /// What an install or uninstall did.
 #[derive(Debug, Default)]
@@ -118,7 +118,7 @@ pub fn add_hooks(settings: &mut Value, handler: &Value) -> Result<()> {
     let Value::Object(events) = hooks else {
         bail!("`hooks` is not an object")
     };
-    let pre = crate::tools::judged_matcher();
+    let pre = crate::call::tools::judged_matcher();
     let groups = [
         ("PreToolUse", Some(pre.as_str())),
         ("PostToolUse", Some(POST_TOOL_USE_MATCHER)),
@@ -444,7 +444,7 @@ mod tests {
         assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 1);
         assert_eq!(
             v["hooks"]["PreToolUse"][0]["matcher"],
-            crate::tools::judged_matcher()
+            crate::call::tools::judged_matcher()
         );
         assert_eq!(
             v["hooks"]["PostToolUse"][0]["matcher"],

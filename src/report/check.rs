@@ -82,7 +82,7 @@ fn render_as(decision: &Decision, verdict: &str) -> String {
                 out,
                 "  {:<9} {}{via}{rule}",
                 c.verdict.as_str(),
-                crate::shell::excerpt(&c.text)
+                crate::text::excerpt(&c.text)
             );
             if c.verdict != Verdict::Allow {
                 let _ = writeln!(out, "            {}", c.reason);

@@ -76,7 +76,7 @@ pub fn key(tool: &str, subject: &str, cwd: &str) -> String {
         }
         bytes.extend_from_slice(part.as_bytes());
     }
-    crate::project::sha256_hex(&bytes)
+    crate::digest::sha256_hex(&bytes)
 }
 
 /// A code for a refused call: the open one already issued for the same call, or a new one.
@@ -90,7 +90,7 @@ pub fn issue(
 ) -> std::io::Result<String> {
     let key = key(tool, subject, cwd);
     let fresh = new_code()?;
-    crate::state::update(&path(home), |store: &mut Store| {
+    crate::ledger::state::update(&path(home), |store: &mut Store| {
         store.prune(now);
         if let Some(open) = store
             .codes
@@ -149,17 +149,17 @@ pub enum GrantError {
 /// The person grants `code`: its call may run once within [`TTL_MS`] from now.
 pub fn grant(home: &Path, code: &str, now: u64) -> Result<Code, GrantError> {
     let wanted = code.trim().to_ascii_uppercase();
-    crate::state::update(&path(home), |store: &mut Store| {
+    crate::ledger::state::update(&path(home), |store: &mut Store| {
         let Some(c) = store.codes.iter_mut().find(|c| c.code == wanted) else {
             return Err(GrantError::Unknown(wanted.clone()));
         };
         if let Some(used) = c.used_ms {
-            return Err(GrantError::Used(wanted.clone(), crate::audit::utc(used)));
+            return Err(GrantError::Used(wanted.clone(), crate::clock::utc(used)));
         }
         if let Some(granted) = c.granted_ms {
             return Err(GrantError::AlreadyGranted(
                 wanted.clone(),
-                crate::audit::utc(granted + TTL_MS),
+                crate::clock::utc(granted + TTL_MS),
             ));
         }
         if c.issued_ms + TTL_MS <= now {
@@ -186,7 +186,7 @@ pub fn consume(
         return Ok(None);
     }
     let key = key(tool, subject, cwd);
-    crate::state::update(&file, |store: &mut Store| {
+    crate::ledger::state::update(&file, |store: &mut Store| {
         let c = store.codes.iter_mut().find(|c| {
             c.key == key
                 && c.used_ms.is_none()

@@ -81,14 +81,6 @@ fn take_locked(
     Ok(grant)
 }
 
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,7 +108,7 @@ mod tests {
     #[test]
     fn concurrent_takers_never_exceed_the_budget() {
         let dir = tempfile::tempdir().unwrap();
-        let now = now_ms();
+        let now = crate::clock::now_ms();
         let granted: u32 = std::thread::scope(|s| {
             let handles: Vec<_> = (0..16)
                 .map(|_| {
@@ -136,6 +128,9 @@ mod tests {
     fn a_damaged_state_file_starts_afresh() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(FILE_NAME), "{garbage").unwrap();
-        assert_eq!(take(dir.path(), 1, 1, now_ms()).unwrap(), Grant::Granted);
+        assert_eq!(
+            take(dir.path(), 1, 1, crate::clock::now_ms()).unwrap(),
+            Grant::Granted
+        );
     }
 }

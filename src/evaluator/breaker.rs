@@ -6,7 +6,7 @@
 //! The counts live in `SENTINEL_HOME/breaker/SESSION.json`, read and rewritten under one lock so
 //! parallel hooks of a session agree. An allow ends a streak; an escalation leaves it as it is.
 
-use crate::evaluator::ApiVerdict;
+use crate::decision::tier2::ApiVerdict;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -63,16 +63,16 @@ impl Count {
 /// The session's count. A damaged file is an error: the caller treats it as open, since a count
 /// it cannot read may be one that has tripped.
 pub fn read(home: &Path, session: &str) -> Result<Count, String> {
-    let path = crate::state::session_file(home, DIR, session);
-    crate::state::read::<Count>(&path)
+    let path = crate::ledger::state::session_file(home, DIR, session);
+    crate::ledger::state::read::<Count>(&path)
         .map(Option::unwrap_or_default)
         .map_err(|e| e.to_string())
 }
 
 /// Counts one Tier-2 answer for the session.
 pub fn note(home: &Path, session: &str, verdict: ApiVerdict) -> std::io::Result<Count> {
-    let path = crate::state::session_file(home, DIR, session);
-    crate::state::update(&path, |c: &mut Count| {
+    let path = crate::ledger::state::session_file(home, DIR, session);
+    crate::ledger::state::update(&path, |c: &mut Count| {
         *c = c.after(verdict);
         *c
     })
@@ -80,7 +80,7 @@ pub fn note(home: &Path, session: &str, verdict: ApiVerdict) -> std::io::Result<
 
 /// Ends the session's count, and removes counts of sessions idle for `max_age_ms`.
 pub fn clear(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) {
-    crate::state::end_session(home, DIR, session, max_age_ms, now_ms);
+    crate::ledger::state::end_session(home, DIR, session, max_age_ms, now_ms);
 }
 
 #[cfg(test)]
@@ -114,7 +114,7 @@ mod tests {
         }
         assert!(read(h, "s1").unwrap().tripped().is_some());
         assert_eq!(read(h, "s2").unwrap(), Count::default());
-        std::fs::write(crate::state::session_file(h, DIR, "s2"), "{garbage").unwrap();
+        std::fs::write(crate::ledger::state::session_file(h, DIR, "s2"), "{garbage").unwrap();
         assert!(read(h, "s2").is_err());
         clear(h, "s1", 1_000, 0);
         assert_eq!(read(h, "s1").unwrap(), Count::default());

@@ -53,7 +53,7 @@ pub struct Sign {
 fn sign(kind: SignKind, evidence: &str) -> Sign {
     Sign {
         kind,
-        evidence: crate::shell::excerpt(evidence),
+        evidence: crate::text::excerpt(evidence),
     }
 }
 

@@ -1,0 +1,7 @@
+//! The agents' side: what each agent sends ([`event`]) and expects back ([`hook`]), and putting
+//! sentinel in their way ([`install`], [`doctor`]).
+
+pub mod doctor;
+pub mod event;
+pub mod hook;
+pub mod install;

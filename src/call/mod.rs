@@ -1,0 +1,171 @@
+//! A call an agent proposes, in sentinel's terms ([`ToolCall`]), whichever agent sent it: the
+//! one type every layer reads. The agents' own event shapes are in `agents::event`.
+
+pub mod tools;
+
+use serde_json::Value;
+use thiserror::Error;
+
+/// What the agent wants to do, reduced to what Tier 1 looks at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolCall {
+    /// A Bash command (Claude Code `Bash`, Gemini `run_shell_command`, Cursor shell …).
+    Shell { command: String },
+    /// A PowerShell command (Claude Code's shell on Windows).
+    PowerShell { command: String },
+    /// A file write (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`) and the text it writes.
+    Write {
+        tool: String,
+        path: String,
+        content: String,
+    },
+    /// A read-only tool (`Read`, `Glob`, `Grep`, `LS`) and the paths it touches.
+    Read { tool: String, paths: Vec<String> },
+    /// A subagent launch (`Agent`, formerly `Task`) and its prompt.
+    Agent { tool: String, prompt: String },
+    /// A tool sentinel has no opinion on.
+    Other { tool: String },
+}
+
+/// The text a write puts into a file, from whichever fields the tool uses.
+pub fn written_text(input: &Value) -> String {
+    let mut parts: Vec<&str> = [
+        "content",
+        "new_string",
+        "new_source",
+        "file_text",
+        "new_str",
+    ]
+    .iter()
+    .filter_map(|f| input.get(f).and_then(Value::as_str))
+    .collect();
+    if let Some(edits) = input.get("edits").and_then(Value::as_array) {
+        parts.extend(
+            edits
+                .iter()
+                .filter_map(|e| e.get("new_string").and_then(Value::as_str)),
+        );
+    }
+    parts.join("\n")
+}
+
+impl ToolCall {
+    /// A call that runs commands or writes files (SPEC 2.5's high-risk calls), as opposed to
+    /// reads and subagent launches.
+    pub fn is_high_risk(&self) -> bool {
+        matches!(
+            self,
+            ToolCall::Shell { .. } | ToolCall::PowerShell { .. } | ToolCall::Write { .. }
+        )
+    }
+
+    /// The tool's name as the agent gave it.
+    pub fn tool(&self) -> &str {
+        match self {
+            ToolCall::Shell { .. } => "Bash",
+            ToolCall::PowerShell { .. } => "PowerShell",
+            ToolCall::Write { tool, .. }
+            | ToolCall::Read { tool, .. }
+            | ToolCall::Agent { tool, .. }
+            | ToolCall::Other { tool } => tool,
+        }
+    }
+
+    /// Builds a call from a Claude Code tool name and its `tool_input` object.
+    pub fn from_tool_input(tool: &str, input: &Value) -> Result<ToolCall, EventError> {
+        let field = |name: &'static str| -> Result<Option<String>, EventError> {
+            match input.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(EventError::WrongType {
+                    field: name,
+                    expected: "a string",
+                }),
+            }
+        };
+        let required = |name: &'static str| -> Result<String, EventError> {
+            field(name)?.ok_or(EventError::Missing {
+                field: name,
+                tool: tool.to_string(),
+            })
+        };
+        if !input.is_object() {
+            return Err(EventError::WrongType {
+                field: "tool_input",
+                expected: "an object",
+            });
+        }
+        use tools::Judged;
+        Ok(match tools::judged(tool) {
+            Some(Judged::Shell) => ToolCall::Shell {
+                command: required("command")?,
+            },
+            Some(Judged::PowerShell) => ToolCall::PowerShell {
+                command: required("command")?,
+            },
+            Some(Judged::Write) if tool != "NotebookEdit" => ToolCall::Write {
+                tool: tool.to_string(),
+                path: required("file_path")?,
+                content: written_text(input),
+            },
+            Some(Judged::Write) => {
+                let path = match field("notebook_path")? {
+                    Some(p) => p,
+                    None => required("file_path")?,
+                };
+                ToolCall::Write {
+                    tool: tool.to_string(),
+                    path,
+                    content: written_text(input),
+                }
+            }
+            Some(Judged::ReadFile) => ToolCall::Read {
+                tool: tool.to_string(),
+                paths: vec![required("file_path")?],
+            },
+            Some(Judged::Agent) => ToolCall::Agent {
+                tool: tool.to_string(),
+                prompt: field("prompt")?.unwrap_or_default(),
+            },
+            Some(Judged::Search) => {
+                let paths = ["path", "glob"]
+                    .into_iter()
+                    .map(field)
+                    .collect::<Result<Vec<_>, _>>()?
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                ToolCall::Read {
+                    tool: tool.to_string(),
+                    paths,
+                }
+            }
+            None => ToolCall::Other {
+                tool: tool.to_string(),
+            },
+        })
+    }
+}
+
+/// Why an event or tool input was refused.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum EventError {
+    /// Not JSON, or truncated.
+    #[error("malformed JSON: {0}")]
+    Json(String),
+    /// The event name (or the tool name) is missing.
+    #[error("the event has no {field}")]
+    MissingEvent { field: &'static str },
+    /// An event name sentinel does not know for this agent.
+    #[error("unknown event `{0}`")]
+    UnknownEvent(String),
+    /// A field that must be there is not.
+    #[error("tool_input.{field} is missing for {tool}")]
+    Missing { field: &'static str, tool: String },
+    /// A field has the wrong JSON type.
+    #[error("{field} must be {expected}")]
+    WrongType {
+        field: &'static str,
+        expected: &'static str,
+    },
+}
