@@ -1,0 +1,352 @@
+//! Reading the configuration: defaults, then `sentinel.toml` (every value with its line), then
+//! the environment, then the checks that make a value that cannot work an error.
+
+use super::*;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    mode: Option<Spanned<Mode>>,
+    fail_mode: Option<Spanned<FailMode>>,
+    on_uncertain: Option<Spanned<OnUncertain>>,
+    on_block: Option<Spanned<OnBlock>>,
+    max_event_bytes: Option<Spanned<u64>>,
+    paranoid: Option<Spanned<bool>>,
+    untrusted_tools: Option<Spanned<Vec<String>>>,
+    taint_max_age_hours: Option<Spanned<u64>>,
+    sanitize_untrusted_output: Option<Spanned<bool>>,
+    api: Option<RawApi>,
+    budget: Option<RawBudget>,
+    logs: Option<RawLogs>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLogs {
+    max_file_bytes: Option<Spanned<u64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawApi {
+    model: Option<Spanned<String>>,
+    url: Option<Spanned<String>>,
+    timeout: Option<Spanned<f64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBudget {
+    calls_per_minute: Option<Spanned<u32>>,
+    calls_per_day: Option<Spanned<u32>>,
+}
+
+/// Whether `url` can be the base of the Messages API: http(s), a host, no spaces.
+pub fn check_url(url: &str) -> Result<(), &'static str> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or("is not an http:// or https:// URL")?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.is_empty() || host.starts_with(':') {
+        return Err("has no host");
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("contains spaces or control characters");
+    }
+    Ok(())
+}
+
+/// Whether `model` is shaped like a model id (`claude-haiku-4-5-20251001`, a Bedrock
+/// `anthropic.claude-…-v1:0`, a Vertex `claude-…@20251001`, or a gateway's own name).
+pub fn check_model(model: &str) -> Result<(), &'static str> {
+    if model.is_empty() || model.len() > 128 {
+        return Err("is not 1 to 128 characters long");
+    }
+    if !model
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | ':' | '@' | '/'))
+    {
+        return Err("is not a model id (letters, digits and - . _ : @ / only)");
+    }
+    Ok(())
+}
+
+impl Config {
+    /// The configuration of this process: SENTINEL_HOME (or `~/.agentos`), its `sentinel.toml`
+    /// and the environment. None when there is no home directory to find it in.
+    pub fn load_for_process() -> Option<Config> {
+        let home = sentinel_home()?;
+        let source = if std::env::var_os("SENTINEL_HOME").is_some_and(|h| !h.is_empty()) {
+            Source::Env {
+                name: "SENTINEL_HOME".into(),
+            }
+        } else {
+            Source::Default
+        };
+        Some(Config::load(&home, source))
+    }
+
+    /// Reads `sentinel.toml` from `home` and applies the process environment.
+    pub fn load(home: &Path, home_source: Source) -> Config {
+        let text = match std::fs::read(home.join(FILE_NAME)) {
+            Ok(bytes) => {
+                Some(String::from_utf8(bytes).map_err(|_| "file is not valid UTF-8".to_string()))
+            }
+            Err(e) if is_absent(&e) => None,
+            Err(e) => Some(Err(format!("cannot read: {e}"))),
+        };
+        Config::from_parts(home, home_source, text, &|name| std::env::var(name).ok())
+    }
+
+    /// Builds the configuration from the file's text (None: absent) and an environment; pure.
+    pub fn from_parts(
+        home: &Path,
+        home_source: Source,
+        text: Option<Result<String, String>>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Config {
+        let mut c = Config {
+            home: Setting {
+                value: home.to_path_buf(),
+                source: home_source,
+            },
+            mode: Setting::default(Mode::Enforce),
+            fail_mode: Setting::default(FailMode::Open),
+            on_uncertain: Setting::default(OnUncertain::Auto),
+            on_block: Setting::default(OnBlock::Deny),
+            max_event_bytes: Setting::default(DEFAULT_MAX_EVENT_BYTES),
+            paranoid: Setting::default(false),
+            untrusted_tools: Setting::default(
+                ["WebFetch", "WebSearch", "mcp__*"]
+                    .map(String::from)
+                    .to_vec(),
+            ),
+            taint_max_age_hours: Setting::default(24),
+            sanitize_untrusted_output: Setting::default(false),
+            api_model: Setting::default(DEFAULT_MODEL.to_string()),
+            api_url: Setting::default(DEFAULT_API_URL.to_string()),
+            api_timeout_secs: Setting::default(8.0),
+            api_key: None,
+            calls_per_minute: Setting::default(30),
+            calls_per_day: Setting::default(1000),
+            log_max_bytes: Setting::default(10 * 1024 * 1024),
+            errors: Vec::new(),
+        };
+        let mut file_url = None;
+        match text {
+            None => {}
+            Some(Err(message)) => c.errors.push(ConfigError {
+                at: FILE_NAME.to_string(),
+                message,
+            }),
+            Some(Ok(text)) => match toml::from_str::<RawConfig>(&text) {
+                Ok(raw) => file_url = c.apply_file(raw, &text),
+                Err(e) => {
+                    let line = e.span().map(|s| line_of(&text, s.start)).unwrap_or(1);
+                    c.errors.push(ConfigError {
+                        at: format!("{FILE_NAME}:{line}"),
+                        message: first_line(e.message()),
+                    });
+                }
+            },
+        }
+        c.apply_env(env, file_url);
+        c.check_api();
+        if !c.errors.is_empty() && !matches!(c.fail_mode.source, Source::Env { .. }) {
+            // Broken config: the fail path asks rather than trusting a default it may contradict.
+            c.fail_mode = Setting {
+                value: FailMode::Ask,
+                source: Source::Fallback,
+            };
+        }
+        c
+    }
+
+    /// Values that parse but cannot work: a base URL that is not http(s), a model id with
+    /// characters no model id has. Tier 2 would fail on every call; better to say so once, naming
+    /// the key, than to fall through to the fail path unnoticed.
+    fn check_api(&mut self) {
+        let at = |source: &Source, key: &str| match source {
+            Source::Env { name } => name.clone(),
+            Source::File { line } => format!("{FILE_NAME}:{line}"),
+            other => format!("{key} ({other})"),
+        };
+        if let Err(why) = check_url(&self.api_url.value) {
+            self.errors.push(ConfigError {
+                at: at(&self.api_url.source, "[api] url"),
+                message: format!("[api] url `{}` {why}", self.api_url.value),
+            });
+        }
+        if let Err(why) = check_model(&self.api_model.value) {
+            self.errors.push(ConfigError {
+                at: at(&self.api_model.source, "[api] model"),
+                message: format!("[api] model `{}` {why}", self.api_model.value),
+            });
+        }
+    }
+
+    /// Applies the file's values; returns `[api] url` for the URL precedence chain.
+    fn apply_file(&mut self, raw: RawConfig, text: &str) -> Option<Setting<String>> {
+        fn set<T: Clone>(target: &mut Setting<T>, v: Option<Spanned<T>>, text: &str) {
+            if let Some(v) = v {
+                let line = line_of(text, v.span().start);
+                target.value = v.into_inner();
+                target.source = Source::File { line };
+            }
+        }
+        set(&mut self.mode, raw.mode, text);
+        set(&mut self.fail_mode, raw.fail_mode, text);
+        set(&mut self.on_uncertain, raw.on_uncertain, text);
+        set(&mut self.on_block, raw.on_block, text);
+        set(&mut self.paranoid, raw.paranoid, text);
+        set(&mut self.untrusted_tools, raw.untrusted_tools, text);
+        set(&mut self.taint_max_age_hours, raw.taint_max_age_hours, text);
+        set(
+            &mut self.sanitize_untrusted_output,
+            raw.sanitize_untrusted_output,
+            text,
+        );
+        if let Some(v) = &raw.max_event_bytes {
+            if *v.get_ref() < 1024 || *v.get_ref() > 64 * 1024 * 1024 {
+                self.errors.push(ConfigError {
+                    at: format!("{FILE_NAME}:{}", line_of(text, v.span().start)),
+                    message: "max_event_bytes must be between 1024 and 67108864".into(),
+                });
+            } else {
+                set(&mut self.max_event_bytes, raw.max_event_bytes, text);
+            }
+        }
+        let mut url = None;
+        if let Some(api) = raw.api {
+            set(&mut self.api_model, api.model, text);
+            if let Some(t) = &api.timeout {
+                if !(t.get_ref().is_finite() && *t.get_ref() > 0.0 && *t.get_ref() <= 60.0) {
+                    self.errors.push(ConfigError {
+                        at: format!("{FILE_NAME}:{}", line_of(text, t.span().start)),
+                        message: "[api] timeout must be between 0 and 60 seconds".into(),
+                    });
+                } else {
+                    set(&mut self.api_timeout_secs, api.timeout, text);
+                }
+            }
+            url = api.url.map(|u| Setting {
+                source: Source::File {
+                    line: line_of(text, u.span().start),
+                },
+                value: u.into_inner(),
+            });
+        }
+        if let Some(logs) = raw.logs {
+            if let Some(v) = &logs.max_file_bytes
+                && *v.get_ref() < 4096
+            {
+                self.errors.push(ConfigError {
+                    at: format!("{FILE_NAME}:{}", line_of(text, v.span().start)),
+                    message: "[logs] max_file_bytes must be at least 4096".into(),
+                });
+            } else {
+                set(&mut self.log_max_bytes, logs.max_file_bytes, text);
+            }
+        }
+        if let Some(b) = raw.budget {
+            set(&mut self.calls_per_minute, b.calls_per_minute, text);
+            set(&mut self.calls_per_day, b.calls_per_day, text);
+        }
+        url
+    }
+
+    fn apply_env(
+        &mut self,
+        env: &dyn Fn(&str) -> Option<String>,
+        file_url: Option<Setting<String>>,
+    ) {
+        let from = |name: &str| Source::Env {
+            name: name.to_string(),
+        };
+        if let Some(v) = env("SENTINEL_SHADOW").filter(|v| !v.is_empty()) {
+            match v.to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => {
+                    self.mode = Setting {
+                        value: Mode::Shadow,
+                        source: from("SENTINEL_SHADOW"),
+                    }
+                }
+                "0" | "false" | "no" | "off" => {
+                    self.mode = Setting {
+                        value: Mode::Enforce,
+                        source: from("SENTINEL_SHADOW"),
+                    }
+                }
+                _ => self.errors.push(ConfigError {
+                    at: "SENTINEL_SHADOW".into(),
+                    message: format!("`{v}` is not 1/true or 0/false"),
+                }),
+            }
+        }
+        if let Some(v) = env("SENTINEL_FAIL_MODE").filter(|v| !v.is_empty()) {
+            match v.as_str() {
+                "open" => {
+                    self.fail_mode = Setting {
+                        value: FailMode::Open,
+                        source: from("SENTINEL_FAIL_MODE"),
+                    }
+                }
+                "closed" => {
+                    self.fail_mode = Setting {
+                        value: FailMode::Closed,
+                        source: from("SENTINEL_FAIL_MODE"),
+                    }
+                }
+                "ask" => {
+                    self.fail_mode = Setting {
+                        value: FailMode::Ask,
+                        source: from("SENTINEL_FAIL_MODE"),
+                    }
+                }
+                _ => self.errors.push(ConfigError {
+                    at: "SENTINEL_FAIL_MODE".into(),
+                    message: format!("`{v}` is not open, closed or ask"),
+                }),
+            }
+        }
+        // Base URL, first found: SENTINEL_API_URL, [api] url, ANTHROPIC_BASE_URL, the default.
+        if let Some(v) = env("SENTINEL_API_URL").filter(|v| !v.is_empty()) {
+            self.api_url = Setting {
+                value: v,
+                source: from("SENTINEL_API_URL"),
+            };
+        } else if let Some(u) = file_url {
+            self.api_url = u;
+        } else if let Some(v) = env("ANTHROPIC_BASE_URL").filter(|v| !v.is_empty()) {
+            self.api_url = Setting {
+                value: v,
+                source: from("ANTHROPIC_BASE_URL"),
+            };
+        }
+        for name in ["SENTINEL_API_KEY", "ANTHROPIC_API_KEY"] {
+            if let Some(v) = env(name).filter(|v| !v.trim().is_empty()) {
+                self.api_key = Some(Setting {
+                    value: v,
+                    source: from(name),
+                });
+                break;
+            }
+        }
+    }
+}
+
+/// 1-based line of a byte offset.
+pub(super) fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .map(|t| t.matches('\n').count() + 1)
+        .unwrap_or(1)
+}
+
+pub(super) fn first_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("invalid TOML")
+        .to_string()
+}
