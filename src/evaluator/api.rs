@@ -229,74 +229,28 @@ pub fn evaluate(
         retried_429: false,
         usage: None,
     };
-    let answer = |s: &Passes, verdict, reason: String, canary_ok, reasoned, unparseable| Answer {
-        verdict,
-        reason,
-        canary_ok,
-        attempts: s.attempts,
-        reasoned,
-        elapsed_ms: started.elapsed().as_millis(),
-        unparseable,
-        usage: s.usage,
-    };
     let first = session.run(Pass::First).map_err(fail)?;
     let flagged = match first {
         PassResult::Answer(ApiVerdict::Allow, _) => {
-            let why = "nothing to flag at first look".to_string();
-            return Ok(answer(&session, ApiVerdict::Allow, why, true, false, false));
-        }
-        PassResult::BadCanary => {
-            let why = "canary verification failed".to_string();
-            return Ok(answer(
-                &session,
-                ApiVerdict::Block,
-                why,
-                false,
-                false,
-                false,
-            ));
-        }
-        PassResult::Unparseable => {
-            let why = "the evaluator's answer could not be parsed, twice".to_string();
-            return Ok(answer(
-                &session,
-                ApiVerdict::Escalate,
-                why,
-                false,
-                false,
-                true,
-            ));
+            let allow =
+                PassResult::Answer(ApiVerdict::Allow, "nothing to flag at first look".into());
+            return Ok(session.answer(allow, false, started));
         }
         PassResult::Answer(verdict, _) => verdict,
+        other => return Ok(session.answer(other, false, started)),
     };
-    match session.run(Pass::Reasoning) {
-        Ok(PassResult::Answer(verdict, reason)) => {
-            Ok(answer(&session, verdict, reason, true, true, false))
-        }
-        Ok(PassResult::BadCanary) => {
-            let why = "canary verification failed".to_string();
-            Ok(answer(&session, ApiVerdict::Block, why, false, true, false))
-        }
-        Ok(PassResult::Unparseable) => {
-            let why = "the evaluator's answer could not be parsed, twice".to_string();
-            Ok(answer(
-                &session,
-                ApiVerdict::Escalate,
-                why,
-                false,
-                true,
-                true,
-            ))
-        }
+    let second = match session.run(Pass::Reasoning) {
+        Ok(result) => result,
         // The first pass flagged the call; without the reasoning it stands (never an allow).
-        Err(e) => {
-            let why = format!(
+        Err(e) => PassResult::Answer(
+            flagged,
+            format!(
                 "flagged at first look ({}); the reasoning pass failed: {e}",
                 verdict_word(flagged)
-            );
-            Ok(answer(&session, flagged, why, true, true, false))
-        }
-    }
+            ),
+        ),
+    };
+    Ok(session.answer(second, true, started))
 }
 
 fn verdict_word(v: ApiVerdict) -> &'static str {
@@ -322,6 +276,36 @@ struct Passes<'a> {
 }
 
 impl Passes<'_> {
+    /// The answer a pass's result makes: a forged canary blocks, an answer that never parsed
+    /// escalates to the person.
+    fn answer(&self, result: PassResult, reasoned: bool, started: Instant) -> Answer {
+        let (verdict, reason, canary_ok, unparseable) = match result {
+            PassResult::Answer(verdict, reason) => (verdict, reason, true, false),
+            PassResult::BadCanary => (
+                ApiVerdict::Block,
+                "canary verification failed".to_string(),
+                false,
+                false,
+            ),
+            PassResult::Unparseable => (
+                ApiVerdict::Escalate,
+                "the evaluator's answer could not be parsed, twice".to_string(),
+                false,
+                true,
+            ),
+        };
+        Answer {
+            verdict,
+            reason,
+            canary_ok,
+            attempts: self.attempts,
+            reasoned,
+            elapsed_ms: started.elapsed().as_millis(),
+            unparseable,
+            usage: self.usage,
+        }
+    }
+
     /// One pass: a request, one retry after a 429 whose wait fits, and one stricter retry
     /// (over the whole evaluation) when the answer does not parse.
     fn run(&mut self, pass: Pass) -> Result<PassResult, String> {
