@@ -2,6 +2,7 @@
 //! one type every layer reads. The agents' own event shapes are in `agents::event`.
 
 pub mod tools;
+pub mod word;
 
 use serde_json::Value;
 use thiserror::Error;

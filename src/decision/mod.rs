@@ -1,5 +1,6 @@
 //! The vocabulary of a decision: verdicts, tiers, the rule that decided, and the record itself.
 
+pub mod effect;
 pub mod taint;
 pub mod tier2;
 
@@ -188,5 +189,5 @@ pub struct CommandReport {
     pub cwd: Option<String>,
     /// What it does, as its command spec reads it (SPEC 2.2).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<crate::local::effects::Effect>,
+    pub effects: Vec<effect::Effect>,
 }

@@ -251,7 +251,7 @@ fn fail_path(d: &mut Decision, call: &ToolCall, mode: FailMode, why: &str) {
 
 /// What makes a call too risky to allow without Tier 2's answer, from the effects Tier 1 found.
 fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
-    use crate::local::effects::Effect;
+    use crate::decision::effect::Effect;
     if !d.signs.is_empty() {
         return Some("shows signs of acting on untrusted content".into());
     }

@@ -12,7 +12,8 @@
 //!
 //! The package manager's pattern section says it does this (`bins = true` on `["yarn *"]`).
 
-use crate::local::effects::{Effect, Effects};
+use crate::decision::effect::Effect;
+use crate::local::effects::Effects;
 use crate::local::options::{self, Reading};
 use crate::local::paths::Fs;
 use crate::local::spec::{Kind, Specs};

@@ -5,9 +5,10 @@
 //! are decided on their resolved target path.
 
 use crate::call::ToolCall;
+use crate::decision::effect::Effect;
 use crate::decision::taint::Taint;
 use crate::decision::{CommandReport, Decision, RuleRef, Verdict};
-use crate::local::effects::{self, Effect, Effects};
+use crate::local::effects::{self, Effects};
 use crate::local::policy::{
     self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
 };

@@ -4,10 +4,11 @@
 //! spec entries, writes into excluded paths, and anything that would loosen sentinel itself.
 //! Everything else is uncertain: Tier 2 or the person decides.
 
+use crate::decision::effect::Effect;
 use crate::decision::{RuleRef, Verdict};
 use crate::local::credentials;
 use crate::local::decide::Context;
-use crate::local::effects::{Effect, Effects};
+use crate::local::effects::Effects;
 use crate::local::paths;
 use crate::rules::Rules;
 use crate::shell::{self, Word, WordKind};

@@ -72,7 +72,7 @@ pub struct ExplainedCommand {
     pub cwd: Option<String>,
     /// What it does, as its command spec reads it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<crate::local::effects::Effect>,
+    pub effects: Vec<crate::decision::effect::Effect>,
 }
 
 /// A rule that matches, and which list it is in.

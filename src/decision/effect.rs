@@ -1,0 +1,124 @@
+//! What a command does, as its spec reads it (SPEC 2.2): the effects Tier 1 judges, and that a
+//! decision reports.
+
+use super::RuleRef;
+use crate::call::word::Word;
+
+/// One thing a command does.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case", tag = "effect")]
+pub enum Effect {
+    /// Reads a file (`tree`: a directory, recursively).
+    Read {
+        /// The path as written.
+        path: Word,
+        /// Read recursively.
+        tree: bool,
+    },
+    /// Writes or creates a file or directory.
+    Write {
+        /// The path as written.
+        path: Word,
+    },
+    /// Deletes (or moves away) a file or directory.
+    Delete {
+        /// The path as written.
+        path: Word,
+        /// A directory with everything in it (`rm -r`).
+        tree: bool,
+    },
+    /// Runs the project's own code: its build, tests, scripts.
+    RunProject,
+    /// Runs a file as a program or script.
+    RunFile {
+        /// The file as written.
+        path: Word,
+    },
+    /// Runs another program that sentinel does not see (`--compress-program=sh`).
+    RunProgram {
+        /// The program or command line.
+        program: String,
+    },
+    /// Runs code given as text (`python -c`).
+    RunCode {
+        /// The code, cut short.
+        code: String,
+    },
+    /// Routine fetches from the sources the project names (`git fetch`, `npm ci`).
+    Fetch,
+    /// Fetches from a URL or host.
+    Receive {
+        /// The URL or host as written.
+        from: Word,
+    },
+    /// Sends data out over the network.
+    Send {
+        /// What is sent, or where.
+        what: String,
+        /// To a remote the command itself names (`git push`); otherwise to wherever the
+        /// command's URLs point, which may be this machine (`curl -d … localhost:3000`).
+        remote: bool,
+    },
+    /// Acts as another user.
+    AsUser {
+        /// The user.
+        user: String,
+    },
+    /// Installs a package named on the command line: a new dependency.
+    Install {
+        /// The package.
+        package: String,
+    },
+    /// Runs a named task of the project.
+    Task {
+        /// The task name.
+        name: Word,
+    },
+    /// Destructive: a spec denies it.
+    Destroy {
+        /// Why, and what to do instead (`why; instead: …`).
+        why: String,
+        /// The spec line.
+        rule: RuleRef,
+    },
+    /// A spec says the person (or Tier 2) must review it.
+    Review {
+        /// Why.
+        why: String,
+        /// The spec line.
+        rule: RuleRef,
+    },
+    /// Something sentinel cannot read with certainty.
+    Unknown {
+        /// What.
+        why: String,
+    },
+}
+
+impl Effect {
+    /// One line for people: `writes out.txt`.
+    pub fn describe(&self) -> String {
+        match self {
+            Effect::Read { path, tree: false } => format!("reads {}", path.text),
+            Effect::Read { path, tree: true } => format!("reads {} recursively", path.text),
+            Effect::Write { path } => format!("writes {}", path.text),
+            Effect::Delete { path, tree: false } => format!("deletes {}", path.text),
+            Effect::Delete { path, tree: true } => {
+                format!("deletes {} and everything in it", path.text)
+            }
+            Effect::RunProject => "runs the project's own tooling".into(),
+            Effect::RunFile { path } => format!("runs the file {}", path.text),
+            Effect::RunProgram { program } => format!("runs the program {program}"),
+            Effect::RunCode { code } => format!("runs code given as text: {code}"),
+            Effect::Fetch => "fetches from the sources the project names".into(),
+            Effect::Receive { from } => format!("fetches from {}", from.text),
+            Effect::Send { what, .. } => format!("sends data out: {what}"),
+            Effect::AsUser { user } => format!("acts as the user {user}"),
+            Effect::Install { package } => format!("installs the new dependency {package}"),
+            Effect::Task { name } => format!("runs the project task {}", name.text),
+            Effect::Destroy { why, rule } => format!("destroys: {why} [{rule}]"),
+            Effect::Review { why, rule } => format!("needs review: {why} [{rule}]"),
+            Effect::Unknown { why } => format!("unknown: {why}"),
+        }
+    }
+}
