@@ -659,7 +659,6 @@ impl Walker {
         mut assignments: Vec<(String, Word)>,
         stdin: Stdin,
     ) {
-        let mut redirects = redirects;
         let mut extra_args = false;
         let via_len = self.via.len();
         let first = self.out.commands.len();
@@ -728,7 +727,7 @@ impl Walker {
                     "words added at run time (xargs) reach `{name}`, which runs them as a command"
                 ));
             }
-            match unwrap {
+            let (script, label) = match unwrap {
                 Unwrap::No => {
                     self.push(
                         argv,
@@ -798,55 +797,26 @@ impl Walker {
                             break;
                         }
                     }
+                    continue;
                 }
-                Unwrap::Script { text, label } => {
-                    let script = text.clone();
-                    self.push(
-                        argv,
-                        std::mem::take(&mut redirects),
-                        assignments,
-                        Role::Wrapper,
-                        extra_args,
-                        name_dir,
-                    );
-                    if script.kind == WordKind::Computed {
-                        self.unknown(format!(
-                            "{label} runs a computed script `{}`",
-                            excerpt(&script.text)
-                        ));
-                        // Still check what it will run when that can be worked out
-                        // (`bash -c "$(echo … | base64 -d)"`): a block inside stands.
-                        if let Some(value) = &script.value {
-                            self.nested(value, &format!("{label} (decoded)"));
-                        }
-                    } else {
-                        self.nested(&script.text, &label);
-                    }
-                    break;
-                }
-                Unwrap::StdinScript { label } => {
-                    self.push(
-                        argv,
-                        std::mem::take(&mut redirects),
-                        assignments,
-                        Role::Wrapper,
-                        extra_args,
-                        name_dir,
-                    );
-                    match &stdin {
-                        Stdin::Text(t) => {
-                            self.nested(t, &label);
-                        }
-                        Stdin::Pipe | Stdin::Paths(..) => {
-                            self.unknown(format!("{label} reads its script from a pipe"))
-                        }
-                        Stdin::Inherited => {
-                            self.unknown(format!("{label} reads its script from stdin"))
-                        }
-                    }
-                    break;
-                }
+                Unwrap::Script { text, label } => (Some(text), label),
+                Unwrap::StdinScript { label } => (None, label),
+            };
+            // A wrapper that runs a script (`bash -c`, `sh < file`): recorded as a wrapper, then
+            // the script is read from where it comes from.
+            self.push(
+                argv,
+                redirects,
+                assignments,
+                Role::Wrapper,
+                extra_args,
+                name_dir,
+            );
+            match script {
+                Some(script) => self.word_script(&script, &label),
+                None => self.stdin_script(&stdin, &label),
             }
+            break;
         }
         self.via.truncate(via_len);
         if !under.is_empty() {
@@ -879,6 +849,35 @@ impl Walker {
             c.extra_args = true;
             c.extra_args_under = under.to_vec();
             c.extra_args_from_find = true;
+        }
+    }
+
+    /// A script given as a word (`bash -c '…'`): parsed and walked in its own right; a computed
+    /// one is unknown, though what it decodes to is still checked (a block inside stands).
+    fn word_script(&mut self, script: &Word, label: &str) {
+        if script.kind == WordKind::Computed {
+            self.unknown(format!(
+                "{label} runs a computed script `{}`",
+                excerpt(&script.text)
+            ));
+            if let Some(value) = &script.value {
+                self.nested(value, &format!("{label} (decoded)"));
+            }
+        } else {
+            self.nested(&script.text, label);
+        }
+    }
+
+    /// A script read from stdin (`sh < file`, `echo … | bash`): walked when its text is known.
+    fn stdin_script(&mut self, stdin: &Stdin, label: &str) {
+        match stdin {
+            Stdin::Text(t) => {
+                self.nested(t, label);
+            }
+            Stdin::Pipe | Stdin::Paths(..) => {
+                self.unknown(format!("{label} reads its script from a pipe"))
+            }
+            Stdin::Inherited => self.unknown(format!("{label} reads its script from stdin")),
         }
     }
 
