@@ -1,0 +1,435 @@
+//! Emitting a simple command: its name normalised, wrappers unwrapped into the commands they
+//! run, a script run by a wrapper walked in turn, `cd` and git's config followed.
+
+use super::words::has_brace_expansion;
+use super::*;
+
+impl Walker {
+    /// Unwraps wrappers at the front of argv and records every simple command.
+    pub(super) fn emit(
+        &mut self,
+        mut argv: Vec<Word>,
+        redirects: Vec<Redirect>,
+        mut assignments: Vec<(String, Word)>,
+        stdin: Stdin,
+    ) {
+        let mut extra_args = false;
+        let via_len = self.via.len();
+        let first = self.out.commands.len();
+        let mut under: Vec<Word> = Vec::new();
+        let mut under_from_find = false;
+        let mut hops = 0;
+        loop {
+            let name_dir = self.normalise_name(&mut argv);
+            let name = argv.first().map(|w| w.text.clone()).unwrap_or_default();
+            if name == "cd" || name == "pushd" || name == "popd" {
+                self.change_dir(&argv);
+            }
+            if name == "git" {
+                self.git_config_code(&argv);
+            }
+            if matches!(
+                name.as_str(),
+                "export" | "declare" | "typeset" | "local" | "readonly"
+            ) {
+                for a in argv.iter().skip(1) {
+                    if let Some((var, value)) = a.text.split_once('=') {
+                        let value = Word {
+                            text: value.to_string(),
+                            kind: a.kind,
+                            value: None,
+                        };
+                        self.check_assignment(var, &value);
+                    }
+                }
+            }
+            if name == "find"
+                && argv
+                    .iter()
+                    .any(|w| w.text.starts_with("-exec") || w.text.starts_with("-ok"))
+            {
+                let (own, execs) = split_find(argv);
+                let roots = find_roots(&own);
+                self.push(
+                    own,
+                    redirects,
+                    assignments,
+                    Role::Command,
+                    extra_args,
+                    name_dir,
+                );
+                for (label, cmd) in execs {
+                    if cmd.is_empty() {
+                        continue;
+                    }
+                    self.via.push(label);
+                    self.emit_extra(cmd, &roots);
+                    self.via.pop();
+                }
+                break;
+            }
+            hops += 1;
+            let unwrap = if hops > 16 {
+                Unwrap::No
+            } else {
+                wrapper(&argv)
+            };
+            if extra_args && !matches!(unwrap, Unwrap::No) {
+                // `xargs xargs`, `xargs env`, `xargs sh -c`: the words added at run time become
+                // the command this wrapper runs, or its options.
+                self.unknown(format!(
+                    "words added at run time (xargs) reach `{name}`, which runs them as a command"
+                ));
+            }
+            let (script, label) = match unwrap {
+                Unwrap::No => {
+                    self.push(
+                        argv,
+                        redirects,
+                        assignments,
+                        Role::Command,
+                        extra_args,
+                        name_dir,
+                    );
+                    break;
+                }
+                Unwrap::Inner {
+                    start,
+                    label,
+                    extra_args: more,
+                    placeholder,
+                } => {
+                    let mut inner = argv.split_off(start.min(argv.len()));
+                    if let Some(p) = placeholder.filter(|p| !p.is_empty()) {
+                        // Each input line is put in place of the placeholder: those words are
+                        // not known before it runs, and a script holding one is computed.
+                        for w in &mut inner {
+                            if w.text.contains(&p) {
+                                w.kind = WordKind::Computed;
+                                w.value = None;
+                            }
+                        }
+                    }
+                    let (env_assignments, inner) = if name == "env" {
+                        split_env_assignments(inner)
+                    } else {
+                        (Vec::new(), inner)
+                    };
+                    if name == "env"
+                        && argv.iter().any(|w| {
+                            matches!(w.text.as_str(), "-C" | "--chdir")
+                                || w.text.starts_with("--chdir=")
+                        })
+                    {
+                        self.cwd = Cwd::Unknown;
+                    }
+                    self.push(
+                        argv,
+                        Vec::new(),
+                        assignments,
+                        Role::Wrapper,
+                        extra_args,
+                        name_dir,
+                    );
+                    for (n, v) in &env_assignments {
+                        self.check_assignment(n, v);
+                    }
+                    assignments = env_assignments;
+                    extra_args |= more;
+                    if more && let Stdin::Paths(roots, from_find) = &stdin {
+                        under = roots.clone();
+                        under_from_find = *from_find;
+                    }
+                    self.via.push(label);
+                    argv = inner;
+                    if argv.is_empty() {
+                        // `xargs` with no command runs echo; a wrapper with nothing after it
+                        // has been recorded already.
+                        if extra_args {
+                            argv.push(Word::literal("echo"));
+                        } else {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                Unwrap::Script { text, label } => (Some(text), label),
+                Unwrap::StdinScript { label } => (None, label),
+            };
+            // A wrapper that runs a script (`bash -c`, `sh < file`): recorded as a wrapper, then
+            // the script is read from where it comes from.
+            self.push(
+                argv,
+                redirects,
+                assignments,
+                Role::Wrapper,
+                extra_args,
+                name_dir,
+            );
+            match script {
+                Some(script) => self.word_script(&script, &label),
+                None => self.stdin_script(&stdin, &label),
+            }
+            break;
+        }
+        self.via.truncate(via_len);
+        if !under.is_empty() {
+            for c in &mut self.out.commands[first..] {
+                if c.extra_args && c.extra_args_under.is_empty() {
+                    c.extra_args_under = under.clone();
+                    c.extra_args_piped = true;
+                    c.extra_args_from_find = under_from_find;
+                }
+            }
+        }
+    }
+
+    /// Records a command that receives more arguments at run time (`find -exec … {}`). Each
+    /// `{}` is a path found under the roots: computed, with the root as its value when there is
+    /// one root, so it resolves under it.
+    pub(super) fn emit_extra(&mut self, mut argv: Vec<Word>, under: &[Word]) {
+        for w in &mut argv {
+            if w.text.contains("{}") {
+                w.value = match under {
+                    [root] if w.text == "{}" && root.is_literal() => Some(root.text.clone()),
+                    _ => None,
+                };
+                w.kind = WordKind::Computed;
+            }
+        }
+        let first = self.out.commands.len();
+        self.emit(argv, Vec::new(), Vec::new(), Stdin::Inherited);
+        for c in &mut self.out.commands[first..] {
+            c.extra_args = true;
+            c.extra_args_under = under.to_vec();
+            c.extra_args_from_find = true;
+        }
+    }
+
+    /// A script given as a word (`bash -c '…'`): parsed and walked in its own right; a computed
+    /// one is unknown, though what it decodes to is still checked (a block inside stands).
+    pub(super) fn word_script(&mut self, script: &Word, label: &str) {
+        if script.kind == WordKind::Computed {
+            self.unknown(format!(
+                "{label} runs a computed script `{}`",
+                excerpt(&script.text)
+            ));
+            if let Some(value) = &script.value {
+                self.nested(value, &format!("{label} (decoded)"));
+            }
+        } else {
+            self.nested(&script.text, label);
+        }
+    }
+
+    /// A script read from stdin (`sh < file`, `echo … | bash`): walked when its text is known.
+    pub(super) fn stdin_script(&mut self, stdin: &Stdin, label: &str) {
+        match stdin {
+            Stdin::Text(t) => {
+                self.nested(t, label);
+            }
+            Stdin::Pipe | Stdin::Paths(..) => {
+                self.unknown(format!("{label} reads its script from a pipe"))
+            }
+            Stdin::Inherited => self.unknown(format!("{label} reads its script from stdin")),
+        }
+    }
+
+    pub(super) fn push(
+        &mut self,
+        argv: Vec<Word>,
+        redirects: Vec<Redirect>,
+        assignments: Vec<(String, Word)>,
+        role: Role,
+        extra_args: bool,
+        name_dir: Option<String>,
+    ) {
+        self.out.commands.push(SimpleCommand {
+            argv,
+            redirects,
+            assignments,
+            via: self.via.clone(),
+            depth: self.depth,
+            role,
+            cwd: self.cwd.clone(),
+            extra_args,
+            extra_args_under: Vec::new(),
+            extra_args_piped: false,
+            extra_args_from_find: false,
+            name_dir,
+        });
+    }
+
+    /// `\rm`, `"rm"`, `r''m` are already `rm` after quote removal; `/bin/rm` becomes `rm`.
+    /// Returns the directory of a name that is a path outside the system bin dirs.
+    pub(super) fn normalise_name(&mut self, argv: &mut [Word]) -> Option<String> {
+        let first = argv.first_mut()?;
+        if first.kind != WordKind::Literal {
+            self.unknown(format!(
+                "the command name `{}` is computed",
+                excerpt(&first.text)
+            ));
+            return None;
+        }
+        if first.text.contains(['{', '}']) && has_brace_expansion(&first.text) {
+            self.unknown(format!(
+                "the command name `{}` is a brace expansion",
+                first.text
+            ));
+        }
+        let (dir, base) = match first.text.rsplit_once('/') {
+            Some((dir, base)) if !base.is_empty() => (dir.to_string(), base.to_string()),
+            _ => return None,
+        };
+        first.text = base;
+        let dir = if dir.is_empty() { "/".to_string() } else { dir };
+        if SYSTEM_BIN_DIRS.contains(&dir.as_str()) {
+            None
+        } else {
+            Some(dir)
+        }
+    }
+
+    pub(super) fn change_dir(&mut self, argv: &[Word]) {
+        let name = argv[0].text.as_str();
+        let target = argv
+            .iter()
+            .skip(1)
+            .find(|w| !(w.text.starts_with('-') && w.text.len() > 1));
+        self.cwd = match (name, target) {
+            ("popd", _) => Cwd::Unknown,
+            (_, None) if argv.iter().skip(1).any(|w| w.text == "-") => Cwd::Unknown,
+            (_, None) => Cwd::Changed("~".to_string()),
+            (_, Some(t)) if !t.is_literal() && !is_home_ref(&t.text) => Cwd::Unknown,
+            // `cd -` goes to $OLDPWD, which an earlier line may have set to anything.
+            (_, Some(t)) if t.text == "-" || t.text.starts_with("~-") => Cwd::Unknown,
+            (_, Some(t)) => match &self.cwd {
+                Cwd::Unknown => Cwd::Unknown,
+                Cwd::Start => Cwd::Changed(t.text.clone()),
+                Cwd::Changed(prev)
+                    if t.text.starts_with('/')
+                        || t.text.starts_with('~')
+                        || is_home_ref(&t.text) =>
+                {
+                    let _ = prev;
+                    Cwd::Changed(t.text.clone())
+                }
+                Cwd::Changed(prev) => Cwd::Changed(format!("{prev}/{}", t.text)),
+            },
+        };
+    }
+
+    /// `git -c alias.x='!cmd'` and `git -c core.pager=cmd` carry shell code.
+    pub(super) fn git_config_code(&mut self, argv: &[Word]) {
+        let mut i = 1;
+        while i < argv.len() {
+            let a = &argv[i].text;
+            let attached;
+            let setting = if a == "-c" {
+                i += 1;
+                argv.get(i)
+            } else if let Some(rest) = a.strip_prefix("-c").filter(|r| !r.is_empty()) {
+                // `-ccore.pager=sh`: the value attached, as git's option parser allows.
+                attached = Word {
+                    text: rest.to_string(),
+                    kind: argv[i].kind,
+                    value: None,
+                };
+                Some(&attached)
+            } else if a == "--config-env" || a.starts_with("--config-env=") {
+                // `--config-env=KEY=ENVVAR`: the value comes from the environment.
+                self.unknown("git --config-env takes a setting's value from the environment");
+                i += if a == "--config-env" { 2 } else { 1 };
+                continue;
+            } else if a.starts_with('-') {
+                if matches!(
+                    a.as_str(),
+                    "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+                ) {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            } else {
+                break;
+            };
+            i += 1;
+            let Some(setting) = setting else { break };
+            let Some((key, value)) = setting.text.split_once('=') else {
+                continue;
+            };
+            let key = key.to_ascii_lowercase();
+            let value = Word {
+                text: value.to_string(),
+                kind: setting.kind,
+                value: None,
+            };
+            if key.starts_with("alias.") {
+                if let Some(code) = value.text.strip_prefix('!') {
+                    let code = Word {
+                        text: code.to_string(),
+                        kind: value.kind,
+                        value: None,
+                    };
+                    self.run_config_script(&code, "git -c alias");
+                }
+            } else if is_git_code_key(&key) {
+                self.unknown(format!(
+                    "git -c {key} runs a program, sends data elsewhere or removes safeguards"
+                ));
+                self.run_config_script(&value, &format!("git -c {key}"));
+            }
+        }
+    }
+
+    pub(super) fn run_config_script(&mut self, code: &Word, label: &str) {
+        if code.kind == WordKind::Computed {
+            self.unknown(format!("{label} runs a computed script"));
+        } else {
+            self.nested(&code.text, label);
+        }
+    }
+}
+
+fn is_git_code_key(key: &str) -> bool {
+    const KEYS: &[&str] = &[
+        "core.pager",
+        "core.editor",
+        "core.sshcommand",
+        "core.fsmonitor",
+        "core.hookspath",
+        "core.askpass",
+        "core.gitproxy",
+        "diff.external",
+        "sequence.editor",
+        "credential.helper",
+        "gpg.program",
+        "gpg.ssh.program",
+        "gpg.x509.program",
+        "uploadpack.packobjectshook",
+        "merge.tool",
+        "diff.tool",
+        "core.alternaterefscommand",
+        "interactive.difffilter",
+        "sendemail.smtpserver",
+        "gc.auto",
+    ];
+    KEYS.contains(&key)
+        || key.starts_with("pager.")
+        || key.starts_with("filter.")
+        || key.starts_with("mergetool.")
+        || key.starts_with("difftool.")
+        || (key.starts_with("diff.") && (key.ends_with(".textconv") || key.ends_with(".command")))
+        || (key.starts_with("merge.") && key.ends_with(".driver"))
+        || (key.starts_with("credential.") && key.ends_with(".helper"))
+        || key.starts_with("protocol.")
+        || key.starts_with("remote.")
+        || key.starts_with("url.")
+        || key.starts_with("include")
+        || key == "clean.requireforce"
+        || key.starts_with("gc.")
+        || key.starts_with("http.")
+        || key.starts_with("https.")
+        || (key.starts_with("browser.") && key.ends_with(".cmd"))
+        || (key.starts_with("man.") && key.ends_with(".cmd"))
+}

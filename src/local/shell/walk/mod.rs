@@ -1,0 +1,583 @@
+//! The walk over brush-parser's syntax tree: every simple command, every place code can hide.
+//! Here the tree's structure (lists, pipelines, compound commands, redirections); [`words`]
+//! assembles a word from its pieces; [`emit`] records a simple command and unwraps wrappers.
+
+use super::decode;
+use super::unwrap::{Unwrap, find_roots, split_env_assignments, split_find, wrapper};
+use super::*;
+use brush_parser::ParserOptions;
+use brush_parser::ast;
+use brush_parser::word::{self, WordPiece, WordPieceWithSource};
+
+/// Where a command's standard input comes from, as far as a script read from stdin matters.
+#[derive(Clone, Debug)]
+pub(super) enum Stdin {
+    /// The caller's stdin.
+    Inherited,
+    /// A pipe from a previous stage whose output is this literal text (`echo …`, `printf …`).
+    Text(String),
+    /// A pipe whose content is not known.
+    Pipe,
+    /// A pipe carrying path names that all lie under these directories (`find ROOT`,
+    /// `git ls-files`): what `xargs` then appends is bounded by them. `true`: they come from
+    /// `find` and start with a root, so none is an option.
+    Paths(Vec<Word>, bool),
+}
+
+pub(super) struct Walker {
+    pub(super) out: Analysis,
+    cwd: Cwd,
+    depth: usize,
+    via: Vec<String>,
+    options: ParserOptions,
+    /// The output of the last pipeline walked, when it is known (literal or decoded text).
+    last_output: Option<String>,
+}
+
+mod emit;
+mod words;
+
+impl Walker {
+    pub(super) fn new() -> Walker {
+        Walker {
+            out: Analysis::default(),
+            cwd: Cwd::Start,
+            depth: 0,
+            via: Vec::new(),
+            options: ParserOptions::default(),
+            last_output: None,
+        }
+    }
+
+    fn unknown(&mut self, what: impl Into<String>) {
+        let what = what.into();
+        if !self.out.unknowns.contains(&what) {
+            self.out.unknowns.push(what);
+        }
+    }
+
+    /// Parses and walks a script; a parse failure is returned for the caller to record.
+    /// Parses and walks a script; returns its output when it is one pipeline whose output is
+    /// known. A parse failure is returned for the caller to record.
+    pub(super) fn script(&mut self, src: &str) -> Result<Option<String>, String> {
+        if bracket_nesting(src) > MAX_BRACKET_NESTING {
+            return Err(format!("brackets nest deeper than {MAX_BRACKET_NESTING}"));
+        }
+        let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src), &self.options);
+        let program = parser
+            .parse_program()
+            .map_err(|e| one_line(&e.to_string()))?;
+        self.last_output = None;
+        for list in &program.complete_commands {
+            self.list(list);
+        }
+        let single = matches!(program.complete_commands.as_slice(), [list] if list.0.len() == 1 && list.0[0].0.additional.is_empty());
+        Ok(if single {
+            self.last_output.take()
+        } else {
+            None
+        })
+    }
+
+    /// Walks code found inside another command (`$( )`, `bash -c`, `eval` …) one level deeper.
+    fn nested(&mut self, src: &str, label: &str) -> Option<String> {
+        if self.depth >= MAX_DEPTH {
+            self.unknown(format!(
+                "code nested deeper than {MAX_DEPTH} levels ({label})"
+            ));
+            return None;
+        }
+        self.depth += 1;
+        self.via.push(label.to_string());
+        let result = self.script(src);
+        if let Err(e) = &result {
+            self.unknown(format!("{label}: cannot parse `{}`: {e}", excerpt(src)));
+            self.out.unparsed.extend(rough_segments(src));
+        }
+        self.via.pop();
+        self.depth -= 1;
+        result.ok().flatten()
+    }
+
+    /// Walks code that runs in a subshell: a `cd` inside does not change what follows.
+    fn in_subshell<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.cwd.clone();
+        let r = f(self);
+        self.cwd = saved;
+        r
+    }
+
+    fn list(&mut self, list: &ast::CompoundList) {
+        for item in &list.0 {
+            self.and_or(&item.0);
+        }
+    }
+
+    fn and_or(&mut self, list: &ast::AndOrList) {
+        self.pipeline(&list.first);
+        for next in &list.additional {
+            match next {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p),
+            }
+        }
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline) {
+        if let [only] = p.seq.as_slice() {
+            let first = self.out.commands.len();
+            self.command(only, Stdin::Inherited);
+            self.last_output = self
+                .stage_innermost(first)
+                .and_then(|c| decode::stage_output(c, None));
+            return;
+        }
+        let mut stages = Vec::new();
+        let mut stdin = Stdin::Inherited;
+        let mut output = None;
+        for cmd in &p.seq {
+            let (text, produced, listed) = self.in_subshell(|w| {
+                let first = w.out.commands.len();
+                w.command(cmd, stdin.clone());
+                let inner = w.stage_innermost(first);
+                let input = match &stdin {
+                    Stdin::Text(t) => Some(t.as_str()),
+                    _ => None,
+                };
+                (
+                    inner.map(SimpleCommand::text),
+                    inner.and_then(|c| decode::stage_output(c, input)),
+                    inner.and_then(listed_paths),
+                )
+            });
+            stages.push(text.unwrap_or_else(|| "( … )".to_string()));
+            output = produced.clone();
+            stdin = match (produced, listed) {
+                (Some(t), _) => Stdin::Text(t),
+                (None, Some((roots, from_find))) => Stdin::Paths(roots, from_find),
+                (None, None) => Stdin::Pipe,
+            };
+        }
+        self.last_output = output;
+        self.out.pipelines.push(stages.join(" | "));
+    }
+
+    /// The command a pipeline stage amounts to, as the pipe sees it: its innermost command
+    /// (a shell reading the pipe is a wrapper with nothing inside).
+    fn stage_innermost(&self, first: usize) -> Option<&SimpleCommand> {
+        let stage: Vec<&SimpleCommand> = self.out.commands[first..]
+            .iter()
+            .filter(|c| c.depth == self.depth)
+            .collect();
+        stage
+            .iter()
+            .rfind(|c| c.role == Role::Command)
+            .or_else(|| stage.iter().rfind(|c| c.role == Role::Wrapper))
+            .copied()
+    }
+
+    fn command(&mut self, cmd: &ast::Command, stdin: Stdin) {
+        match cmd {
+            ast::Command::Simple(s) => self.simple(s, stdin),
+            ast::Command::Compound(c, redirects) => {
+                self.compound(c);
+                self.compound_redirects(redirects.as_ref());
+            }
+            ast::Command::Function(f) => {
+                // The body is checked where it is defined; calling it by name is an unknown
+                // command, so it is never allowed on the strength of its name.
+                let first = self.out.commands.len();
+                self.in_subshell(|w| w.compound(&f.body.0));
+                let name = self.word(&f.fname.value).text;
+                if self.out.commands[first..].iter().any(|c| c.name() == name) {
+                    self.out.self_calling_functions.push(name);
+                }
+                if let Some(list) = &f.body.1 {
+                    for r in &list.0 {
+                        self.redirect(r);
+                    }
+                }
+            }
+            ast::Command::ExtendedTest(t, redirects) => {
+                self.test_expr(&t.expr);
+                self.compound_redirects(redirects.as_ref());
+            }
+        }
+    }
+
+    /// Redirections of a compound command (or `[[ ]]`) apply to everything inside it: they are
+    /// reported as a command of their own so their targets are checked.
+    fn compound_redirects(&mut self, list: Option<&ast::RedirectList>) {
+        let Some(list) = list else { return };
+        let redirects: Vec<_> = list.0.iter().filter_map(|r| self.redirect(r)).collect();
+        if !redirects.is_empty() {
+            self.push(
+                Vec::new(),
+                redirects,
+                Vec::new(),
+                Role::Command,
+                false,
+                None,
+            );
+        }
+    }
+
+    fn test_expr(&mut self, e: &ast::ExtendedTestExpr) {
+        use ast::ExtendedTestExpr as E;
+        match e {
+            E::And(a, b) | E::Or(a, b) => {
+                self.test_expr(a);
+                self.test_expr(b);
+            }
+            E::Not(a) | E::Parenthesized(a) => self.test_expr(a),
+            E::UnaryTest(_, w) => {
+                self.word(&w.value);
+            }
+            E::BinaryTest(_, a, b) => {
+                self.word(&a.value);
+                self.word(&b.value);
+            }
+        }
+    }
+
+    fn compound(&mut self, c: &ast::CompoundCommand) {
+        use ast::CompoundCommand as C;
+        match c {
+            C::Arithmetic(a) => self.arithmetic(&a.expr.value),
+            C::ArithmeticForClause(f) => {
+                for e in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.arithmetic(&e.value);
+                }
+                self.list(&f.body.list);
+            }
+            C::BraceGroup(g) => self.list(&g.list),
+            C::Subshell(s) => self.in_subshell(|w| w.list(&s.list)),
+            C::ForClause(f) => {
+                for v in f.values.iter().flatten() {
+                    self.word(&v.value);
+                }
+                self.list(&f.body.list);
+            }
+            C::CaseClause(c) => {
+                self.word(&c.value.value);
+                for item in &c.cases {
+                    for p in &item.patterns {
+                        self.word(&p.value);
+                    }
+                    if let Some(cmd) = &item.cmd {
+                        self.list(cmd);
+                    }
+                }
+            }
+            C::IfClause(i) => {
+                self.list(&i.condition);
+                self.list(&i.then);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        self.list(c);
+                    }
+                    self.list(&e.body);
+                }
+            }
+            C::WhileClause(w) | C::UntilClause(w) => {
+                self.list(&w.0);
+                self.list(&w.1.list);
+            }
+            C::Coprocess(c) => self.in_subshell(|w| w.command(&c.body, Stdin::Inherited)),
+        }
+    }
+
+    /// Arithmetic can hide command substitutions (`$(( $(cmd) ))`, `a[$(cmd)]`). And text that is
+    /// not arithmetic at all is, to bash, a subshell: `$(( cat x; rm -rf / ))` is
+    /// `$( ( cat x; rm -rf / ) )`, and `(( … ))` as a command is `( ( … ) )`. So what does not
+    /// parse as arithmetic is walked as a script, and the command is uncertain.
+    fn arithmetic(&mut self, text: &str) {
+        self.hidden_substitutions(text, "arithmetic");
+        if brush_parser::arithmetic::parse(text).is_err() {
+            self.unknown(format!(
+                "`(( {} ))` is not arithmetic: bash runs it as a subshell",
+                excerpt(text)
+            ));
+            self.in_subshell(|w| w.nested(text, "$(( ))"));
+        }
+    }
+
+    fn simple(&mut self, s: &ast::SimpleCommand, stdin: Stdin) {
+        let mut argv = Vec::new();
+        let mut redirects = Vec::new();
+        let mut assignments = Vec::new();
+        let mut stdin = stdin;
+        let items = s
+            .prefix
+            .iter()
+            .flat_map(|p| p.0.iter().map(|i| (i, true)))
+            .chain(s.word_or_name.iter().map(|_| (&NAME_MARKER, false)))
+            .chain(s.suffix.iter().flat_map(|p| p.0.iter().map(|i| (i, false))));
+        for (item, in_prefix) in items {
+            if std::ptr::eq(item, &NAME_MARKER) {
+                if let Some(name) = &s.word_or_name {
+                    argv.push(self.word(&name.value));
+                }
+                continue;
+            }
+            match item {
+                ast::CommandPrefixOrSuffixItem::Word(w) => argv.push(self.word(&w.value)),
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => {
+                    let value = self.assignment_value(&a.value);
+                    if in_prefix || argv.is_empty() {
+                        assignments.push((assignment_name(&a.name), value));
+                    } else {
+                        // `export X=1`, `declare X=1`: an argument that assigns.
+                        let name = assignment_name(&a.name);
+                        let text = format!("{name}={}", value.text);
+                        let _ = w;
+                        argv.push(Word {
+                            text,
+                            kind: value.kind,
+                            value: None,
+                        });
+                    }
+                }
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => {
+                    if let Some(r) = self.redirect(r) {
+                        if matches!(r.kind, RedirectKind::HereDoc | RedirectKind::HereString) {
+                            stdin = if r.target.is_literal() {
+                                Stdin::Text(r.target.text.clone())
+                            } else {
+                                Stdin::Pipe
+                            };
+                        }
+                        redirects.push(r);
+                    }
+                }
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
+                    let label = match kind {
+                        ast::ProcessSubstitutionKind::Read => "<( )",
+                        ast::ProcessSubstitutionKind::Write => ">( )",
+                    };
+                    self.process_substitution(label, sub);
+                    argv.push(Word {
+                        text: format!(
+                            "{label_open}{}{label_close}",
+                            one_line(&sub.list.to_string()),
+                            label_open = &label[..2],
+                            label_close = ")"
+                        ),
+                        kind: WordKind::Computed,
+                        value: None,
+                    });
+                }
+            }
+        }
+        for (name, value) in &assignments {
+            // A load path for this one command is checked against the project by Tier 1.
+            if !argv.is_empty() && LOAD_PATH_VARIABLES.contains(&name.as_str()) {
+                continue;
+            }
+            self.check_assignment(name, value);
+        }
+        self.emit(argv, redirects, assignments, stdin);
+    }
+
+    fn process_substitution(&mut self, label: &str, sub: &ast::SubshellCommand) {
+        if self.depth >= MAX_DEPTH {
+            self.unknown(format!(
+                "code nested deeper than {MAX_DEPTH} levels ({label})"
+            ));
+            return;
+        }
+        self.depth += 1;
+        self.via.push(label.to_string());
+        self.in_subshell(|w| w.list(&sub.list));
+        self.via.pop();
+        self.depth -= 1;
+    }
+
+    fn assignment_value(&mut self, v: &ast::AssignmentValue) -> Word {
+        match v {
+            ast::AssignmentValue::Scalar(w) => self.word(&w.value),
+            ast::AssignmentValue::Array(items) => {
+                let mut text = String::from("(");
+                for (key, value) in items {
+                    if let Some(k) = key {
+                        self.word(&k.value);
+                    }
+                    text.push_str(&self.word(&value.value).text);
+                    text.push(' ');
+                }
+                text.push(')');
+                Word {
+                    text,
+                    kind: WordKind::Computed,
+                    value: None,
+                }
+            }
+        }
+    }
+
+    /// Variables that change which program runs or what it executes: setting one makes the
+    /// command's meaning depend on more than its words.
+    fn check_assignment(&mut self, name: &str, value: &Word) {
+        if is_dangerous_variable(name) {
+            self.unknown(format!(
+                "sets {name}={}, which changes what the command runs",
+                excerpt(&value.text)
+            ));
+        }
+    }
+
+    fn redirect(&mut self, r: &ast::IoRedirect) -> Option<Redirect> {
+        use ast::IoFileRedirectKind as K;
+        use ast::IoFileRedirectTarget as T;
+        match r {
+            ast::IoRedirect::File(_, kind, target) => {
+                let kind = match kind {
+                    K::Read => RedirectKind::Read,
+                    K::Write | K::Clobber | K::ReadAndWrite => RedirectKind::Write,
+                    K::Append => RedirectKind::Append,
+                    K::DuplicateInput | K::DuplicateOutput => RedirectKind::Duplicate,
+                };
+                let target = match target {
+                    T::Filename(w) => self.word(&w.value),
+                    T::Fd(fd) => Word::literal(fd.to_string()),
+                    T::Duplicate(w) => {
+                        let w = self.word(&w.value);
+                        // `>&file` writes a file unless the target is a descriptor.
+                        let is_fd = w
+                            .text
+                            .trim_end_matches('-')
+                            .chars()
+                            .all(|c| c.is_ascii_digit());
+                        if !is_fd || !w.is_literal() {
+                            return Some(Redirect {
+                                kind: RedirectKind::Write,
+                                target: w,
+                            });
+                        }
+                        w
+                    }
+                    T::ProcessSubstitution(k, sub) => {
+                        let label = match k {
+                            ast::ProcessSubstitutionKind::Read => "<( )",
+                            ast::ProcessSubstitutionKind::Write => ">( )",
+                        };
+                        self.process_substitution(label, sub);
+                        return None;
+                    }
+                };
+                Some(Redirect { kind, target })
+            }
+            ast::IoRedirect::HereDocument(_, doc) => {
+                let body = &doc.doc.value;
+                let (kind, value) = if doc.requires_expansion {
+                    match word::parse_heredoc(body, &self.options) {
+                        Ok(pieces) => {
+                            let w = self.assemble(&pieces, body, true);
+                            (w.kind, w.value)
+                        }
+                        Err(_) => {
+                            self.unknown("a here-document whose expansions cannot be parsed");
+                            (WordKind::Computed, None)
+                        }
+                    }
+                } else {
+                    (WordKind::Literal, None)
+                };
+                Some(Redirect {
+                    kind: RedirectKind::HereDoc,
+                    target: Word {
+                        text: body.clone(),
+                        kind,
+                        value,
+                    },
+                })
+            }
+            ast::IoRedirect::HereString(_, w) => Some(Redirect {
+                kind: RedirectKind::HereString,
+                target: self.word(&w.value),
+            }),
+            ast::IoRedirect::OutputAndError(w, append) => Some(Redirect {
+                kind: if *append {
+                    RedirectKind::Append
+                } else {
+                    RedirectKind::Write
+                },
+                target: self.word(&w.value),
+            }),
+        }
+    }
+}
+
+/// A sentinel item standing for the command name while iterating prefix, name and suffix.
+static NAME_MARKER: ast::CommandPrefixOrSuffixItem =
+    ast::CommandPrefixOrSuffixItem::Word(ast::Word {
+        value: String::new(),
+        loc: None,
+    });
+
+fn assignment_name(n: &ast::AssignmentName) -> String {
+    match n {
+        ast::AssignmentName::VariableName(v) => v.clone(),
+        ast::AssignmentName::ArrayElementName(v, _) => v.clone(),
+    }
+}
+
+/// The directories a command's output paths all lie under, when it only lists paths: `find`
+/// (its roots, unless it prints anything but names) and `git ls-files` (the work tree).
+fn listed_paths(c: &SimpleCommand) -> Option<(Vec<Word>, bool)> {
+    let args = c.args();
+    match c.name() {
+        "find"
+            if args.iter().all(|a| {
+                !a.text.starts_with("-printf") && !a.text.starts_with("-fprint") && a.text != "-ls"
+            }) =>
+        {
+            let roots = find_roots(&c.argv);
+            let dashless = roots.iter().all(|r| !r.text.starts_with('-'));
+            roots
+                .iter()
+                .all(|r| r.is_literal() && !r.text.contains(".."))
+                .then_some((roots, dashless))
+        }
+        "git" if args.first().is_some_and(|a| a.text == "ls-files") => {
+            Some((vec![Word::literal(".")], false))
+        }
+        _ => None,
+    }
+}
+
+/// Backslashes in backquotes escape `$`, `` ` `` and `\` before the inner text is parsed.
+fn unescape_backquoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&n) = chars.peek()
+            && matches!(n, '$' | '`' | '\\')
+        {
+            out.push(n);
+            chars.next();
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The deepest bracket nesting in the text, counted without regard to quoting.
+fn bracket_nesting(s: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for b in s.bytes() {
+        match b {
+            b'(' | b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
