@@ -82,7 +82,7 @@ pub fn new_canary() -> Result<String, String> {
 }
 
 /// The static part of the system prompt: the same bytes on every call, so the API can cache it
-/// (`cache_control`). Nothing per call belongs here — the canary is in [`per_call_prompt`].
+/// (`cache_control`). Nothing per call belongs here — the canary is in `per_call_prompt`.
 pub const STATIC_PROMPT: &str = include_str!("prompt.md");
 
 /// Which request of an evaluation.
