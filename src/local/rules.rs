@@ -391,6 +391,18 @@ impl Literals {
             .chain(o.iter().map(Vec::as_slice))
     }
 
+    /// Whether one of them starts with `b` (without the chain of `iter`: a first byte's
+    /// candidates are found by asking every rule of a list).
+    fn any_starts_with(&self, b: u8) -> bool {
+        match self {
+            Literals::Static(s) => s
+                .iter()
+                .any(|&(start, len)| len > 0 && bundled::BLOB[start as usize] == b),
+            Literals::Slices(l) => l.iter().any(|l| l.first() == Some(&b)),
+            Literals::Owned(o) => o.iter().any(|l| l.first() == Some(&b)),
+        }
+    }
+
     fn is_empty(&self) -> bool {
         match self {
             Literals::Static(s) => s.is_empty(),
@@ -439,7 +451,7 @@ impl RuleList {
                 (0..self.rules.len())
                     .filter(|&i| {
                         let r = &self.rules[i];
-                        Self::unprefixed(r) || r.prefixes.iter().any(|p| p.first() == Some(&b))
+                        Self::unprefixed(r) || r.prefixes.any_starts_with(b)
                     })
                     .collect()
             }),

@@ -119,50 +119,40 @@ const NONE: u32 = u32::MAX;
 impl<'a> Stored<'a> {
     /// The image, when every span of it is within its tables (else the file is not used).
     fn image(&self) -> Option<Image<'a>> {
-        let u32s = |b: &'a [u8]| {
-            b.chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        };
         (self.spans.len().is_multiple_of(8) && self.lines.len().is_multiple_of(4 * FIELDS))
             .then_some(())?;
         let range = |a: u32, n: u32| (a as usize)..(a as usize + n as usize);
-        let spans: Vec<u32> = u32s(self.spans).collect();
-        let literals = spans
-            .chunks_exact(2)
-            .map(|c| self.blob.get(range(c[0], c[1])))
-            .collect::<Option<Vec<&[u8]>>>()?;
+        let mut literals = Vec::with_capacity(self.spans.len() / 8);
+        for span in self.spans.chunks_exact(8) {
+            let [a, n] = words::<2>(span);
+            literals.push(self.blob.get(range(a, n))?);
+        }
         let text = |a: u32, n: u32| self.text.get(range(a, n));
-        let of = |a: u32, n: u32| literals.get(range(a, n)).map(|_| (a, n));
-        let lines = self
-            .lines
-            .chunks_exact(4 * FIELDS)
-            .map(|r| {
-                let mut f = [0u32; FIELDS];
-                for (v, x) in f.iter_mut().zip(u32s(r)) {
-                    *v = x;
-                }
-                let why = match f[3] {
-                    NONE => None,
-                    a => Some(text(a, f[4])?),
-                };
-                let found = match f[5] {
-                    0 => Found::Error(Cow::Borrowed(text(f[6], f[7])?)),
-                    1 | 2 => Found::Command {
-                        anchored: f[5] == 2,
-                        prefixes: of(f[6], f[7])?,
-                        required: of(f[8], f[9])?,
-                    },
-                    3 => Found::Path,
-                    _ => return None,
-                };
-                Some(Line {
-                    line: f[0],
-                    pattern: text(f[1], f[2])?,
-                    why,
-                    found,
-                })
-            })
-            .collect::<Option<Vec<Line>>>()?;
+        let of = |a: u32, n: u32| (a as usize + n as usize <= literals.len()).then_some((a, n));
+        let mut lines = Vec::with_capacity(self.lines.len() / (4 * FIELDS));
+        for record in self.lines.chunks_exact(4 * FIELDS) {
+            let f = words::<FIELDS>(record);
+            let why = match f[3] {
+                NONE => None,
+                a => Some(text(a, f[4])?),
+            };
+            let found = match f[5] {
+                0 => Found::Error(Cow::Borrowed(text(f[6], f[7])?)),
+                1 | 2 => Found::Command {
+                    anchored: f[5] == 2,
+                    prefixes: of(f[6], f[7])?,
+                    required: of(f[8], f[9])?,
+                },
+                3 => Found::Path,
+                _ => return None,
+            };
+            lines.push(Line {
+                line: f[0],
+                pattern: text(f[1], f[2])?,
+                why,
+                found,
+            });
+        }
         Some(Image {
             kind: self.kind,
             origin: self.origin,
@@ -171,6 +161,18 @@ impl<'a> Stored<'a> {
             literals,
         })
     }
+}
+
+/// `N` u32s LE from `bytes` (4 × N of them).
+fn words<const N: usize>(bytes: &[u8]) -> [u32; N] {
+    std::array::from_fn(|i| {
+        u32::from_le_bytes([
+            bytes[4 * i],
+            bytes[4 * i + 1],
+            bytes[4 * i + 2],
+            bytes[4 * i + 3],
+        ])
+    })
 }
 
 /// An image's stored bytes (postcard of its [`Stored`] form).
