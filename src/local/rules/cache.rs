@@ -124,14 +124,14 @@ impl<'a> Stored<'a> {
         let range = |a: u32, n: u32| (a as usize)..(a as usize + n as usize);
         let mut literals = Vec::with_capacity(self.spans.len() / 8);
         for span in self.spans.chunks_exact(8) {
-            let [a, n] = words::<2>(span);
+            let [a, n] = words::<8, 2>(span.try_into().ok()?);
             literals.push(self.blob.get(range(a, n))?);
         }
         let text = |a: u32, n: u32| self.text.get(range(a, n));
         let of = |a: u32, n: u32| (a as usize + n as usize <= literals.len()).then_some((a, n));
         let mut lines = Vec::with_capacity(self.lines.len() / (4 * FIELDS));
         for record in self.lines.chunks_exact(4 * FIELDS) {
-            let f = words::<FIELDS>(record);
+            let f: [u32; FIELDS] = words::<{ 4 * FIELDS }, FIELDS>(record.try_into().ok()?);
             let why = match f[3] {
                 NONE => None,
                 a => Some(text(a, f[4])?),
@@ -163,15 +163,11 @@ impl<'a> Stored<'a> {
     }
 }
 
-/// `N` u32s LE from `bytes` (4 × N of them).
-fn words<const N: usize>(bytes: &[u8]) -> [u32; N] {
+/// The u32s LE of `bytes` (`B` = 4 × `N`; fixed sizes, so no bounds are checked).
+fn words<const B: usize, const N: usize>(bytes: &[u8; B]) -> [u32; N] {
     std::array::from_fn(|i| {
-        u32::from_le_bytes([
-            bytes[4 * i],
-            bytes[4 * i + 1],
-            bytes[4 * i + 2],
-            bytes[4 * i + 3],
-        ])
+        let at = 4 * i;
+        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
     })
 }
 
