@@ -1417,6 +1417,14 @@ mod tests {
     }
 
     #[test]
+    fn a_projects_rule_files_are_named_under_its_directory() {
+        for file in RuleFile::ALL {
+            let name = format!("{}/{}", crate::project::DIR, file.name());
+            assert_eq!(file.project_name(), name);
+        }
+    }
+
+    #[test]
     fn comments_and_blank_lines() {
         assert_eq!(split_line("  # hi"), None);
         assert_eq!(split_line(""), None);
