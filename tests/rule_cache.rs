@@ -113,8 +113,116 @@ fn a_cache_hit_answers_as_a_fresh_parse_and_errors_keep_their_line() {
             .any(|e| e.contains("conditional_block_commands.txt:1: `!` exceptions")),
         "{hit:#?}"
     );
-    // Nothing was rewritten on a hit.
+    // No other cache file was written on a hit.
+    assert_eq!(names(&cached(&dir)), names(&files));
+}
+
+/// The names of cache files.
+fn names(files: &[(PathBuf, Vec<u8>)]) -> Vec<&Path> {
+    files.iter().map(|(p, _)| p.as_path()).collect()
+}
+
+/// Whether the cache files are the good ones rebuilt: the same files, each of the good one's
+/// length (the stat record in each is made when it is written), none of them `damaged`.
+fn rebuilt(now: &[(PathBuf, Vec<u8>)], good: &[(PathBuf, Vec<u8>)], damaged: &[Vec<u8>]) -> bool {
+    names(now) == names(good)
+        && now
+            .iter()
+            .zip(good)
+            .zip(damaged)
+            .all(|(((_, n), (_, g)), d)| n.len() == g.len() && n != d)
+}
+
+/// Sets a file's mtime, as `touch -d` does (its ctime becomes now: no call sets a ctime).
+fn set_mtime(path: &Path, time: std::time::SystemTime) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(time).unwrap();
+}
+
+#[test]
+fn an_unchanged_file_is_not_read_again_and_an_edit_that_keeps_size_and_mtime_is_seen() {
+    let dir = home("stat");
+    let rules = dir.join("hard_block_commands.txt");
+    let mtime = std::fs::metadata(&rules).unwrap().modified().unwrap();
+    // Past the racy window (the file's times are then older than any stat record made now).
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let fresh = answers(&dir);
+    let files = cached(&dir);
+    // A hit by stat: the record is not made again.
+    assert_eq!(answers(&dir), fresh);
     assert_eq!(cached(&dir), files);
+    // The same size, another rule, the mtime put back: the ctime tells.
+    let text = std::fs::read_to_string(&rules).unwrap();
+    let edited = text.replace("^deploy prod", "^deploy test");
+    assert_eq!(edited.len(), text.len());
+    std::fs::write(&rules, &edited).unwrap();
+    set_mtime(&rules, mtime);
+    assert_eq!(
+        std::fs::metadata(&rules).unwrap().modified().unwrap(),
+        mtime
+    );
+    let after = answers(&dir);
+    assert_ne!(after, fresh);
+    let loaded = Rules::load(&dir, Some(Path::new(HOME)));
+    let patterns: Vec<&str> = loaded
+        .hard_block()
+        .iter()
+        .map(|r| &*r.rule.pattern)
+        .collect();
+    assert!(patterns.contains(&"^deploy test( |$)"), "{patterns:?}");
+    assert!(!patterns.contains(&"^deploy prod( |$)"), "{patterns:?}");
+    // And its cache replaced the old one: one cache file per rule file.
+    assert_eq!(names(&cached(&dir)), names(&files));
+}
+
+#[test]
+fn a_racy_file_is_hashed_on_every_load() {
+    let dir = home("racy");
+    let rules = dir.join("hard_block_commands.txt");
+    // An mtime after the stat record is made keeps the file racy: never trusted on its stat.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    set_mtime(&rules, later);
+    let fresh = answers(&dir);
+    let files = cached(&dir);
+    // Hashed again, found the same, and its stat record made again.
+    assert_eq!(answers(&dir), fresh);
+    let again = cached(&dir);
+    assert_eq!(names(&again), names(&files));
+    assert_ne!(again, files, "the racy record is made again");
+    // An edit of the same size with the same mtime is seen.
+    let text = std::fs::read_to_string(&rules).unwrap();
+    std::fs::write(&rules, text.replace("^wipe", "^WIPE")).unwrap();
+    set_mtime(&rules, later);
+    let loaded = Rules::load(&dir, Some(Path::new(HOME)));
+    assert!(
+        loaded
+            .hard_block()
+            .iter()
+            .any(|r| r.rule.pattern == "^WIPE\\s+all")
+    );
+}
+
+#[test]
+fn an_old_cache_file_is_removed_when_a_new_one_is_written() {
+    let dir = home("prune");
+    answers(&dir);
+    let files = cached(&dir);
+    // A file of an older format, and one of a rule file that is gone; and not a cache file.
+    let cache = dir.join("cache");
+    std::fs::write(
+        cache.join(format!("rules-{}.bin", "0".repeat(64))),
+        b"SNTLRUL\x01...",
+    )
+    .unwrap();
+    std::fs::write(cache.join("notes.txt"), b"mine").unwrap();
+    std::fs::write(dir.join("hard_block_commands.txt"), "^frobnicate( |$)\n").unwrap();
+    answers(&dir);
+    let mut want: Vec<PathBuf> = names(&files).into_iter().map(Path::to_path_buf).collect();
+    want.push(cache.join("notes.txt"));
+    want.sort();
+    let now = cached(&dir);
+    let got: Vec<PathBuf> = names(&now).into_iter().map(Path::to_path_buf).collect();
+    assert_eq!(got, want);
 }
 
 #[test]
@@ -144,18 +252,27 @@ fn a_damaged_cache_is_rebuilt_and_never_trusted() {
         }),
     ];
     for (what, damage) in damages {
-        for (path, bytes) in &good {
-            std::fs::write(path, damage(bytes)).unwrap();
+        let damaged: Vec<Vec<u8>> = good.iter().map(|(_, b)| damage(b)).collect();
+        for ((path, _), bytes) in good.iter().zip(&damaged) {
+            std::fs::write(path, bytes).unwrap();
         }
         assert_eq!(answers(&dir), fresh, "{what}");
-        assert_eq!(cached(&dir), good, "{what}: the cache is rewritten");
+        assert!(
+            rebuilt(&cached(&dir), &good, &damaged),
+            "{what}: the cache is rewritten"
+        );
     }
     // Another file's cache put under this one's name: its lines do not fit.
     let (a, b) = (&good[0], &good[1]);
     std::fs::write(&a.0, &b.1).unwrap();
     std::fs::write(&b.0, &a.1).unwrap();
     assert_eq!(answers(&dir), fresh, "swapped");
-    assert_eq!(cached(&dir), good, "swapped: the cache is rewritten");
+    let swapped = vec![b.1.clone(), a.1.clone()];
+    let now = cached(&dir);
+    assert!(
+        rebuilt(&now[..2], &good[..2], &swapped),
+        "swapped: the cache is rewritten"
+    );
     // A directory where a cache file should be: no cache, same answers.
     std::fs::remove_file(&a.0).unwrap();
     std::fs::create_dir(&a.0).unwrap();

@@ -8,9 +8,9 @@ use crate::decision::RuleRef;
 use crate::local::rule_scan::{compiled_pattern, literal_filters, split_line};
 use crate::paths::PathPattern;
 use crate::text::one_line;
-use cache::{Entry, Found};
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
+use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -57,6 +57,20 @@ impl RuleFile {
             RuleFile::ExcludedPaths => "excluded_paths.txt",
             RuleFile::CredentialPaths => "credential_paths.txt",
             RuleFile::ProtectedPaths => "protected_paths.txt",
+        }
+    }
+
+    /// The file's name in a project, under `.sentinel/` (a test checks it against
+    /// `project::DIR`).
+    pub fn project_name(self) -> &'static str {
+        match self {
+            RuleFile::HardBlock => ".sentinel/hard_block_commands.txt",
+            RuleFile::Safe => ".sentinel/safe_commands.txt",
+            RuleFile::ConditionalBlock => ".sentinel/conditional_block_commands.txt",
+            RuleFile::SafePaths => ".sentinel/safe_paths.txt",
+            RuleFile::ExcludedPaths => ".sentinel/excluded_paths.txt",
+            RuleFile::CredentialPaths => ".sentinel/credential_paths.txt",
+            RuleFile::ProtectedPaths => ".sentinel/protected_paths.txt",
         }
     }
 
@@ -127,8 +141,11 @@ pub struct CommandRule {
     anchored: bool,
     /// Literals every matching command contains.
     required: Literals,
-    /// The pattern as compiled (safe rules are anchored to the whole command).
-    compiled_pattern: Cow<'static, str>,
+    /// The pattern as compiled, for a bundled rule (None: made from `rule.pattern` when the
+    /// regex is compiled).
+    compiled_pattern: Option<&'static str>,
+    /// A safe rule: anchored to the whole command.
+    whole: bool,
     /// A bundled rule's line in the build's tables, whose DFA answers for it (None: the regex is
     /// compiled here when needed).
     dfa: Option<usize>,
@@ -160,7 +177,12 @@ impl CommandRule {
     ) -> CommandRule {
         let Some((index, b)) = built else {
             let body = rule.pattern.trim_start_matches('!').trim();
-            let filters = literal_filters(&compiled_pattern(body, whole));
+            let (prefixes, anchored, required) = literal_filters(&compiled_pattern(body, whole));
+            let filters = (
+                Literals::Owned(prefixes),
+                anchored,
+                Literals::Owned(required),
+            );
             return CommandRule::written(rule, negated, whole, filters);
         };
         let spans = |(start, n): (u32, u32)| &bundled::SPANS[start as usize..(start + n) as usize];
@@ -170,7 +192,8 @@ impl CommandRule {
             required: Literals::Static(spans(b.required)),
             rule,
             negated,
-            compiled_pattern: Cow::Borrowed(bundled::text(b.compiled)),
+            compiled_pattern: Some(bundled::text(b.compiled)),
+            whole,
             dfa: b.dfa.map(|_| index),
             regex: OnceLock::new(),
         }
@@ -182,19 +205,29 @@ impl CommandRule {
         rule: RuleRef,
         negated: bool,
         whole: bool,
-        (prefixes, anchored, required): Filters,
+        (prefixes, anchored, required): (Literals, bool, Literals),
     ) -> CommandRule {
-        let body = rule.pattern.trim_start_matches('!').trim();
-        let compiled = compiled_pattern(body, whole);
         CommandRule {
-            prefixes: Literals::Owned(prefixes),
+            prefixes,
             anchored,
-            required: Literals::Owned(required),
+            required,
             rule,
             negated,
-            compiled_pattern: Cow::Owned(compiled),
+            compiled_pattern: None,
+            whole,
             dfa: None,
             regex: OnceLock::new(),
+        }
+    }
+
+    /// The pattern as compiled (safe rules are anchored to the whole command).
+    fn compiled_pattern(&self) -> Cow<'static, str> {
+        match self.compiled_pattern {
+            Some(p) => Cow::Borrowed(p),
+            None => {
+                let body = self.rule.pattern.trim_start_matches('!').trim();
+                Cow::Owned(compiled_pattern(body, self.whole))
+            }
         }
     }
 
@@ -212,7 +245,7 @@ impl CommandRule {
         }
         let regex = self
             .regex
-            .get_or_init(|| compile(&self.compiled_pattern).map_err(|e| e.to_string()));
+            .get_or_init(|| compile(&self.compiled_pattern()).map_err(|e| e.to_string()));
         match regex {
             Ok(r) if r.is_match(text.as_bytes()) => RuleMatch::Yes,
             Ok(_) => RuleMatch::No,
@@ -241,7 +274,7 @@ impl CommandRule {
     pub fn compile(&self) -> Result<(), String> {
         match self
             .regex
-            .get_or_init(|| compile(&self.compiled_pattern).map_err(|e| e.to_string()))
+            .get_or_init(|| compile(&self.compiled_pattern()).map_err(|e| e.to_string()))
         {
             Ok(_) => Ok(()),
             Err(e) => Err(one_line(e)),
@@ -335,28 +368,45 @@ mod bundled {
     }
 }
 
-/// Prefilter literals: spans of the build's table for bundled rules (no copy), computed for a
-/// person's.
+/// Prefilter literals: spans of the build's table for bundled rules, slices of a cached image
+/// for a person's (no copy), or computed now.
 #[derive(Debug)]
 enum Literals {
     Static(&'static [(u32, u32)]),
+    Slices(&'static [&'static [u8]]),
     Owned(Vec<Vec<u8>>),
 }
 
 impl Literals {
     fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        let (s, o): (&[(u32, u32)], &[Vec<u8>]) = match self {
-            Literals::Static(s) => (s, &[]),
-            Literals::Owned(o) => (&[], o),
+        type Parts<'a> = (&'a [(u32, u32)], &'a [&'static [u8]], &'a [Vec<u8>]);
+        let (s, l, o): Parts = match self {
+            Literals::Static(s) => (s, &[], &[]),
+            Literals::Slices(l) => (&[], l, &[]),
+            Literals::Owned(o) => (&[], &[], o),
         };
         s.iter()
             .map(|&(start, len)| &bundled::BLOB[start as usize..(start + len) as usize])
+            .chain(l.iter().copied())
             .chain(o.iter().map(Vec::as_slice))
+    }
+
+    /// Whether one of them starts with `b` (without the chain of `iter`: a first byte's
+    /// candidates are found by asking every rule of a list).
+    fn any_starts_with(&self, b: u8) -> bool {
+        match self {
+            Literals::Static(s) => s
+                .iter()
+                .any(|&(start, len)| len > 0 && bundled::BLOB[start as usize] == b),
+            Literals::Slices(l) => l.iter().any(|l| l.first() == Some(&b)),
+            Literals::Owned(o) => o.iter().any(|l| l.first() == Some(&b)),
+        }
     }
 
     fn is_empty(&self) -> bool {
         match self {
             Literals::Static(s) => s.is_empty(),
+            Literals::Slices(l) => l.is_empty(),
             Literals::Owned(o) => o.is_empty(),
         }
     }
@@ -401,7 +451,7 @@ impl RuleList {
                 (0..self.rules.len())
                     .filter(|&i| {
                         let r = &self.rules[i];
-                        Self::unprefixed(r) || r.prefixes.iter().any(|p| p.first() == Some(&b))
+                        Self::unprefixed(r) || r.prefixes.any_starts_with(b)
                     })
                     .collect()
             }),
@@ -448,6 +498,24 @@ pub(crate) enum Parsed {
     Paths(Vec<(PathPattern, RuleRef)>),
 }
 
+impl Parsed {
+    fn len(&self) -> usize {
+        match self {
+            Parsed::Commands(list) => list.len(),
+            Parsed::Paths(list) => list.len(),
+        }
+    }
+
+    /// The rules from the `from`th on (line, pattern).
+    fn added(&self, from: usize) -> Vec<(usize, Cow<'static, str>)> {
+        let rule = |r: &RuleRef| (r.line, r.pattern.clone());
+        match self {
+            Parsed::Commands(list) => list.rules[from..].iter().map(|r| rule(&r.rule)).collect(),
+            Parsed::Paths(list) => list[from..].iter().map(|(_, r)| rule(r)).collect(),
+        }
+    }
+}
+
 /// A rule file whose text is the bundled default, parsed the first time it is needed: most calls
 /// need only some of the five files (a Bash command never the path lists unless it writes, a file
 /// tool never the command lists), and this text is known to be valid.
@@ -480,6 +548,7 @@ impl Rules {
     /// Loads the rule files from `dir`, each falling back to the bundled default when absent.
     /// `home` expands `~` in path lists.
     pub fn load(dir: &Path, home: Option<&Path>) -> Rules {
+        let cache_dir = dir.join("cache");
         let mut sources = Vec::new();
         let mut errors = Vec::new();
         for file in RuleFile::ALL {
@@ -490,16 +559,30 @@ impl Rules {
                 line: 0,
                 message,
             };
+            // A file whose stat is what its cache recorded is not read (see `cache`).
+            let stat = match std::fs::metadata(&path) {
+                Ok(meta) => cache::Stat::of(&meta),
+                Err(e) if crate::config::is_absent(&e) => continue,
+                Err(e) => {
+                    errors.push(unreadable(format!("cannot read: {e}")));
+                    continue;
+                }
+            };
+            let id = cache_id(file, &origin, home, Layer::Home);
+            if let Some(image) = stat.and_then(|s| cache::by_stat(&cache_dir, &id, s)) {
+                sources.push((file, origin, Source::Image(image)));
+                continue;
+            }
             match std::fs::read(&path) {
                 Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(text) => sources.push((file, origin.clone(), Some(text))),
+                    Ok(text) => sources.push((file, origin.clone(), Source::Text(text, stat))),
                     Err(_) => errors.push(unreadable("file is not valid UTF-8".into())),
                 },
                 Err(e) if crate::config::is_absent(&e) => {}
                 Err(e) => errors.push(unreadable(format!("cannot read: {e}"))),
             }
         }
-        let mut rules = Rules::from_owned_sources(sources, home, Some(dir.join("cache")));
+        let mut rules = Rules::from_owned_sources(sources, home, Some(cache_dir));
         rules.specs = crate::local::spec::Specs::load(dir);
         rules.errors.extend(rules.specs.errors.iter().cloned());
         for file in RuleFile::ALL {
@@ -528,14 +611,20 @@ impl Rules {
     ) -> Rules {
         let sources = sources
             .into_iter()
-            .map(|(f, o, t)| (f, o.to_string(), (t != f.bundled()).then(|| t.to_string())))
+            .map(|(f, o, t)| {
+                let source = match t == f.bundled() {
+                    true => Source::Bundled,
+                    false => Source::Text(t.to_string(), None),
+                };
+                (f, o.to_string(), source)
+            })
             .collect();
         Rules::from_owned_sources(sources, home, None)
     }
 
-    /// (file, origin, text): None as the text means the bundled default, read from the binary.
+    /// (file, origin, source).
     fn from_owned_sources(
-        sources: Vec<(RuleFile, String, Option<String>)>,
+        sources: Vec<(RuleFile, String, Source)>,
         home: Option<&Path>,
         cache: Option<PathBuf>,
     ) -> Rules {
@@ -552,23 +641,43 @@ impl Rules {
             specs: crate::local::spec::Specs::bundled(),
             layers: Vec::new(),
         };
-        for (file, origin, text) in sources {
+        for (file, origin, source) in sources {
             rules
                 .origins
                 .push((file.name().to_string(), origin.clone()));
             let slot = &mut rules.files[file as usize];
             slot.origin = origin.clone();
             // The bundled text is checked by the test suite and parsed on first use. A person's
-            // file adds to it (SPEC 2.1): parsed now, so a bad line is reported at once, and
-            // laid over the bundled rules, less the ones it switches off. An untouched copy of
-            // a bundled file an earlier install seeded is no customisation: the bundled rules
-            // of this version apply.
-            let Some(text) = text.filter(|t| t != file.bundled()) else {
+            // file adds to it (SPEC 2.1): compiled now (or taken from the cache), so a bad line
+            // is reported at once, and laid over the bundled rules, less the ones it switches
+            // off. An untouched copy of a bundled file an earlier install seeded is no
+            // customisation: the bundled rules of this version apply.
+            let image = match source {
+                Source::Bundled => None,
+                Source::Image(image) => Some(image),
+                Source::Text(text, stat) => {
+                    let content = Sha256::digest(text.as_bytes()).into();
+                    let image = compile_written(
+                        file,
+                        &origin,
+                        &text,
+                        &content,
+                        home,
+                        Layer::Home,
+                        rules.cache.as_deref(),
+                        stat,
+                    );
+                    if image.is_none() {
+                        rules.errors.push(not_compiled(&origin));
+                    }
+                    image
+                }
+            };
+            let Some(image) = image.filter(|i| i.kind != cache::Kind::Bundled) else {
                 slot.origin = "bundled".into();
                 continue;
             };
-            let digest = crate::digest::sha256_hex(text.as_bytes());
-            if layers::is_seeded(file, &digest) {
+            if image.kind == cache::Kind::Seeded {
                 slot.origin = "bundled".into();
                 rules.layers.push(layers::FileLayer {
                     file: Some(file),
@@ -578,19 +687,27 @@ impl Rules {
                 });
                 continue;
             }
-            let (text, off) = layers::take_off_lines(&text);
-            let (mine, errors) = parse_written(
+            let off = image
+                .off
+                .iter()
+                .map(|(l, p)| (*l as usize, p.to_string()))
+                .collect();
+            let (bundled, ..) = parse_file(
                 file,
-                &origin,
-                &text,
-                &digest,
+                "bundled",
+                Lines::Bundled,
                 home,
+                false,
                 Layer::Home,
-                rules.cache.as_deref(),
+                None,
             );
+            let (base, mut layer) = layers::switch_off(file, &origin, bundled, off);
+            let from = base.len();
+            let lines = Lines::Image(image);
+            let (merged, errors, _) =
+                parse_file(file, &origin, lines, home, true, Layer::Home, Some(base));
             rules.errors.extend(errors);
-            let (bundled, ..) = parse_file(file, "bundled", None, home, false, Layer::Home, None);
-            let (merged, layer) = layers::merge(file, &origin, bundled, mine, off);
+            layer.added = merged.added(from);
             rules.layers.push(layer);
             let _ = slot.parsed.set(merged);
         }
@@ -621,15 +738,19 @@ impl Rules {
                     continue;
                 }
             };
-            let (parsed, errors) = parse_written(
-                file,
-                &origin,
-                text,
-                &source.sha256,
-                self.home.as_deref(),
-                Layer::Project(&project.root),
-                self.cache.as_deref(),
-            );
+            // Read and hashed for its trust anyway: its cache is found by that hash.
+            let content = unhex(&source.sha256).unwrap_or_else(|| Sha256::digest(text).into());
+            let layer = Layer::Project(&project.root);
+            let home = self.home.as_deref();
+            let cache = self.cache.as_deref();
+            let Some(image) =
+                compile_written(file, &origin, text, &content, home, layer, cache, None)
+            else {
+                self.errors.push(not_compiled(&origin));
+                continue;
+            };
+            let (parsed, errors, _) =
+                parse_file(file, &origin, Lines::Image(image), home, true, layer, None);
             self.errors.extend(errors);
             // Make sure the home layer is parsed before the project's rules go after it.
             let _ = self.parsed(file);
@@ -669,7 +790,7 @@ impl Rules {
             parse_file(
                 file,
                 &slot.origin,
-                None,
+                Lines::Bundled,
                 self.home.as_deref(),
                 false,
                 Layer::Home,
@@ -765,67 +886,151 @@ enum Layer<'a> {
     Project(&'a Path),
 }
 
-/// Parses a person's or a project's rule file, through the cache in `cache_dir` when there is
-/// one (`content`: the text's SHA-256, hex): a hit skips each line's regex check and prefilter
-/// extraction; anything else in the cache (damaged, another version) is a miss, and the file
-/// parsed afresh is written back. Cached lines that do not fit the text are parsed afresh and
-/// the cache file removed.
-fn parse_written(
+/// Compiles a person's or a project's rule file (`text`, whose SHA-256 is `content`) into the
+/// image its rules are built from, through the cache when there is one: a cached image of this
+/// content skips each line's regex check and prefilter extraction; anything else in the cache
+/// (damaged, another version) is a miss, and the image compiled afresh is written back. `stat`
+/// is the file's stat taken before it was read (a file in SENTINEL_HOME), recorded for the stat
+/// fast path of [`Rules::load`].
+#[allow(clippy::too_many_arguments)]
+fn compile_written(
     file: RuleFile,
     origin: &str,
     text: &str,
-    content: &str,
+    content: &[u8; 32],
     home: Option<&Path>,
     layer: Layer,
-    cache_dir: Option<&Path>,
-) -> (Parsed, Vec<RuleError>) {
-    let Some(dir) = cache_dir else {
-        let (parsed, errors, ..) = parse_file(file, origin, Some(text), home, true, layer, None);
-        return (parsed, errors);
+    cache: Option<&Path>,
+    stat: Option<cache::Stat>,
+) -> Option<&'static cache::Image<'static>> {
+    let id = cache_id(file, origin, home, layer);
+    if let Some(image) = cache.and_then(|dir| cache::by_content(dir, &id, content, stat)) {
+        return Some(image);
+    }
+    // A person's file may be the bundled text, a copy an install seeded, and has `off:` lines
+    // (SPEC 2.1); a project's lines are all its own.
+    let (kind, text, off) = match layer {
+        Layer::Home if text == file.bundled() => (cache::Kind::Bundled, String::new(), Vec::new()),
+        Layer::Home if layers::is_seeded(file, &hex(content)) => {
+            (cache::Kind::Seeded, String::new(), Vec::new())
+        }
+        Layer::Home => {
+            let (text, off) = layers::take_off_lines(text);
+            (cache::Kind::Own, text, off)
+        }
+        Layer::Project(_) => (cache::Kind::Own, text.to_string(), Vec::new()),
     };
-    let layer_key = match layer {
+    let (.., found) = parse_file(file, origin, Lines::Text(&text), home, true, layer, None);
+    let (lines, literals) = found?;
+    let image = cache::Image {
+        kind,
+        origin,
+        off: off.iter().map(|(l, p)| (*l as u32, p.as_str())).collect(),
+        lines,
+        literals: literals.iter().map(Vec::as_slice).collect(),
+    };
+    if let Some(dir) = cache {
+        cache::store(dir, &id, content, stat, &image);
+    }
+    cache::reload(&id, content, &image)
+}
+
+/// Which rule file a cache file is for.
+fn cache_id(file: RuleFile, origin: &str, home: Option<&Path>, layer: Layer) -> [u8; 32] {
+    let layer = match layer {
         Layer::Home => Cow::Borrowed(&b"home"[..]),
         Layer::Project(root) => {
             Cow::Owned([b"project:", root.as_os_str().as_encoded_bytes()].concat())
         }
     };
-    let key = cache::key(file.name(), &layer_key, home, content);
-    let known = cache::load(dir, &key);
-    let hit = known.is_some();
-    let (parsed, errors, found, missed) =
-        parse_file(file, origin, Some(text), home, true, layer, known);
-    if !hit {
-        cache::store(dir, &key, found);
-    } else if missed {
-        cache::remove(dir, &key);
-    }
-    (parsed, errors)
+    cache::id(file.name(), &layer, home, origin)
 }
 
-/// Parses one rule file: `text`, or with None the bundled file from the build's tables (no text
-/// to read, no regex or prefilter to compute). `validate` checks each regex's syntax (a user's
+/// Lower-case hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A SHA-256 given in hex.
+fn unhex(hex: &str) -> Option<[u8; 32]> {
+    let mut out = [0; 32];
+    (hex.len() == 64).then_some(())?;
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// A rule file whose image could not be made (never expected): its rules are missing, so the
+/// load has an error, and local allows become `ask`.
+fn not_compiled(origin: &str) -> RuleError {
+    RuleError {
+        file: origin.to_string(),
+        line: 0,
+        message: "could not be compiled".into(),
+    }
+}
+
+/// A person's rule file as `Rules::load` found it.
+enum Source {
+    /// Exactly the bundled text (or absent).
+    Bundled,
+    /// Its text, and its stat before it was read.
+    Text(String, Option<cache::Stat>),
+    /// Its image from the cache (the stat fast path).
+    Image(&'static cache::Image<'static>),
+}
+
+/// Where a file's rule lines come from: the build's tables (the bundled file), a text, or a
+/// compiled image (whose strings live as long as the process: the rules borrow them).
+#[derive(Clone, Copy)]
+enum Lines<'t> {
+    Bundled,
+    Text(&'t str),
+    Image(&'static cache::Image<'static>),
+}
+
+/// What a parse of a text found for each line, for its image: the lines, and the prefilter
+/// literals they point into.
+type FoundLines<'t> = (Vec<cache::Line<'t>>, Vec<Vec<u8>>);
+
+/// Parses one rule file: the bundled file from the build's tables (no text to read, no regex or
+/// prefilter to compute), a text, or an image. `validate` checks each regex's syntax (a user's
 /// file); the build checked the bundled ones. Relative paths in a project's path lists are
-/// relative to the project. `known` is what an earlier parse of the same text found for each
-/// line (from the cache; a line without a fitting entry is parsed afresh); the third result is
-/// what this parse found for each line of `text`, for the cache (empty when `known` was given),
-/// the fourth whether `known` did not fit the text line for line.
-fn parse_file(
+/// relative to the project. An image gives what an earlier parse found for each line (a line
+/// whose entry does not fit the file is parsed afresh); the third result is what the parse of a
+/// text found for each line, for its image. The rules follow those of `onto` when it is given
+/// (a person's after the bundled: no copy of either).
+fn parse_file<'t>(
     file: RuleFile,
     origin: &str,
-    text: Option<&str>,
+    source: Lines<'t>,
     home: Option<&Path>,
     validate: bool,
     layer: Layer,
-    known: Option<Vec<Entry>>,
-) -> (Parsed, Vec<RuleError>, Vec<Entry>, bool) {
-    let given = known.is_some();
-    let record = !given && text.is_some();
-    let mut missed = false;
-    let mut known = known.unwrap_or_default().into_iter().peekable();
+    onto: Option<Parsed>,
+) -> (Parsed, Vec<RuleError>, Option<FoundLines<'t>>) {
+    let text = match source {
+        Lines::Text(t) => Some(t),
+        _ => None,
+    };
+    let image = match source {
+        Lines::Image(image) => Some(image),
+        _ => None,
+    };
     let mut found = Vec::new();
+    let mut literals: Vec<Vec<u8>> = Vec::new();
     let mut errors = Vec::new();
-    let mut commands = RuleList::default();
-    let mut paths = Vec::new();
+    let (mut commands, mut paths) = match onto {
+        Some(Parsed::Commands(list)) => (list, Vec::new()),
+        Some(Parsed::Paths(list)) => (RuleList::default(), list),
+        None => (RuleList::default(), Vec::new()),
+    };
+    let more = image.map_or(0, |i| i.lines.len());
+    commands
+        .rules
+        .reserve(if file.is_path_list() { 0 } else { more });
+    paths.reserve(if file.is_path_list() { more } else { 0 });
     let display = if origin == "bundled" {
         format!("{} (bundled)", file.name())
     } else {
@@ -833,21 +1038,23 @@ fn parse_file(
     };
     let label: Cow<'static, str> = match layer {
         Layer::Home => Cow::Borrowed(file.name()),
-        Layer::Project(_) => Cow::Owned(format!("{}/{}", crate::local::project::DIR, file.name())),
+        Layer::Project(_) => Cow::Borrowed(file.project_name()),
     };
-    let origin_ref: Cow<'static, str> = match origin {
-        "bundled" => Cow::Borrowed("bundled"),
-        o => Cow::Owned(o.to_string()),
+    let origin_ref: Cow<'static, str> = match (origin, image) {
+        ("bundled", _) => Cow::Borrowed("bundled"),
+        (_, Some(image)) => Cow::Borrowed(image.origin),
+        (o, None) => Cow::Owned(o.to_string()),
     };
     type Item<'t> = (
         usize,
         &'t str,
         Option<&'t str>,
         Option<(usize, &'static bundled::Line)>,
+        Option<&'static cache::Line<'static>>,
     );
-    let built = match text {
-        None => bundled::lines(file),
-        Some(_) => &[],
+    let built = match source {
+        Lines::Bundled => bundled::lines(file),
+        _ => &[],
     };
     let first = bundled::first(file);
     let built = built.iter().enumerate().map(|(i, l)| -> Item<'_> {
@@ -856,6 +1063,7 @@ fn parse_file(
             bundled::text(l.pattern),
             l.why.map(bundled::text),
             Some((first + i, l)),
+            None,
         )
     });
     let written = text
@@ -863,20 +1071,27 @@ fn parse_file(
         .lines()
         .enumerate()
         .filter_map(|(i, raw)| {
-            split_line(raw).map(|(pattern, why)| -> Item<'_> { (i + 1, pattern, why, None) })
+            split_line(raw).map(|(pattern, why)| -> Item<'_> { (i + 1, pattern, why, None, None) })
         });
-    for (line, pattern, why, compiled) in built.chain(written) {
+    let cached = image
+        .map_or(&[][..], |i| &i.lines[..])
+        .iter()
+        .map(|l| -> Item<'_> { (l.line as usize, l.pattern, l.why, None, Some(l)) });
+    for (line, pattern, why, compiled, cached) in built.chain(written).chain(cached) {
+        // The rule's strings: the build's or the image's (no copy), or the text's.
         let rule = RuleRef {
             file: label.clone(),
             line,
             origin: origin_ref.clone(),
-            pattern: match compiled {
-                Some((_, l)) => Cow::Borrowed(bundled::text(l.pattern)),
-                None => Cow::Owned(pattern.to_string()),
+            pattern: match (compiled, cached) {
+                (Some((_, l)), _) => Cow::Borrowed(bundled::text(l.pattern)),
+                (None, Some(l)) => Cow::Borrowed(l.pattern),
+                (None, None) => Cow::Owned(pattern.to_string()),
             },
-            why: match compiled {
-                Some((_, l)) => l.why.map(|w| Cow::Borrowed(bundled::text(w))),
-                None => why.map(|w| Cow::Owned(w.to_string())),
+            why: match (compiled, cached) {
+                (Some((_, l)), _) => l.why.map(|w| Cow::Borrowed(bundled::text(w))),
+                (None, Some(l)) => l.why.map(Cow::Borrowed),
+                (None, None) => why.map(|w| Cow::Owned(w.to_string())),
             },
         };
         let error = |message: String| RuleError {
@@ -884,22 +1099,18 @@ fn parse_file(
             line,
             message,
         };
-        // What the cache says of this line, when it was given (`fits` checked the order).
-        let hint = match compiled {
-            None => known.next_if(|e| e.line as usize == line).map(|e| e.found),
-            Some(_) => None,
-        };
-        let fits = match &hint {
-            Some(Found::Error(_)) => true,
-            Some(Found::Command { .. }) => !file.is_path_list(),
-            Some(Found::Path) => file.is_path_list(),
-            None => false,
-        };
-        missed |= given && compiled.is_none() && !fits;
-        let mut note = |f: Found| {
-            if record {
-                found.push(Entry {
+        // What the image says of this line, when it fits the file (else it is parsed afresh).
+        let hint = cached.map(|l| &l.found).filter(|f| match f {
+            cache::Found::Error(_) => true,
+            cache::Found::Command { .. } => !file.is_path_list(),
+            cache::Found::Path => file.is_path_list(),
+        });
+        let mut note = |f: cache::Found<'static>| {
+            if text.is_some() {
+                found.push(cache::Line {
                     line: line as u32,
+                    pattern,
+                    why,
                     found: f,
                 });
             }
@@ -912,26 +1123,44 @@ fn parse_file(
                     commands.push(CommandRule::new(rule, negated, whole, compiled));
                     continue;
                 }
-                let filters = match hint {
-                    Some(Found::Command {
+                let filters = match (hint, image) {
+                    (
+                        Some(&cache::Found::Command {
+                            anchored,
+                            prefixes,
+                            required,
+                        }),
+                        Some(image),
+                    ) => Ok((
+                        Literals::Slices(image.literals(prefixes)),
                         anchored,
-                        prefixes,
-                        required,
-                    }) => Ok((prefixes, anchored, required)),
-                    Some(Found::Error(message)) => Err(message),
-                    _ => command_filters(file, pattern, whole, validate),
+                        Literals::Slices(image.literals(required)),
+                    )),
+                    (Some(cache::Found::Error(message)), _) => Err(message.to_string()),
+                    _ => command_filters(file, pattern, whole, validate).map(
+                        |(prefixes, anchored, required)| {
+                            let mut span = |l: Vec<Vec<u8>>| {
+                                let first = literals.len() as u32;
+                                literals.extend(l.iter().cloned());
+                                ((first, l.len() as u32), Literals::Owned(l))
+                            };
+                            let (p, prefixes) = span(prefixes);
+                            let (r, required) = span(required);
+                            note(cache::Found::Command {
+                                anchored,
+                                prefixes: p,
+                                required: r,
+                            });
+                            (prefixes, anchored, required)
+                        },
+                    ),
                 };
                 match filters {
                     Ok(filters) => {
-                        note(Found::Command {
-                            anchored: filters.1,
-                            prefixes: filters.0.clone(),
-                            required: filters.2.clone(),
-                        });
                         commands.push(CommandRule::written(rule, negated, whole, filters));
                     }
                     Err(message) => {
-                        note(Found::Error(message.clone()));
+                        note(cache::Found::Error(Cow::Owned(message.clone())));
                         errors.push(error(message));
                     }
                 }
@@ -942,7 +1171,7 @@ fn parse_file(
             | RuleFile::CredentialPaths => {
                 if !file.allows_exceptions() && pattern.starts_with('!') {
                     let message = format!("`!` exceptions are not allowed in {}", file.name());
-                    note(Found::Error(message.clone()));
+                    note(cache::Found::Error(Cow::Owned(message.clone())));
                     errors.push(error(message));
                     continue;
                 }
@@ -965,17 +1194,17 @@ fn parse_file(
                 };
                 // A cached line's glob was built when it was written: not built again.
                 let parsed = match hint {
-                    Some(Found::Error(message)) => Err(message),
-                    Some(Found::Path) => parse(),
+                    Some(cache::Found::Error(message)) => Err(message.to_string()),
+                    Some(cache::Found::Path) => parse(),
                     _ => parse().and_then(|p| checked(p, validate)),
                 };
                 match parsed {
                     Ok(p) => {
-                        note(Found::Path);
+                        note(cache::Found::Path);
                         paths.push((p, rule));
                     }
                     Err(e) => {
-                        note(Found::Error(e.clone()));
+                        note(cache::Found::Error(Cow::Owned(e.clone())));
                         errors.push(error(e));
                     }
                 }
@@ -989,8 +1218,8 @@ fn parse_file(
             Parsed::Commands(commands)
         }
     };
-    missed |= known.next().is_some();
-    (parsed, errors, found, missed)
+    let found = text.map(|_| (found, literals));
+    (parsed, errors, found)
 }
 
 /// A command rule line's prefilter (prefixes, anchored, required), or what is wrong with it.
@@ -1167,7 +1396,7 @@ mod tests {
         for list in [rules.hard_block(), rules.safe(), rules.conditional()] {
             for r in list {
                 assert!(r.dfa.is_some(), "{} has no DFA", r.rule.pattern);
-                let re = compile(&r.compiled_pattern).unwrap();
+                let re = compile(&r.compiled_pattern()).unwrap();
                 for t in &texts {
                     let expected = if re.is_match(t.as_bytes()) {
                         RuleMatch::Yes
@@ -1184,6 +1413,14 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_projects_rule_files_are_named_under_its_directory() {
+        for file in RuleFile::ALL {
+            let name = format!("{}/{}", crate::local::project::DIR, file.name());
+            assert_eq!(file.project_name(), name);
         }
     }
 
@@ -1247,7 +1484,7 @@ mod tests {
             && r.rule.origin == "bundled"
             && r.rule.line == second.rule.line));
         let layer = &rules.layers[0];
-        assert_eq!(layer.added, vec![(1, "^deploy prod".to_string())]);
+        assert_eq!(layer.added, vec![(1, Cow::from("^deploy prod"))]);
         assert_eq!(
             layer.switched_off,
             vec![(2, first.line, first.pattern.to_string())]

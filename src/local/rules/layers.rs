@@ -7,6 +7,7 @@
 //! customisation and is ignored, so an old install gets this version's rules.
 
 use super::{Parsed, RuleFile};
+use std::borrow::Cow;
 
 /// The hashes of every bundled rule file a release has seeded.
 const SEEDED_VERSIONS: &str = include_str!("../../../rules/seeded_versions.txt");
@@ -20,8 +21,8 @@ pub struct FileLayer {
     pub origin: String,
     /// An untouched copy of a bundled file an earlier install seeded: ignored.
     pub seeded_copy: bool,
-    /// Its own lines (line, pattern).
-    pub added: Vec<(usize, String)>,
+    /// Its own lines (line, pattern; the rule's own string, not a copy).
+    pub added: Vec<(usize, Cow<'static, str>)>,
     /// The bundled rules it switches off (its line, the bundled line, the pattern).
     pub switched_off: Vec<(usize, usize, String)>,
     /// `off:` lines that match no bundled rule (line, pattern): harmless, but probably stale.
@@ -63,12 +64,12 @@ pub fn take_off_lines(text: &str) -> (String, Vec<(usize, String)>) {
     (rest, off)
 }
 
-/// The bundled rules less the switched-off ones, then the person's; and what changed.
-pub(crate) fn merge(
+/// The bundled rules less the ones the person's `off:` lines switch off, and what that changed
+/// (the person's own rules go after these, and into [`FileLayer::added`], when they are parsed).
+pub(crate) fn switch_off(
     file: RuleFile,
     origin: &str,
     bundled: Parsed,
-    mine: Parsed,
     off: Vec<(usize, String)>,
 ) -> (Parsed, FileLayer) {
     let mut layer = FileLayer {
@@ -86,8 +87,8 @@ pub(crate) fn merge(
             .switched_off
             .push((line, bundled_line, pattern.to_string()));
     };
-    let merged = match (bundled, mine) {
-        (Parsed::Commands(mut base), Parsed::Commands(own)) => {
+    let kept = match bundled {
+        Parsed::Commands(mut base) => {
             base.rules.retain(|r| match is_off(&r.rule.pattern) {
                 Some(line) => {
                     note(line, r.rule.line, &r.rule.pattern);
@@ -95,16 +96,9 @@ pub(crate) fn merge(
                 }
                 None => true,
             });
-            layer.added = own
-                .rules
-                .iter()
-                .map(|r| (r.rule.line, r.rule.pattern.to_string()))
-                .collect();
-            base.rules.extend(own.rules);
-            base.index();
             Parsed::Commands(base)
         }
-        (Parsed::Paths(mut base), Parsed::Paths(own)) => {
+        Parsed::Paths(mut base) => {
             base.retain(|(_, r)| match is_off(&r.pattern) {
                 Some(line) => {
                     note(line, r.line, &r.pattern);
@@ -112,14 +106,8 @@ pub(crate) fn merge(
                 }
                 None => true,
             });
-            layer.added = own
-                .iter()
-                .map(|(_, r)| (r.line, r.pattern.to_string()))
-                .collect();
-            base.extend(own);
             Parsed::Paths(base)
         }
-        (base, _) => base,
     };
     layer.unmatched_off = off
         .iter()
@@ -127,5 +115,5 @@ pub(crate) fn merge(
         .filter(|(_, u)| !**u)
         .map(|((l, p), _)| (*l, p.clone()))
         .collect();
-    (merged, layer)
+    (kept, layer)
 }
