@@ -21,6 +21,7 @@ pub mod rule_scan;
 pub mod rules;
 pub mod shell;
 pub mod spec;
+pub mod spec_check;
 pub mod spec_raw;
 pub mod spec_scan;
 pub mod sql;
