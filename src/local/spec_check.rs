@@ -254,10 +254,14 @@ pub struct Checked {
     pub input: Option<OptKind>,
     /// Flags that make it print something and exit without reading input (`psql -l`).
     pub input_flags: Vec<String>,
-    short: BTreeMap<char, usize>,
-    long: BTreeMap<String, usize>,
-    /// `-D*` options: the prefix and the option.
-    prefixed: Vec<(String, usize)>,
+    // The option names as indexes into `options`, without a copy of a name: decoding a
+    // bundled section then allocates only what the options themselves hold.
+    /// Short letters, sorted: (letter, option).
+    short: Vec<(char, u32)>,
+    /// Names matched as whole words, sorted by name: (option, index in its names).
+    long: Vec<(u32, u32)>,
+    /// `-D*` options: (option, index of the name that ends in `*`).
+    prefixed: Vec<(u32, u32)>,
 }
 
 /// How an option name was matched.
@@ -279,31 +283,38 @@ pub enum Matched<'a> {
 impl Checked {
     /// The option with this short letter.
     pub fn short(&self, c: char) -> Option<&OptSpec> {
-        self.short.get(&c).map(|&i| &self.options[i])
+        let k = self.short.binary_search_by(|(s, _)| s.cmp(&c)).ok()?;
+        Some(&self.options[self.short[k].1 as usize])
+    }
+
+    /// The name an index of `long` or `prefixed` stands for.
+    fn name(&self, (option, name): (u32, u32)) -> &str {
+        &self.options[option as usize].names[name as usize]
     }
 
     /// The long option (`--name` or, for `single`/`go` syntax, `-name`) as the program resolves
     /// it.
     pub fn long(&self, name: &str, syntax: Syntax) -> Matched<'_> {
-        if let Some(&i) = self.long.get(name) {
-            return Matched::Exact(&self.options[i]);
-        }
-        if let Some((p, i)) = self
-            .prefixed
-            .iter()
-            .find(|(p, _)| name.starts_with(p.as_str()) && name.len() > p.len())
+        let at = self.long.partition_point(|&e| self.name(e) < name);
+        if let Some(&e) = self.long.get(at)
+            && self.name(e) == name
         {
-            return Matched::Prefixed(&self.options[*i], p.len());
+            return Matched::Exact(&self.options[e.0 as usize]);
+        }
+        if let Some((p, i)) = self.prefixed.iter().find_map(|&e| {
+            let p = self.name(e).strip_suffix('*').unwrap_or_default();
+            (name.starts_with(p) && name.len() > p.len()).then_some((p, e.0))
+        }) {
+            return Matched::Prefixed(&self.options[i as usize], p.len());
         }
         if syntax != Syntax::Gnu || !name.starts_with("--") || name.len() < 3 {
             return Matched::Unknown;
         }
-        let mut found = self
-            .long
-            .range(name.to_string()..)
-            .take_while(|(k, _)| k.starts_with(name));
+        let mut found = self.long[at..]
+            .iter()
+            .take_while(|&&e| self.name(e).starts_with(name));
         match (found.next(), found.next()) {
-            (Some((_, &i)), None) => Matched::Abbreviated(&self.options[i]),
+            (Some(&(i, _)), None) => Matched::Abbreviated(&self.options[i as usize]),
             (Some(_), Some(_)) => Matched::Ambiguous,
             _ => Matched::Unknown,
         }
@@ -386,26 +397,29 @@ pub fn check(
     let mut long = BTreeMap::new();
     let mut prefixed = Vec::new();
     for (i, o) in options.iter().enumerate() {
-        for n in &o.names {
-            let clash = if let Some(p) = n.strip_suffix('*') {
-                prefixed.push((p.to_string(), i));
+        for (j, n) in o.names.iter().enumerate() {
+            let at = (i as u32, j as u32);
+            let clash = if n.ends_with('*') {
+                prefixed.push(at);
                 false
             } else if n.starts_with("--") || n == "+" || n.chars().count() > 2 {
                 // Long names, and single-dash names of several letters (`mvn -pl`), which
                 // are matched as whole words before a cluster is split.
-                long.insert(n.clone(), i).is_some()
+                long.insert(n.as_str(), at).is_some()
             } else {
                 // `-x`: a short option in a cluster, or a whole word for go/single syntax
                 // (which one applies is known only once the parent's syntax is).
                 let c = n[1..].chars().next().unwrap_or('-');
-                long.insert(n.clone(), i);
-                short.insert(c, i).is_some()
+                long.insert(n.as_str(), at);
+                short.insert(c, i as u32).is_some()
             };
             if clash {
                 return Err(err(o.line, format!("the option {n} is defined twice")));
             }
         }
     }
+    let short: Vec<(char, u32)> = short.into_iter().collect();
+    let long: Vec<(u32, u32)> = long.into_values().collect();
     let operands = match &raw.operands {
         Some(o) => slots(o).map_err(|m| err(line_of("operands"), m))?,
         None => Vec::new(),
