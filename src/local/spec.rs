@@ -239,9 +239,13 @@ impl Specs {
         {
             return self.section(Id::Person(*i));
         }
-        let (_, i) = bundled::PATTERNS
-            .iter()
-            .find(|(p, _)| fits(bundled_name(*p).split(' '), words))?;
+        // Most patterns start with a literal word: its first byte rules them out at once.
+        let first = words.first().and_then(|w| w.bytes().next());
+        let (_, i) = bundled::PATTERNS.iter().find(|(p, _)| {
+            let p = bundled_name(*p);
+            let lead = p.bytes().next();
+            (lead == Some(b'*') || lead == first) && fits(p.split(' '), words)
+        })?;
         self.section(Id::Bundled(*i as usize))
     }
 
@@ -364,6 +368,9 @@ fn display(file: &str, origin: &str) -> String {
 
 /// `name` against `words` joined by spaces, without joining them.
 fn cmp_words(name: &str, words: &[&str]) -> Ordering {
+    if let [word] = words {
+        return name.cmp(word);
+    }
     let joined = words
         .iter()
         .enumerate()
@@ -453,6 +460,15 @@ mod tests {
             let name = bundled_name(*name);
             let words: Vec<&str> = name.split(' ').collect();
             assert!(specs.lookup(&words).is_some(), "{name}");
+        }
+        // Every pattern section is found by words it matches.
+        for (p, _) in bundled::PATTERNS {
+            let words: Vec<String> = bundled_name(*p)
+                .split(' ')
+                .map(|w| w.replace('*', "x"))
+                .collect();
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            assert!(specs.lookup(&words).is_some(), "{}", bundled_name(*p));
         }
         // The build's list of package managers: each program's first `["P *"]` section says.
         let mut seen = std::collections::HashSet::new();
