@@ -8,8 +8,11 @@
 mod spec_scan;
 
 #[path = "src/local/spec_raw.rs"]
-#[allow(dead_code)]
 mod spec_raw;
+
+#[path = "src/local/spec_check.rs"]
+#[allow(dead_code)]
+mod spec_check;
 
 #[path = "src/local/rule_scan.rs"]
 #[allow(dead_code)]
@@ -172,12 +175,16 @@ fn rules() {
     std::fs::write(out_dir.join("bundled_rules.rs"), out).expect("write bundled_rules.rs");
 }
 
-/// The bundled command specs and the index of their sections.
+/// The bundled command specs, checked as the runtime checks a person's (`spec_check`), each
+/// section stored as its checked form (postcard), with the index of their names: a call decodes
+/// the sections it names and nothing else. A bad bundled section fails the build with its
+/// file:line.
 fn specs() {
     let dir = std::path::Path::new("rules/commands");
     println!("cargo:rerun-if-changed=rules/commands");
-    println!("cargo:rerun-if-changed=src/local/spec_scan.rs");
-    println!("cargo:rerun-if-changed=src/local/spec_raw.rs");
+    for f in ["spec_scan", "spec_raw", "spec_check"] {
+        println!("cargo:rerun-if-changed=src/local/{f}.rs");
+    }
     let mut files: Vec<String> = std::fs::read_dir(dir)
         .expect("rules/commands exists")
         .filter_map(Result::ok)
@@ -185,49 +192,35 @@ fn specs() {
         .filter(|n| n.ends_with(".toml"))
         .collect();
     files.sort();
-    let mut out = String::new();
+    let mut checked_bytes: Vec<u8> = Vec::new();
+    // (file, header line, name, span of its checked form, bins)
     let mut sections = Vec::new();
     let mut names: Vec<(String, usize)> = Vec::new();
     let mut patterns: Vec<(String, usize)> = Vec::new();
-    let mut compiled_text = String::new();
-    writeln!(out, "/// The bundled spec files: (file name, text).").unwrap();
-    writeln!(out, "pub const FILES: &[(&str, &str)] = &[").unwrap();
     for (f_idx, f) in files.iter().enumerate() {
         println!("cargo:rerun-if-changed=rules/commands/{f}");
-        let path = std::fs::canonicalize(dir.join(f)).expect("spec file");
-        let text = std::fs::read_to_string(&path).expect("spec file is UTF-8");
-        writeln!(
-            out,
-            "    ({f:?}, include_str!({:?})),",
-            path.display().to_string()
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(dir.join(f)).expect("spec file is UTF-8");
         let (found, errors) = spec_scan::scan(&text);
         if let Some((line, message)) = errors.first() {
             panic!("rules/commands/{f}:{line}: {message}");
         }
         for s in found {
             let idx = sections.len();
-            // The section as JSON with the line of each key: cheaper to read than TOML. One
-            // that does not read is left to the runtime, which reports it with its line.
             let section = &text[s.start..s.end];
-            let json =
+            let raw =
                 toml::from_str::<std::collections::BTreeMap<String, spec_raw::RawSpec>>(section)
-                    .ok()
-                    .and_then(|mut doc| doc.remove(&s.name))
-                    .map(|raw| {
-                        let lines = spec_raw::needles(&raw)
-                            .into_iter()
-                            .map(|n| {
-                                let line = spec_raw::line_of(section, s.line, &n);
-                                (n, line)
-                            })
-                            .collect();
-                        serde_json::to_string(&spec_raw::Compiled { raw, lines }).expect("JSON")
-                    })
-                    .unwrap_or_default();
-            let json_span = format!("({}, {})", compiled_text.len(), json.len());
-            compiled_text.push_str(&json);
+                    .unwrap_or_else(|e| panic!("rules/commands/{f}:{}: {e}", s.line))
+                    .remove(&s.name)
+                    .unwrap_or_else(|| {
+                        panic!("rules/commands/{f}:{}: the section is empty", s.line)
+                    });
+            let checked = spec_check::check(raw, &s.name, &|needle| {
+                spec_raw::line_of(section, s.line, needle)
+            })
+            .unwrap_or_else(|(line, message)| panic!("rules/commands/{f}:{line}: {message}"));
+            let bytes = postcard::to_stdvec(&checked).expect("postcard");
+            let span = (checked_bytes.len(), bytes.len());
+            checked_bytes.extend_from_slice(&bytes);
             if s.name.contains('*') {
                 patterns.push((s.name.clone(), idx));
             } else {
@@ -236,10 +229,9 @@ fn specs() {
             for a in &s.aliases {
                 names.push((a.clone(), idx));
             }
-            sections.push((f_idx, s.start, s.end, s.line, s.name, json_span));
+            sections.push((f_idx, s.line, s.name, span, checked.bins));
         }
     }
-    writeln!(out, "];").unwrap();
     // Names are (start, len) into one NAMES_TEXT string, so the tables hold no pointers: a
     // pointer in a static costs a relocation every time the binary is loaded.
     let mut names_text = String::new();
@@ -248,46 +240,71 @@ fn specs() {
         names_text.push_str(n);
         format!("({start}, {})", n.len())
     };
-    let mut table = String::from(
-        "/// Every bundled section: (file index, start, end, header line, name span, span of\n\
-         /// its JSON in COMPILED_TEXT (empty: read its TOML)).\n\
-         pub const SECTIONS: &[(u32, u32, u32, u32, (u32, u32), (u32, u32))] = &[\n",
+    let mut out = String::from(
+        "/// Every bundled section: (file index, header line, name span, span of its checked\n\
+         /// form in CHECKED).\n\
+         pub const SECTIONS: &[(u32, u32, (u32, u32), (u32, u32))] = &[\n",
     );
-    for (f, start, end, line, name, json) in &sections {
-        table.push_str(&format!(
-            "    ({f}, {start}, {end}, {line}, {}, {json}),\n",
-            span(name)
-        ));
+    for (f, line, name, (at, len), _) in &sections {
+        writeln!(out, "    ({f}, {line}, {}, ({at}, {len})),", span(name)).unwrap();
     }
-    table.push_str("];\n");
+    out.push_str("];\n");
     // A name written as a section wins over the same name given as an alias; among sections,
     // the later one (file order) wins, as at run time.
     let mut by_name: std::collections::BTreeMap<String, usize> = Default::default();
-    let section_names: std::collections::HashSet<String> =
-        sections.iter().map(|s| s.4.clone()).collect();
+    let section_names: std::collections::HashSet<&str> =
+        sections.iter().map(|s| s.2.as_str()).collect();
     for (n, i) in &names {
-        let is_alias = sections[*i].4 != *n;
-        if is_alias && (section_names.contains(n) || by_name.contains_key(n)) {
+        let is_alias = sections[*i].2 != *n;
+        if is_alias && (section_names.contains(n.as_str()) || by_name.contains_key(n)) {
             continue;
         }
         by_name.insert(n.clone(), *i);
     }
-    table.push_str("/// Exact names and aliases, sorted: (name span, section).\n");
-    table.push_str("pub const NAMES: &[((u32, u32), u32)] = &[\n");
+    out.push_str("/// Exact names and aliases, sorted: (name span, section).\n");
+    out.push_str("pub const NAMES: &[((u32, u32), u32)] = &[\n");
     for (n, i) in &by_name {
-        table.push_str(&format!("    ({}, {i}),\n", span(n)));
+        writeln!(out, "    ({}, {i}),", span(n)).unwrap();
     }
-    table.push_str("];\n/// Pattern sections in file order: (name span, section).\n");
-    table.push_str("pub const PATTERNS: &[((u32, u32), u32)] = &[\n");
+    out.push_str("];\n/// Pattern sections in file order: (name span, section).\n");
+    out.push_str("pub const PATTERNS: &[((u32, u32), u32)] = &[\n");
     for (n, i) in &patterns {
-        table.push_str(&format!("    ({}, {i}),\n", span(n)));
+        writeln!(out, "    ({}, {i}),", span(n)).unwrap();
     }
-    table.push_str("];\n");
-    out.push_str(&table);
+    // A package manager: a program whose first `["P *"]` section says `bins = true`.
+    let mut bins: std::collections::BTreeMap<&str, Option<usize>> = Default::default();
+    for (n, i) in &patterns {
+        if let Some(program) = n.strip_suffix(" *") {
+            bins.entry(program)
+                .or_insert_with(|| sections[*i].4.then_some(*i));
+        }
+    }
+    out.push_str(
+        "];\n/// Package managers, sorted: (program name span, its `[\"P *\"]` section).\n",
+    );
+    out.push_str("pub const BINS: &[((u32, u32), u32)] = &[\n");
+    for (n, i) in &bins {
+        if let Some(i) = i {
+            writeln!(out, "    ({}, {i}),", span(n)).unwrap();
+        }
+    }
+    out.push_str("];\n");
+    writeln!(out, "/// The bundled spec files' names.").unwrap();
+    writeln!(out, "pub const FILES: &[&str] = &{files:?};").unwrap();
     writeln!(out, "/// The text every name span points into.").unwrap();
     writeln!(out, "pub const NAMES_TEXT: &str = {names_text:?};").unwrap();
-    writeln!(out, "/// Each section as JSON (`spec_raw::Compiled`).").unwrap();
-    writeln!(out, "pub const COMPILED_TEXT: &str = {compiled_text:?};").unwrap();
-    let target = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("bundled_specs.rs");
-    std::fs::write(target, out).expect("write bundled_specs.rs");
+    writeln!(
+        out,
+        "/// Each section's checked form (`spec_check::Checked`, postcard)."
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "pub static CHECKED: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/bundled_specs.bin\"));"
+    )
+    .unwrap();
+    let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    std::fs::write(out_dir.join("bundled_specs.bin"), &checked_bytes)
+        .expect("write bundled_specs.bin");
+    std::fs::write(out_dir.join("bundled_specs.rs"), out).expect("write bundled_specs.rs");
 }

@@ -25,6 +25,7 @@ pub mod rules;
 pub mod shell;
 pub mod signs;
 pub mod spec;
+pub mod spec_check;
 pub mod spec_raw;
 pub mod spec_scan;
 pub mod sql;

@@ -69,8 +69,11 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
         return None;
     }
     let program = specs.program(&name.text)?;
+    // The chain as read so far, kept beside `r` so an option found in it is used in place
+    // while `r` takes what it means.
+    let mut chain = vec![program];
     let mut r = Reading {
-        chain: vec![program],
+        chain: chain.clone(),
         ..Reading::default()
     };
     // Subcommands are looked up under the spec's own name, so an alias (`gradlew` for
@@ -84,8 +87,8 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
     let mut i = 1;
     while i < argv.len() {
         let w = &argv[i];
-        let spec = r.chain.last().unwrap().clone();
-        let syntax = syntax_of(&r.chain);
+        let spec = chain.last().expect("a reading has a spec");
+        let syntax = syntax_of(&chain);
         let dashed;
         let text = if i == 1 && spec.dashless && w.is_literal() && !w.text.starts_with('-') {
             dashed = format!("-{}", w.text);
@@ -94,7 +97,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
             visible(w)
         };
         let option_like = !options_done
-            && (could_be_option(w, text, &spec, syntax)
+            && (could_be_option(w, text, spec, syntax)
                 || (i == 1 && spec.dashless && w.is_literal()));
         if !option_like {
             if w.text == "--" && !options_done && w.is_literal() {
@@ -126,7 +129,8 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                         if !child.name.contains('*') {
                             path = child.name.split(' ').map(str::to_string).collect();
                         }
-                        r.chain.push(child);
+                        r.chain.push(child.clone());
+                        chain.push(child);
                         r.subcommand_at = i;
                         options_done = false;
                         i += 1;
@@ -153,15 +157,14 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                 options_done = true;
             }
             // Once the operands before an `args...` slot are in, the rest belongs to the script.
-            let slots: Vec<_> = spec
+            let mut slots = spec
                 .operands
                 .iter()
                 .filter(|s| s.kind != Kind::Subcommand)
-                .skip(usize::from(no_first))
-                .collect();
-            if let Some(k) = slots.iter().position(|s| s.kind == Kind::Args)
+                .skip(usize::from(no_first));
+            if let Some(k) = slots.clone().position(|s| s.kind == Kind::Args)
                 && operands.len() >= k
-                && slots[..k].iter().all(|s| !s.repeat)
+                && slots.by_ref().take(k).all(|s| !s.repeat)
             {
                 options_done = true;
             }
@@ -191,12 +194,11 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
         };
         match syntax {
             Syntax::Single | Syntax::Go if text.starts_with('+') => {
-                match find_long(&r.chain, "+", syntax) {
+                match find_long(&chain, "+", syntax) {
                     Matched::Exact(opt) => {
-                        let opt = opt.clone();
-                        take(&opt, "+", Some(&text[1..]), &mut r);
+                        take(opt, "+", Some(&text[1..]), &mut r);
                     }
-                    _ => unknown(&mut r, text, &spec),
+                    _ => unknown(&mut r, text, spec),
                 }
             }
             Syntax::Single | Syntax::Go => {
@@ -212,53 +214,47 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                     }
                     _ => (text, None),
                 };
-                match find_long(&r.chain, name, syntax) {
+                match find_long(&chain, name, syntax) {
                     Matched::Prefixed(opt, len) => {
-                        let opt = opt.clone();
                         let rest = &text[len..];
-                        take(&opt, name, Some(rest), &mut r);
+                        take(opt, name, Some(rest), &mut r);
                     }
                     Matched::Exact(opt) | Matched::Abbreviated(opt) => {
-                        let opt = opt.clone();
                         // Go accepts `-flag=false` on a boolean flag.
                         let inline = if matches!(opt.kind, OptKind::Value { .. }) {
                             inline
                         } else {
                             None
                         };
-                        take(&opt, name, inline, &mut r);
+                        take(opt, name, inline, &mut r);
                     }
-                    _ => unknown(&mut r, name, &spec),
+                    _ => unknown(&mut r, name, spec),
                 }
             }
             _ => {
                 if let Some(rest) = text.strip_prefix('+') {
                     // `cargo +nightly build`: a word the spec lists as `+` takes its rest.
-                    match find_long(&r.chain, "+", syntax) {
+                    match find_long(&chain, "+", syntax) {
                         Matched::Exact(opt) => {
-                            let opt = opt.clone();
-                            take(&opt, "+", Some(rest), &mut r);
+                            take(opt, "+", Some(rest), &mut r);
                         }
-                        _ => unknown(&mut r, text, &spec),
+                        _ => unknown(&mut r, text, spec),
                     }
                 } else if text.starts_with("--") {
                     let (name, inline) = match text.split_once('=') {
                         Some((n, v)) => (n, Some(v)),
                         None => (text, None),
                     };
-                    match find_long(&r.chain, name, syntax) {
+                    match find_long(&chain, name, syntax) {
                         Matched::Exact(opt) => {
-                            let opt = opt.clone();
-                            take(&opt, name, inline, &mut r);
+                            take(opt, name, inline, &mut r);
                         }
                         Matched::Prefixed(opt, len) => {
-                            let opt = opt.clone();
-                            take(&opt, &text[..len], Some(&text[len..]), &mut r);
+                            take(opt, &text[..len], Some(&text[len..]), &mut r);
                         }
                         Matched::Abbreviated(opt) => {
                             // Read as the program reads it; a spelled-out name is never needed
                             // for a deny, and an abbreviation is never a reason to allow.
-                            let opt = opt.clone();
                             let full = opt
                                 .names
                                 .iter()
@@ -268,36 +264,38 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                             r.problems.push(format!(
                                 "`{name}` abbreviates `{full}`; sentinel allows options only spelled out"
                             ));
-                            take(&opt, &full, inline, &mut r);
+                            take(opt, &full, inline, &mut r);
                         }
                         Matched::Ambiguous => r.problems.push(format!(
                             "`{name}` is an ambiguous abbreviation for `{}`",
                             spec.name
                         )),
-                        Matched::Unknown => unknown(&mut r, name, &spec),
+                        Matched::Unknown => unknown(&mut r, name, spec),
                     }
-                } else if let Some((opt, inline, shown)) = whole_word(&r.chain, text, syntax) {
+                } else if let Some((opt, inline, shown)) = whole_word(&chain, text, syntax) {
                     // `mvn -pl mod`, `java`-style `-Dkey=value`: a single-dash word the spec
                     // names as a whole.
-                    take(&opt, &shown, inline.as_deref(), &mut r);
+                    take(opt, shown, inline, &mut r);
                 } else {
                     // A cluster of short options: `-uo FILE`, `-oFILE`, `-n5`.
                     let body = &text[1..];
                     for (pos, c) in body.char_indices() {
-                        let Some(opt) = find_short(&r.chain, c) else {
-                            unknown(&mut r, &format!("-{c}"), &spec);
+                        // `-c` without a String: a char is at most 4 bytes.
+                        let mut buf = [b'-'; 5];
+                        let n = 1 + c.encode_utf8(&mut buf[1..]).len();
+                        let shown = std::str::from_utf8(&buf[..n]).expect("a dash and a char");
+                        let Some(opt) = find_short(&chain, c) else {
+                            unknown(&mut r, shown, spec);
                             break;
                         };
-                        let opt = opt.clone();
-                        let shown = format!("-{c}");
                         // `-i.bak`: an option that turns the operands also takes an optional
                         // suffix in its cluster, as sed's `-i[SUFFIX]` does.
                         if let OptKind::Value { .. } | OptKind::Operands(_, true) = opt.kind {
                             let rest = &body[pos + c.len_utf8()..];
-                            take(&opt, &shown, (!rest.is_empty()).then_some(rest), &mut r);
+                            take(opt, shown, (!rest.is_empty()).then_some(rest), &mut r);
                             break;
                         }
-                        take(&opt, &shown, None, &mut r);
+                        take(opt, shown, None, &mut r);
                     }
                 }
             }
@@ -417,25 +415,19 @@ fn find_long<'a>(chain: &'a [Arc<CommandSpec>], name: &str, syntax: Syntax) -> M
 
 /// A single-dash word that names a multi-letter option (`-pl`, `-pl=x`) or a prefixed one
 /// (`-Dkey=value`): the option, its inline value, and the name to show.
-fn whole_word(
-    chain: &[Arc<CommandSpec>],
-    text: &str,
+fn whole_word<'a, 't>(
+    chain: &'a [Arc<CommandSpec>],
+    text: &'t str,
     syntax: Syntax,
-) -> Option<(OptSpec, Option<String>, String)> {
+) -> Option<(&'a OptSpec, Option<&'t str>, &'t str)> {
     let (name, inline) = match text.split_once('=') {
-        Some((n, v)) => (n, Some(v.to_string())),
+        Some((n, v)) => (n, Some(v)),
         None => (text, None),
     };
     match find_long(chain, name, syntax) {
-        Matched::Exact(opt) if name.chars().count() > 2 => {
-            Some((opt.clone(), inline, name.to_string()))
-        }
+        Matched::Exact(opt) if name.chars().count() > 2 => Some((opt, inline, name)),
         _ => match find_long(chain, text, syntax) {
-            Matched::Prefixed(opt, len) => Some((
-                opt.clone(),
-                Some(text[len..].to_string()),
-                text[..len].to_string(),
-            )),
+            Matched::Prefixed(opt, len) => Some((opt, Some(&text[len..]), &text[..len])),
             _ => None,
         },
     }
