@@ -18,6 +18,10 @@ mod spec_check;
 #[allow(dead_code)]
 mod rule_scan;
 
+#[path = "src/local/path_scan.rs"]
+#[allow(dead_code)]
+mod path_scan;
+
 use std::fmt::Write;
 
 fn main() {
@@ -54,6 +58,7 @@ fn rules() {
         ("credential_paths.txt", false),
         ("protected_paths.txt", false),
     ];
+    println!("cargo:rerun-if-changed=src/local/path_scan.rs");
     let little = std::env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() != Ok("big");
     let mut text = String::new();
     let mut span = |s: &str| {
@@ -86,6 +91,10 @@ fn rules() {
                 "(0, 0)".to_string(),
             );
             let (mut anchored, mut dfa) = (false, "None".to_string());
+            let path = match commands {
+                true => "None".to_string(),
+                false => path_line(file, pattern, &at, &mut span),
+            };
             if commands {
                 let whole = file == "safe_commands.txt";
                 assert!(
@@ -147,7 +156,8 @@ fn rules() {
             }
             rows.push(format!(
                 "    Line {{ line: {}, pattern: {pattern_span}, why: {why}, compiled: {compiled}, \
-                 anchored: {anchored}, prefixes: {prefixes}, required: {required}, dfa: {dfa} }},",
+                 anchored: {anchored}, prefixes: {prefixes}, required: {required}, dfa: {dfa}, \
+                 path: {path} }},",
                 i + 1
             ));
         }
@@ -173,6 +183,37 @@ fn rules() {
         lit_spans.join(", "),
     );
     std::fs::write(out_dir.join("bundled_rules.rs"), out).expect("write bundled_rules.rs");
+}
+
+/// A bundled path-list line read as the runtime reads a person's (`path_scan`), as the
+/// `Some(PathLine { … })` of its row: its texts are spans of the table's text, so loading the
+/// list copies nothing and parses nothing; only a `~` line is joined to the home directory.
+fn path_line(file: &str, pattern: &str, at: &str, span: &mut impl FnMut(&str) -> String) -> String {
+    let exceptions = file != "safe_paths.txt";
+    assert!(
+        exceptions || !pattern.starts_with('!'),
+        "{at}: `!` exceptions are not allowed in {file}"
+    );
+    let scanned = match file {
+        "protected_paths.txt" => path_scan::scan_relative(pattern),
+        _ => path_scan::scan(pattern, file != "safe_paths.txt"),
+    }
+    .unwrap_or_else(|e| panic!("{at}: {e}"));
+    let form = match scanned.form {
+        path_scan::Form::Prefix => "Prefix",
+        path_scan::Form::Glob => "Glob",
+        path_scan::Form::Home => "Home",
+    };
+    format!(
+        "Some(PathLine {{ negated: {}, form: Form::{form}, text: {}, literals: {}, glob: {}, \
+         simple: {}, mask: Mask({:?}) }})",
+        scanned.negated,
+        span(&scanned.text),
+        span(&scanned.literals),
+        scanned.glob,
+        scanned.simple,
+        scanned.mask.0,
+    )
 }
 
 /// The bundled command specs, checked as the runtime checks a person's (`spec_check`), each

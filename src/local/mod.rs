@@ -17,6 +17,7 @@ pub mod credentials;
 pub mod decide;
 pub mod effects;
 pub mod options;
+pub mod path_scan;
 pub mod paths;
 pub mod policy;
 pub mod project;

@@ -3,6 +3,11 @@
 //! Resolution is lexical first (pure), then the existing prefix of the path is passed through a
 //! [`Fs`] so symlinks are followed; tests and fuzzing use [`LexicalFs`], which touches nothing.
 
+pub use crate::local::path_scan::is_windows_path;
+use crate::local::path_scan::{
+    self, Form, Mask, Scanned, clean, glob_literals, is_simple, strip_home,
+};
+use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
 
 /// How the file system is consulted when a path is resolved.
@@ -222,13 +227,6 @@ impl Fs for LexicalFs {
     }
 }
 
-/// True for `C:\…`, `C:/…` and `\\server\share` paths, which are absolute on Windows.
-pub fn is_windows_path(raw: &str) -> bool {
-    let b = raw.as_bytes();
-    (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/'))
-        || raw.starts_with("\\\\")
-}
-
 /// Makes `raw` absolute against `cwd`, expanding a leading `~`, `$HOME` or `${HOME}` (the home
 /// directory) and `~+`, `$PWD` or `${PWD}` (the directory the command runs in), and removing `.`
 /// and `..` lexically. Returns None for a path whose value is not known (another variable,
@@ -263,44 +261,6 @@ fn strip_pwd(raw: &str) -> Option<&str> {
         raw.strip_prefix(h)
             .filter(|rest| rest.is_empty() || rest.starts_with('/'))
     })
-}
-
-fn strip_home(raw: &str) -> Option<&str> {
-    ["~", "$HOME", "${HOME}"].iter().find_map(|h| {
-        raw.strip_prefix(h)
-            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
-    })
-}
-
-/// Removes `.` and `..` components; `..` at the root stays at the root.
-fn clean(p: &Path) -> PathBuf {
-    // Most paths are clean already: an absolute path with no `.`/`..` component, no doubled
-    // or trailing slash is returned as it is, without rebuilding it component by component.
-    if let Some(s) = p.to_str()
-        && s.starts_with('/')
-        && !s.contains("/./")
-        && !s.contains("/../")
-        && !s.contains("//")
-        && !s.ends_with("/.")
-        && !s.ends_with("/..")
-        && (s.len() == 1 || !s.ends_with('/'))
-    {
-        return p.to_path_buf();
-    }
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    if out.as_os_str().is_empty() {
-        out.push("/");
-    }
-    out
 }
 
 fn resolve_windows(raw: &str, cwd: &str) -> PathBuf {
@@ -339,16 +299,6 @@ pub fn is_within(path: &Path, dir: &Path) -> bool {
     path.starts_with(dir)
 }
 
-/// Whether `Path` reads these bytes as they are: no `//`, no `/./`, no trailing `/.`. One pass
-/// over the separators (memchr): this runs for every word against every path-list line.
-fn is_simple(b: &[u8]) -> bool {
-    memchr::memchr_iter(b'/', b).all(|i| match b.get(i + 1) {
-        Some(b'/') => false,
-        Some(b'.') => !matches!(b.get(i + 2), None | Some(b'/')),
-        _ => true,
-    })
-}
-
 /// `Path::starts_with` on simple byte strings: `d` is `p` or one of its ancestors.
 fn within_bytes(p: &[u8], d: &[u8]) -> bool {
     let d = match d.strip_suffix(b"/") {
@@ -362,11 +312,14 @@ fn within_bytes(p: &[u8], d: &[u8]) -> bool {
 #[derive(Clone, Debug)]
 pub struct PathPattern {
     /// The path as written in the file.
-    pub raw: String,
+    pub raw: Cow<'static, str>,
     /// The resolved path, or the glob matcher.
     pub matcher: PathMatcher,
     /// An exception (`!/dev/null`): a path it matches is not in the list.
     pub negated: bool,
+    /// The byte pairs every path this line matches contains: a path without them is passed
+    /// over at once.
+    mask: Mask,
 }
 
 /// How a path-list line matches.
@@ -374,17 +327,23 @@ pub struct PathPattern {
 pub enum PathMatcher {
     /// The path and everything below it; `simple`: its bytes can be compared as they are (see
     /// `is_simple`), decided once here rather than for every path it is checked against.
-    Prefix { dir: PathBuf, simple: bool },
+    Prefix {
+        dir: Cow<'static, Path>,
+        simple: bool,
+    },
     /// A glob, matched against the path and each of its ancestors; compiled on first use, and
     /// only for a path that contains every literal run of the glob (lower case when
     /// case-insensitive), so `?:/Windows` costs nothing against a Linux path.
     Glob {
-        /// The glob as written (normalised); built on first use.
-        glob: String,
-        /// Computed on first use from `glob`.
-        literals: std::sync::OnceLock<Vec<String>>,
+        /// The glob as written (normalised).
+        glob: Cow<'static, str>,
+        /// No glob character: a name the path or one of its ancestors is (`.vscode`).
+        plain: bool,
+        /// The literal runs, `,`-joined (`path_scan::glob_literals`).
+        literals: Cow<'static, str>,
         case_insensitive: bool,
-        matcher: std::sync::OnceLock<Option<globset::GlobMatcher>>,
+        /// Boxed: most lines never build theirs, and a list is moved about line by line.
+        matcher: std::sync::OnceLock<Option<Box<globset::GlobMatcher>>>,
     },
 }
 
@@ -392,72 +351,146 @@ impl PathPattern {
     /// Parses one path-list line; `~` and `$HOME` expand. Globs match case-insensitively when
     /// `case_insensitive` (used for the excluded list, where matching more is the safe side).
     pub fn parse(line: &str, home: Option<&Path>, case_insensitive: bool) -> Result<Self, String> {
-        let (negated, body) = match line.strip_prefix('!') {
-            Some(rest) => (true, rest.trim()),
-            None => (false, line),
-        };
-        let expanded = match strip_home(body) {
-            Some(rest) => match home {
-                Some(h) => {
-                    let h = h.to_string_lossy();
-                    let mut s = String::with_capacity(h.len() + rest.len());
-                    s.push_str(&h);
-                    s.push_str(rest);
-                    s
-                }
-                None => return Err("`~` used but the home directory is not known".to_string()),
-            },
-            None => body.to_string(),
-        };
-        let normalised = if is_windows_path(&expanded) {
-            expanded.replace('\\', "/")
-        } else {
-            expanded
-        };
-        let matcher = if normalised.contains(['*', '?', '[', '{']) {
-            PathMatcher::Glob {
-                glob: normalised.clone(),
-                literals: std::sync::OnceLock::new(),
-                case_insensitive,
-                matcher: std::sync::OnceLock::new(),
-            }
-        } else if normalised.starts_with('/') || is_windows_path(&normalised) {
-            let dir = clean(Path::new(&normalised));
-            let simple = is_simple(dir.as_os_str().as_encoded_bytes());
-            PathMatcher::Prefix { dir, simple }
-        } else {
-            return Err(format!(
-                "`{body}` is not an absolute path, `~` path or glob"
-            ));
-        };
-        Ok(PathPattern {
-            raw: line.to_string(),
-            matcher,
-            negated,
-        })
+        let scanned = path_scan::scan(line, case_insensitive)?;
+        let home = home.map(Home::new);
+        PathPattern::read(
+            Cow::Owned(line.to_string()),
+            scanned,
+            home.as_ref(),
+            case_insensitive,
+        )
     }
 
     /// Parses a line of a list relative to a project root (`.git`, `**/.envrc`, `!x`): always a
     /// case-insensitive glob over the path below the root.
     pub fn parse_relative(line: &str) -> Result<Self, String> {
-        let (negated, body) = match line.strip_prefix('!') {
-            Some(rest) => (true, rest.trim()),
-            None => (false, line),
-        };
-        let body = body.trim_start_matches("./").trim_end_matches('/');
-        if body.is_empty() || body.starts_with(['/', '~', '$']) || body.contains("..") {
-            return Err(format!("`{body}` is not a path relative to the project"));
-        }
-        Ok(PathPattern {
-            raw: line.to_string(),
-            matcher: PathMatcher::Glob {
-                glob: body.to_string(),
-                literals: std::sync::OnceLock::new(),
-                case_insensitive: true,
+        let scanned = path_scan::scan_relative(line)?;
+        PathPattern::read(Cow::Owned(line.to_string()), scanned, None, true)
+    }
+
+    /// A line as [`path_scan::scan`] read it (at build time, for a bundled line: nothing is
+    /// copied), with the home directory put in. `raw` is the line as written.
+    pub fn read(
+        raw: Cow<'static, str>,
+        s: Scanned,
+        home: Option<&Home>,
+        case_insensitive: bool,
+    ) -> Result<Self, String> {
+        let matcher = match s.form {
+            Form::Prefix => PathMatcher::Prefix {
+                dir: match s.text {
+                    Cow::Borrowed(t) => Cow::Borrowed(Path::new(t)),
+                    Cow::Owned(t) => Cow::Owned(PathBuf::from(t)),
+                },
+                simple: s.simple,
+            },
+            Form::Glob => PathMatcher::Glob {
+                plain: !s.glob,
+                glob: s.text,
+                literals: s.literals,
+                case_insensitive,
                 matcher: std::sync::OnceLock::new(),
             },
-            negated,
+            Form::Home => return PathPattern::at_home(raw, s, home, case_insensitive, true),
+        };
+        Ok(PathPattern {
+            raw,
+            matcher,
+            negated: s.negated,
+            mask: s.mask,
         })
+    }
+
+    /// [`parse`](Self::parse) that reads a `~` line the long way whatever the home (the tests
+    /// compare the two).
+    #[doc(hidden)]
+    pub fn parse_slowly(
+        line: &str,
+        home: Option<&Path>,
+        case_insensitive: bool,
+    ) -> Result<Self, String> {
+        let scanned = path_scan::scan(line, case_insensitive)?;
+        let raw = Cow::Owned(line.to_string());
+        let home = home.map(Home::new);
+        match scanned.form {
+            Form::Home => {
+                PathPattern::at_home(raw, scanned, home.as_ref(), case_insensitive, false)
+            }
+            _ => PathPattern::read(raw, scanned, None, case_insensitive),
+        }
+    }
+
+    /// A `~` line: appended to a plain home as it is (its mask and cleanliness were known
+    /// without the home) when `fast`; with any other home, expanded and read again.
+    fn at_home(
+        raw: Cow<'static, str>,
+        s: Scanned,
+        home: Option<&Home>,
+        case_insensitive: bool,
+        fast: bool,
+    ) -> Result<Self, String> {
+        let Some(home) = home else {
+            return Err("`~` used but the home directory is not known".to_string());
+        };
+        let glob = s.glob;
+        if fast
+            && let Some(h) = home.plain
+            && (glob || s.simple)
+        {
+            let mut expanded = String::with_capacity(h.len() + s.text.len());
+            expanded.push_str(h);
+            expanded.push_str(&s.text);
+            let (matcher, mask) = if glob {
+                let m = PathMatcher::Glob {
+                    literals: Cow::Owned(glob_literals(&expanded, case_insensitive)),
+                    glob: Cow::Owned(expanded),
+                    plain: false,
+                    case_insensitive,
+                    matcher: std::sync::OnceLock::new(),
+                };
+                (m, s.mask)
+            } else {
+                // A clean path is simple: no `//`, `/./` or trailing `/.` (the tests compare
+                // this with the long way).
+                let dir = Cow::Owned(PathBuf::from(expanded));
+                (PathMatcher::Prefix { dir, simple: true }, s.mask)
+            };
+            return Ok(PathPattern {
+                raw,
+                matcher,
+                negated: s.negated,
+                mask,
+            });
+        }
+        let (negated, body) = path_scan::split_negation(&raw);
+        let mut expanded = home.path.to_string_lossy().into_owned();
+        expanded.push_str(&s.text);
+        let again = path_scan::absolute(negated, &expanded, body, case_insensitive)?;
+        PathPattern::read(raw, again, None, case_insensitive)
+    }
+
+    /// What the line was read as (form, texts, literals and, `with_mask`, its mask), for the
+    /// tests that compare the build's tables with what the runtime reads.
+    #[doc(hidden)]
+    pub fn fingerprint(&self, with_mask: bool) -> String {
+        let matcher = match &self.matcher {
+            PathMatcher::Prefix { dir, simple } => format!("prefix {dir:?} {simple}"),
+            PathMatcher::Glob {
+                glob,
+                plain,
+                literals,
+                case_insensitive,
+                ..
+            } => {
+                format!("glob {glob:?} {plain} {literals:?} {case_insensitive}")
+            }
+        };
+        let mask = if with_mask {
+            format!(" {:?}", self.mask)
+        } else {
+            String::new()
+        };
+        format!("{:?} {} {matcher}{mask}", self.raw, self.negated)
     }
 
     /// Builds the glob now: a person's line is checked when it is loaded (bundled lines by the
@@ -480,6 +513,12 @@ impl PathPattern {
 
     /// [`matches`](Self::matches) for a path prepared once for a whole list.
     pub fn matches_probe(&self, probe: &Probe) -> bool {
+        self.mask.within(&probe.mask) && self.matches_plainly(probe)
+    }
+
+    /// [`matches_probe`](Self::matches_probe) without the mask (the tests compare the two).
+    #[doc(hidden)]
+    pub fn matches_plainly(&self, probe: &Probe) -> bool {
         let path = probe.path;
         match &self.matcher {
             PathMatcher::Prefix { dir, .. } if probe.windows => {
@@ -496,11 +535,12 @@ impl PathPattern {
             }
             PathMatcher::Glob {
                 glob,
+                plain,
                 literals,
                 case_insensitive,
                 matcher,
             } => {
-                if !glob.contains(['*', '?', '[', '{']) {
+                if *plain {
                     // A plain relative name (`.vscode`): the path or one of its ancestors is it.
                     return path.ancestors().any(|a| {
                         let a = a.as_os_str().as_encoded_bytes();
@@ -511,21 +551,21 @@ impl PathPattern {
                         }
                     });
                 }
-                let literals = literals.get_or_init(|| glob_literals(glob, *case_insensitive));
                 let hay = if *case_insensitive {
                     probe.lower().as_bytes()
                 } else {
                     probe.text.as_bytes()
                 };
                 if !literals
-                    .iter()
+                    .split(',')
+                    .filter(|l| !l.is_empty())
                     .all(|l| crate::local::contains_bytes(hay, l.as_bytes()))
                 {
                     return false;
                 }
                 // A glob that does not build matches nothing here; `check` reported it.
                 let Some(m) = matcher
-                    .get_or_init(|| build_glob(glob, *case_insensitive).ok())
+                    .get_or_init(|| build_glob(glob, *case_insensitive).ok().map(Box::new))
                     .as_ref()
                 else {
                     return false;
@@ -536,15 +576,36 @@ impl PathPattern {
     }
 }
 
+/// The home directory `~` lines are read with, looked at once for a whole list.
+pub struct Home<'a> {
+    path: &'a Path,
+    /// The home as text when `~` lines can be appended to it as they are
+    /// ([`path_scan::plain_home`]).
+    plain: Option<&'a str>,
+}
+
+impl<'a> Home<'a> {
+    pub fn new(path: &'a Path) -> Home<'a> {
+        Home {
+            path,
+            plain: path.to_str().filter(|h| path_scan::plain_home(h)),
+        }
+    }
+}
+
 /// A path prepared once for matching against every line of a path list: its text, whether it
-/// is a Windows path, whether its bytes can be compared as they are, and (on first need) its
-/// lower-case form. A list of 60 lines checked per word of a command made these the cost.
+/// is a Windows path, whether its bytes can be compared as they are, its byte pairs and (on
+/// first need) its lower-case form. A list of 60 lines checked per word of a command made these
+/// the cost.
 pub struct Probe<'a> {
     path: &'a Path,
     bytes: &'a [u8],
     text: std::borrow::Cow<'a, str>,
     windows: bool,
     simple: bool,
+    /// The pairs of the text; every pair when a line could match without its text being in
+    /// the path's as it is (a path `Path` compares by component, or not UTF-8).
+    mask: Mask,
     lower: std::sync::OnceLock<String>,
 }
 
@@ -553,12 +614,18 @@ impl<'a> Probe<'a> {
     pub fn new(path: &'a Path) -> Probe<'a> {
         let text = path.to_string_lossy();
         let bytes = path.as_os_str().as_encoded_bytes();
+        let simple = is_simple(bytes);
+        let mask = match &text {
+            Cow::Borrowed(t) if simple => Mask::of(t.as_bytes()),
+            _ => Mask::FULL,
+        };
         Probe {
             path,
             bytes,
             windows: is_windows_path(&text),
-            simple: is_simple(bytes),
+            simple,
             text,
+            mask,
             lower: std::sync::OnceLock::new(),
         }
     }
@@ -568,28 +635,6 @@ impl<'a> Probe<'a> {
     }
 }
 
-/// The literal runs every path a glob matches contains (lower case when case-insensitive).
-fn glob_literals(glob: &str, case_insensitive: bool) -> Vec<String> {
-    let plain;
-    let text = if glob.contains(['[', '{']) {
-        plain = outside_braces(glob);
-        plain.as_str()
-    } else {
-        glob
-    };
-    text.split(['*', '?', '[', ']', '{', '}', ','])
-        .map(|l| l.trim_matches('/'))
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            if case_insensitive {
-                l.to_ascii_lowercase()
-            } else {
-                l.to_string()
-            }
-        })
-        .collect()
-}
-
 fn build_glob(glob: &str, case_insensitive: bool) -> Result<globset::GlobMatcher, String> {
     globset::GlobBuilder::new(glob)
         .case_insensitive(case_insensitive)
@@ -597,35 +642,6 @@ fn build_glob(glob: &str, case_insensitive: bool) -> Result<globset::GlobMatcher
         .build()
         .map(|g| g.compile_matcher())
         .map_err(|e| format!("bad glob: {e}"))
-}
-
-/// A glob with each `{a,b}` alternation and `[…]` class blanked out: the literal runs left are
-/// in every path it matches.
-fn outside_braces(glob: &str) -> String {
-    let mut depth = 0usize;
-    let mut in_class = false;
-    glob.chars()
-        .map(|c| match c {
-            '[' if depth == 0 => {
-                in_class = true;
-                '*'
-            }
-            ']' if in_class => {
-                in_class = false;
-                '*'
-            }
-            '{' => {
-                depth += 1;
-                '*'
-            }
-            '}' if depth > 0 => {
-                depth -= 1;
-                '*'
-            }
-            _ if depth > 0 || in_class => '*',
-            c => c,
-        })
-        .collect()
 }
 
 /// The entry of `list` that `path` falls under, unless a `!` exception covers it.
@@ -639,6 +655,21 @@ pub fn list_matches<'a, T>(list: &'a [(PathPattern, T)], path: &Path) -> Option<
     }
     list.iter()
         .find(|(p, _)| !p.negated && p.matches_probe(&probe))
+        .map(|(_, t)| t)
+}
+
+/// [`list_matches`] without the byte-pair masks: each line tried in full (for the tests).
+#[doc(hidden)]
+pub fn list_matches_plainly<'a, T>(list: &'a [(PathPattern, T)], path: &Path) -> Option<&'a T> {
+    let probe = Probe::new(path);
+    if list
+        .iter()
+        .any(|(p, _)| p.negated && p.matches_plainly(&probe))
+    {
+        return None;
+    }
+    list.iter()
+        .find(|(p, _)| !p.negated && p.matches_plainly(&probe))
         .map(|(_, t)| t)
 }
 

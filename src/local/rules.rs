@@ -315,8 +315,11 @@ pub mod layers;
 mod bundled {
     use std::sync::OnceLock;
 
+    pub use crate::local::path_scan::{Form, Mask};
+
     /// One rule line: spans of TEXT, prefilter literals as (first, count) into SPANS, and the
-    /// DFA's span of DFAS (None: too big to build; compiled at run time when needed).
+    /// DFA's span of DFAS (None: too big to build; compiled at run time when needed); a path
+    /// list's line as `path_scan` read it.
     pub struct Line {
         pub line: u32,
         pub pattern: (u32, u32),
@@ -326,6 +329,33 @@ mod bundled {
         pub prefixes: (u32, u32),
         pub required: (u32, u32),
         pub dfa: Option<(u32, u32)>,
+        pub path: Option<PathLine>,
+    }
+
+    /// A path-list line as `path_scan::Scanned`, its texts spans of TEXT.
+    pub struct PathLine {
+        pub negated: bool,
+        pub form: Form,
+        pub text: (u32, u32),
+        pub literals: (u32, u32),
+        pub glob: bool,
+        pub simple: bool,
+        pub mask: Mask,
+    }
+
+    impl PathLine {
+        /// The line as `path_scan::scan` reads it, borrowing the table's text.
+        pub fn scanned(&self) -> crate::local::path_scan::Scanned {
+            crate::local::path_scan::Scanned {
+                negated: self.negated,
+                form: self.form,
+                text: std::borrow::Cow::Borrowed(text(self.text)),
+                literals: std::borrow::Cow::Borrowed(text(self.literals)),
+                glob: self.glob,
+                simple: self.simple,
+                mask: self.mask,
+            }
+        }
     }
 
     include!(concat!(env!("OUT_DIR"), "/bundled_rules.rs"));
@@ -1010,6 +1040,9 @@ fn parse_file<'t>(
     layer: Layer,
     onto: Option<Parsed>,
 ) -> (Parsed, Vec<RuleError>, Option<FoundLines<'t>>) {
+    if matches!(source, Lines::Bundled) && file.is_path_list() && onto.is_none() {
+        return (bundled_paths(file, origin, home), Vec::new(), None);
+    }
     let text = match source {
         Lines::Text(t) => Some(t),
         _ => None,
@@ -1220,6 +1253,43 @@ fn parse_file<'t>(
     };
     let found = text.map(|_| (found, literals));
     (parsed, errors, found)
+}
+
+/// A bundled path list from the build's table: each line as the build read it, with the home
+/// directory put into its `~` lines (left out without a home, as a bad line of a bundled file
+/// is: the build checked the rest). Nothing is parsed or copied but those lines' paths.
+fn bundled_paths(file: RuleFile, origin: &str, home: Option<&Path>) -> Parsed {
+    let home = home.map(crate::paths::Home::new);
+    let origin: Cow<'static, str> = match origin {
+        "bundled" => Cow::Borrowed("bundled"),
+        o => Cow::Owned(o.to_string()),
+    };
+    let lines = bundled::lines(file);
+    let mut paths = Vec::with_capacity(lines.len());
+    for l in lines {
+        let Some(b) = &l.path else {
+            continue;
+        };
+        let pattern = bundled::text(l.pattern);
+        let case_insensitive = file != RuleFile::SafePaths;
+        let Ok(p) = PathPattern::read(
+            Cow::Borrowed(pattern),
+            b.scanned(),
+            home.as_ref(),
+            case_insensitive,
+        ) else {
+            continue;
+        };
+        let rule = RuleRef {
+            file: Cow::Borrowed(file.name()),
+            line: l.line as usize,
+            origin: origin.clone(),
+            pattern: Cow::Borrowed(pattern),
+            why: l.why.map(|w| Cow::Borrowed(bundled::text(w))),
+        };
+        paths.push((p, rule));
+    }
+    Parsed::Paths(paths)
 }
 
 /// A command rule line's prefilter (prefixes, anchored, required), or what is wrong with it.
@@ -1509,6 +1579,185 @@ mod tests {
         assert!(!layers::is_seeded_copy(RuleFile::Safe, old));
         let edited = format!("{}^mytool --check\n", RuleFile::Safe.bundled());
         assert!(!layers::is_seeded_copy(RuleFile::Safe, &edited));
+    }
+
+    /// Homes a path list is read with: the usual, and ones `~` lines cannot simply be
+    /// appended to (the root, a trailing slash, glob characters, a `.` component, relative).
+    const HOMES: [Option<&str>; 8] = [
+        None,
+        Some("/home/u"),
+        Some("/"),
+        Some("/home/u/"),
+        Some("/h/[x]{a,b}"),
+        Some("/home/./u"),
+        Some("C:/Users/u"),
+        Some("rel/u"),
+    ];
+
+    const PATH_LISTS: [RuleFile; 4] = [
+        RuleFile::SafePaths,
+        RuleFile::ExcludedPaths,
+        RuleFile::CredentialPaths,
+        RuleFile::ProtectedPaths,
+    ];
+
+    #[test]
+    fn the_built_path_lists_are_the_lists_read_from_the_text() {
+        for home in HOMES {
+            let h = home.map(Path::new);
+            let rules = Rules::bundled(h);
+            for file in PATH_LISTS {
+                let ci = file != RuleFile::SafePaths;
+                let lines: Vec<(usize, &str)> = file
+                    .bundled()
+                    .lines()
+                    .enumerate()
+                    .filter_map(|(i, raw)| split_line(raw).map(|(p, _)| (i + 1, p)))
+                    .collect();
+                let read = |slowly: bool| -> Vec<(usize, String)> {
+                    lines
+                        .iter()
+                        .filter_map(|&(line, p)| {
+                            let parsed = match (file, slowly) {
+                                (RuleFile::ProtectedPaths, _) => PathPattern::parse_relative(p),
+                                (_, false) => PathPattern::parse(p, h, ci),
+                                (_, true) => PathPattern::parse_slowly(p, h, ci),
+                            };
+                            // A `~` line without a home is left out, as the bundled list does.
+                            parsed.ok().map(|p| (line, p.fingerprint(!slowly)))
+                        })
+                        .collect()
+                };
+                let built = |with_mask: bool| -> Vec<(usize, String)> {
+                    rules
+                        .paths(file)
+                        .iter()
+                        .map(|(p, r)| (r.line, p.fingerprint(with_mask)))
+                        .collect()
+                };
+                let at = format!("{} with home {home:?}", file.name());
+                assert_eq!(built(true), read(false), "{at}");
+                // Appending a `~` line to a plain home is what expanding it in full gives.
+                assert_eq!(built(false), read(true), "{at}");
+            }
+        }
+    }
+
+    /// Paths to try the path lists on: every word of the corpora resolved, and around every
+    /// line of the lists, the path it names, below it, above it, in other cases and spellings.
+    fn sample_paths(home: &str) -> Vec<PathBuf> {
+        let cwd = Path::new("/home/u/proj");
+        let h = Some(Path::new(home));
+        let corpus = include_str!("../../tests/corpus/sentinel-cases.jsonl");
+        let peer = include_str!("../../tests/corpus/peer-cases.jsonl");
+        let mut texts: Vec<String> = corpus
+            .lines()
+            .chain(peer.lines())
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .flat_map(|v| {
+                let c = crate::shell::analyse(v["command"].as_str().unwrap());
+                c.commands
+                    .iter()
+                    .flat_map(|c| c.argv.iter().map(|w| w.text.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .flat_map(|w| w.split(['=', '@']).map(String::from).collect::<Vec<_>>())
+            .collect();
+        for file in PATH_LISTS {
+            for (p, _) in file.bundled().lines().filter_map(split_line) {
+                let p = p.trim_start_matches('!').trim();
+                let named = p
+                    .replace("**/", "deep/er/")
+                    .replace('*', "x")
+                    .replace('?', "C")
+                    .replace("{rs,", "{")
+                    .replace(['{', '}'], "")
+                    .replace(",py,ts,tsx,js,jsx,mjs,cjs,go,java,kt,rb,php,cs,swift,c,h,cpp,md,rst,txt,html,css,scss", "");
+                for t in [p.to_string(), named] {
+                    texts.push(format!("{t}/child"));
+                    texts.push(t.to_ascii_uppercase());
+                    texts.push(format!("{t}x"));
+                    texts.push(t.replace('/', "//"));
+                    texts.push(t.replace('/', "/./"));
+                    texts.push(t.rsplit_once('/').map_or(String::new(), |(a, _)| a.into()));
+                    texts.push(format!("~/proj/{t}"));
+                    texts.push(t.replace('/', "\\"));
+                    texts.push(t);
+                }
+            }
+        }
+        texts.extend(
+            [
+                "/",
+                "C:\\Windows\\System32\\x.dll",
+                "c:/users/bob/appdata/roaming",
+                "/dev/null",
+                "/dev/fd/3",
+                "/proc/1/task/2/environ",
+                "/home/u/.ssh/id_rsa.pub",
+                "/home/u/src/credentials",
+                "/p/src/a/credentials",
+                "/p/secrets/x.py",
+                "/p/client_secret.json",
+            ]
+            .map(String::from),
+        );
+        let mut out: Vec<PathBuf> = Vec::new();
+        for t in &texts {
+            if let Some(p) = crate::paths::resolve(t, cwd, h) {
+                // Relative to the project too, as the protected list is asked.
+                if let Ok(rel) = p.strip_prefix(cwd) {
+                    out.push(rel.to_path_buf());
+                }
+                out.push(p);
+            }
+            // As written, unresolved (`a//b`, `./x`, relative names).
+            out.push(PathBuf::from(t));
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn the_byte_pair_masks_never_change_an_answer() {
+        let persons = "/a//b\n/x/./y\n~/notes*\n~/.cache\nC:\\Tools\n/srv/[ab]*/{c,d}\n/opt/?\n";
+        for home in ["/home/u", "/", "/h/[x]{a,b}"] {
+            let h = Some(Path::new(home));
+            let bundled = Rules::bundled(h);
+            let person = Rules::from_sources(
+                [
+                    (RuleFile::SafePaths, "/h/safe_paths.txt", persons),
+                    (RuleFile::ExcludedPaths, "/h/excluded_paths.txt", persons),
+                ],
+                h,
+            );
+            let paths = sample_paths(home);
+            assert!(paths.len() > 2_000, "{}", paths.len());
+            let mut matched = 0;
+            for rules in [&bundled, &person] {
+                for file in PATH_LISTS {
+                    let list = rules.paths(file);
+                    for path in &paths {
+                        let probe = crate::paths::Probe::new(path);
+                        for (p, r) in list {
+                            let plain = p.matches_plainly(&probe);
+                            matched += usize::from(plain);
+                            assert_eq!(p.matches_probe(&probe), plain, "{r} on {path:?}");
+                        }
+                        let line = |m: Option<&RuleRef>| m.map(|r| r.line);
+                        assert_eq!(
+                            line(crate::paths::list_matches(list, path)),
+                            line(crate::paths::list_matches_plainly(list, path)),
+                            "{} on {path:?}",
+                            file.name()
+                        );
+                    }
+                }
+            }
+            // The sample reaches the lines: a test that matched nothing would prove nothing.
+            assert!(matched > 1_000, "{matched}");
+        }
     }
 
     #[test]
