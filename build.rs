@@ -58,7 +58,9 @@ fn rules() {
         ("credential_paths.txt", false),
         ("protected_paths.txt", false),
     ];
-    println!("cargo:rerun-if-changed=src/local/path_scan.rs");
+    for f in ["rule_scan", "path_scan"] {
+        println!("cargo:rerun-if-changed=src/local/{f}.rs");
+    }
     let little = std::env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() != Ok("big");
     let mut text = String::new();
     let mut span = |s: &str| {
