@@ -2,7 +2,8 @@
 //! one core (rules loaded once, as a long-lived process would). `cargo bench --bench engine`.
 
 use sentinel::call::ToolCall;
-use sentinel::decide::{Context, decide};
+use sentinel::decide::decide;
+use sentinel::local::context::Context;
 use sentinel::rules::Rules;
 use std::path::Path;
 use std::time::{Duration, Instant};

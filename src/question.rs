@@ -5,12 +5,12 @@
 
 use crate::call::ToolCall;
 use crate::config::{self, Config};
-use crate::decide::Context;
 use crate::decision::taint::{Mark, Taint};
 use crate::decision::{Decision, Tier, Verdict};
 use crate::evaluator::tiers::{self, Session};
 use crate::ledger::taint;
 use crate::ledger::{allow_once, record};
+use crate::local::context::Context;
 use crate::local::project::{self, Layered};
 use crate::paths::RealFs;
 use crate::text;

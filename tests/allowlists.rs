@@ -5,8 +5,9 @@
 //! (the README quotes it) and held above a floor; none may be denied.
 
 use sentinel::call::ToolCall;
-use sentinel::decide::{Context, decide};
+use sentinel::decide::decide;
 use sentinel::decision::Verdict;
+use sentinel::local::context::Context;
 use sentinel::rules::Rules;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -4,8 +4,9 @@
 
 use proptest::prelude::*;
 use sentinel::call::ToolCall;
-use sentinel::decide::{Context, decide};
+use sentinel::decide::decide;
 use sentinel::decision::Verdict;
+use sentinel::local::context::Context;
 use sentinel::rules::Rules;
 use std::path::Path;
 use std::sync::OnceLock;

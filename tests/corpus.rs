@@ -4,8 +4,9 @@
 //! exactly the verdict it is labelled with; above all, no destructive or bypass case is allowed.
 
 use sentinel::call::ToolCall;
-use sentinel::decide::{Context, decide};
+use sentinel::decide::decide;
 use sentinel::decision::Verdict;
+use sentinel::local::context::Context;
 use sentinel::rules::Rules;
 use std::path::Path;
 

@@ -3,8 +3,9 @@
 //! must never be allowed; a peer `allow` must never be denied (uncertain is fine either way).
 
 use sentinel::call::ToolCall;
-use sentinel::decide::{Context, decide};
+use sentinel::decide::decide;
 use sentinel::decision::Verdict;
+use sentinel::local::context::Context;
 use sentinel::rules::Rules;
 use std::path::Path;
 

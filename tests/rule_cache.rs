@@ -2,7 +2,8 @@
 //! fresh parse does, and a damaged cache is rebuilt, never trusted (issue 16).
 
 use sentinel::call::ToolCall;
-use sentinel::decide::{Context, decide};
+use sentinel::decide::decide;
+use sentinel::local::context::Context;
 use sentinel::rules::Rules;
 use std::path::{Path, PathBuf};
 

@@ -14,7 +14,7 @@ pub fn lint(json: bool) -> Result<u8> {
         .ok()
         .and_then(|cwd| Project::find(&cwd, &home))
     {
-        rules.add_project(&p, true);
+        p.layer_rules(&mut rules, true);
     }
     let errors = rules.lint();
     let count = rules.hard_block().len()

@@ -55,7 +55,7 @@ pub fn run(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
         );
     }
     let mut rules = Rules::load(home, config::user_home().as_deref());
-    rules.add_project(&project, true);
+    project.layer_rules(&mut rules, true);
     let errors: Vec<_> = rules
         .lint()
         .into_iter()
@@ -95,7 +95,7 @@ pub fn run(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
     }
     // What trusting changed: the loosening rules, listed so the person sees what they accepted.
     let mut untrusted = Rules::load(home, config::user_home().as_deref());
-    untrusted.add_project(&project, false);
+    project.layer_rules(&mut untrusted, false);
     let mut base = config.clone();
     let held = project
         .config()

@@ -26,6 +26,8 @@ pub const DEFAULT_API_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_MAX_EVENT_BYTES: u64 = 1024 * 1024;
 /// The config file's name in SENTINEL_HOME.
 pub const FILE_NAME: &str = "sentinel.toml";
+/// The directory a project keeps its own rules and settings in.
+pub const PROJECT_DIR: &str = ".sentinel";
 
 /// The directory of rule files, config and state: `SENTINEL_HOME`, else `~/.agentos`.
 pub fn sentinel_home() -> Option<PathBuf> {

@@ -1,6 +1,7 @@
 //! The vocabulary of a decision: verdicts, tiers, the rule that decided, and the record itself.
 
 pub mod effect;
+pub mod sign;
 pub mod taint;
 pub mod tier2;
 
@@ -114,7 +115,7 @@ pub struct Decision {
     pub warning: Option<String>,
     /// Injection signs the call shows (SPEC 2.5).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub signs: Vec<crate::local::signs::Sign>,
+    pub signs: Vec<sign::Sign>,
     /// The session's untrusted content, when it has taken any in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub taint: Option<taint::Taint>,
@@ -150,6 +151,23 @@ impl Decision {
             path: None,
             person_only: false,
         }
+    }
+}
+
+/// A bad line in a rule file.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RuleError {
+    /// The file as the user knows it: its path, or `name (bundled)`.
+    pub file: String,
+    /// 1-based line number; 0 when the whole file is unreadable.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for RuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
     }
 }
 

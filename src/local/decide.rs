@@ -6,79 +6,18 @@
 
 use crate::call::ToolCall;
 use crate::decision::effect::Effect;
-use crate::decision::taint::Taint;
 use crate::decision::{CommandReport, Decision, RuleRef, Verdict};
+use crate::local::context::Context;
 use crate::local::effects::{self, Effects};
 use crate::local::policy::{
     self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
 };
 use crate::local::signs;
 use crate::local::{bins, credentials};
-use crate::paths::{self, Fs, LexicalFs};
+use crate::paths;
 use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
 use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
 use std::path::{Path, PathBuf};
-
-/// What Tier 1 needs besides the call and the rules.
-pub struct Context<'a> {
-    /// The directory the call is made in (the event's `cwd`).
-    pub cwd: &'a Path,
-    /// The user's home directory, for `~`.
-    pub home: Option<&'a Path>,
-    /// sentinel's own directory: never writable by the agent, whatever the rules say.
-    pub sentinel_home: &'a Path,
-    /// How symlinks are followed.
-    pub fs: &'a dyn Fs,
-    /// The session's untrusted content (read at the edge), if it has taken any in.
-    pub taint: Option<&'a Taint>,
-    /// The project (SPEC 2.3) and `sentinel_home` with symlinks followed, resolved once: every
-    /// path check compares against them.
-    project_real: PathBuf,
-    sentinel_home_real: PathBuf,
-}
-
-impl<'a> Context<'a> {
-    /// A context; the project and SENTINEL_HOME are resolved through `fs` here, once.
-    pub fn new(
-        cwd: &'a Path,
-        home: Option<&'a Path>,
-        sentinel_home: &'a Path,
-        fs: &'a dyn Fs,
-        taint: Option<&'a Taint>,
-    ) -> Context<'a> {
-        Context {
-            project_real: fs.real_path(cwd),
-            sentinel_home_real: fs.real_path(sentinel_home),
-            cwd,
-            home,
-            sentinel_home,
-            fs,
-            taint,
-        }
-    }
-
-    /// The same context with the project root set (by default it is `cwd`).
-    pub fn with_project(mut self, project: &Path) -> Context<'a> {
-        self.project_real = self.fs.real_path(project);
-        self
-    }
-
-    /// The project root, symlinks followed.
-    pub fn project(&self) -> &Path {
-        &self.project_real
-    }
-
-    /// SENTINEL_HOME, symlinks followed.
-    pub fn sentinel_home_real(&self) -> &Path {
-        &self.sentinel_home_real
-    }
-
-    /// A context that never touches the file system, in an untainted session (tests, fuzzing,
-    /// benchmarks).
-    pub fn lexical(cwd: &'a Path, home: Option<&'a Path>, sentinel_home: &'a Path) -> Context<'a> {
-        Context::new(cwd, home, sentinel_home, &LexicalFs, None)
-    }
-}
 
 /// Commands that write to (or delete) the paths they are given: their path arguments are
 /// checked against the excluded list.
@@ -1043,7 +982,7 @@ fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decisi
             Some(&path),
         );
     }
-    let project = &ctx.project_real;
+    let project = ctx.project();
     if paths::is_within(&path, project) {
         return make(
             Verdict::Allow,

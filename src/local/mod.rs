@@ -13,6 +13,7 @@
 //! - [`project`] layers a project's `.sentinel/` over the person's rules, with their trust.
 
 pub mod bins;
+pub mod context;
 pub mod credentials;
 pub mod decide;
 pub mod effects;

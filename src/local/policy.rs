@@ -6,8 +6,8 @@
 
 use crate::decision::effect::Effect;
 use crate::decision::{RuleRef, Verdict};
+use crate::local::context::Context;
 use crate::local::credentials;
-use crate::local::decide::Context;
 use crate::local::effects::Effects;
 use crate::local::paths;
 use crate::rules::Rules;
@@ -516,10 +516,10 @@ pub fn guard_file(path: &Path, ctx: &Context) -> Option<String> {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
         .collect();
-    if parts.iter().any(|p| p == crate::local::project::DIR) {
+    if parts.iter().any(|p| p == crate::config::PROJECT_DIR) {
         return Some(format!(
             "in a project's {}/ rules",
-            crate::local::project::DIR
+            crate::config::PROJECT_DIR
         ));
     }
     for tail in AGENT_SETTINGS {

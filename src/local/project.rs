@@ -9,16 +9,17 @@
 
 use crate::call::ToolCall;
 use crate::config::Config;
-use crate::decide::{self, Context};
+use crate::decide;
 use crate::decision::{Decision, Verdict};
 use crate::digest::sha256_hex;
-use crate::rules::{RuleFile, Rules};
+use crate::local::context::Context;
+use crate::rules::{ProjectRules, RuleFile, Rules};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The directory a project keeps its rules in.
-pub const DIR: &str = ".sentinel";
+pub const DIR: &str = crate::config::PROJECT_DIR;
 /// The trust store in SENTINEL_HOME.
 pub const TRUST_FILE: &str = "trusted_projects.json";
 /// The files sentinel reads from `.sentinel/`: the rule files and `sentinel.toml`.
@@ -122,9 +123,25 @@ impl Project {
         Some(Project { root, files, trust })
     }
 
-    /// The text of one of the project's rule files, if it has it.
-    pub fn rule_text(&self, file: RuleFile) -> Option<&ProjectFile> {
-        self.files.iter().find(|f| f.name == file.name())
+    /// The project's rule files, as the rules take them.
+    pub fn rule_files(&self) -> Vec<ProjectRules<'_>> {
+        RuleFile::ALL
+            .iter()
+            .filter_map(|&file| {
+                let f = self.files.iter().find(|f| f.name == file.name())?;
+                Some(ProjectRules {
+                    file,
+                    path: &f.path,
+                    text: f.text.as_deref().map_err(String::as_str),
+                    sha256: &f.sha256,
+                })
+            })
+            .collect()
+    }
+
+    /// Layers the project's rule files over `rules` (see [`Rules::add_project`]).
+    pub fn layer_rules(&self, rules: &mut Rules, trusted: bool) {
+        rules.add_project(&self.root, &self.rule_files(), trusted);
     }
 
     /// The project's `sentinel.toml`, if it has one.
@@ -158,7 +175,7 @@ impl Layered {
         let project = Project::find(cwd, home);
         if let Some(p) = &project {
             let trusted = p.trust.is_trusted();
-            rules.add_project(p, trusted);
+            p.layer_rules(&mut rules, trusted);
             if let Some(f) = p.config() {
                 held = config.add_project(f.text.as_deref().map_err(String::as_str), trusted);
             }
@@ -188,7 +205,7 @@ impl Layered {
         };
         if decision.verdict == Verdict::Uncertain && !self.rules.suspended.is_empty() {
             let mut trusting = Rules::load(&self.config.home.value, user_home);
-            trusting.add_project(project, true);
+            project.layer_rules(&mut trusting, true);
             if let Some(would) = decide::decide(call, &trusting, ctx)
                 && would.verdict == Verdict::Allow
             {

@@ -4,7 +4,7 @@
 //! renders it. A regex is compiled only when a command could match it: each rule that starts
 //! with `^literal` is skipped outright for commands that do not start with that literal.
 
-use crate::decision::RuleRef;
+use crate::decision::{RuleError, RuleRef};
 use crate::local::rule_scan::{compiled_pattern, literal_filters, split_line};
 use crate::paths::PathPattern;
 use crate::text::one_line;
@@ -12,7 +12,6 @@ use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -61,7 +60,7 @@ impl RuleFile {
     }
 
     /// The file's name in a project, under `.sentinel/` (a test checks it against
-    /// `project::DIR`).
+    /// `config::PROJECT_DIR`).
     pub fn project_name(self) -> &'static str {
         match self {
             RuleFile::HardBlock => ".sentinel/hard_block_commands.txt",
@@ -109,21 +108,17 @@ impl RuleFile {
     }
 }
 
-/// A bad line in a rule file.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct RuleError {
-    /// The file as the user knows it: its path, or `name (bundled)`.
-    pub file: String,
-    /// 1-based line number; 0 when the whole file is unreadable.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for RuleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.message)
-    }
+/// One of a project's rule files as the layering hands it over (`local::project` finds and
+/// reads them; the rules only parse what they are given).
+pub struct ProjectRules<'a> {
+    /// Which rule file it is.
+    pub file: RuleFile,
+    /// Where it is.
+    pub path: &'a Path,
+    /// Its text, or why it cannot be read.
+    pub text: Result<&'a str, &'a str>,
+    /// SHA-256 of its bytes, in hex.
+    pub sha256: &'a str,
 }
 
 /// A regex rule over simple commands.
@@ -747,30 +742,26 @@ impl Rules {
     /// Layers a project's `.sentinel/` rule files over these. Tightening rules always apply; the
     /// loosening ones (safe commands, safe paths, `!` exceptions to excluded paths) only when
     /// `trusted`, and are listed in [`Rules::suspended`] otherwise.
-    pub fn add_project(&mut self, project: &crate::local::project::Project, trusted: bool) {
-        for file in RuleFile::ALL {
-            let Some(source) = project.rule_text(file) else {
-                continue;
-            };
+    pub fn add_project(&mut self, root: &Path, files: &[ProjectRules], trusted: bool) {
+        for source in files {
+            let file = source.file;
             let origin = source.path.display().to_string();
-            self.origins.push((
-                format!("{}/{}", crate::local::project::DIR, file.name()),
-                origin.clone(),
-            ));
-            let text = match &source.text {
+            self.origins
+                .push((file.project_name().to_string(), origin.clone()));
+            let text = match source.text {
                 Ok(t) => t,
                 Err(e) => {
                     self.errors.push(RuleError {
                         file: origin,
                         line: 0,
-                        message: e.clone(),
+                        message: e.to_string(),
                     });
                     continue;
                 }
             };
             // Read and hashed for its trust anyway: its cache is found by that hash.
-            let content = unhex(&source.sha256).unwrap_or_else(|| Sha256::digest(text).into());
-            let layer = Layer::Project(&project.root);
+            let content = unhex(source.sha256).unwrap_or_else(|| Sha256::digest(text).into());
+            let layer = Layer::Project(root);
             let home = self.home.as_deref();
             let cache = self.cache.as_deref();
             let Some(image) =
@@ -1489,7 +1480,7 @@ mod tests {
     #[test]
     fn a_projects_rule_files_are_named_under_its_directory() {
         for file in RuleFile::ALL {
-            let name = format!("{}/{}", crate::local::project::DIR, file.name());
+            let name = format!("{}/{}", crate::config::PROJECT_DIR, file.name());
             assert_eq!(file.project_name(), name);
         }
     }

@@ -5,50 +5,12 @@
 //! never allowed locally. Credential access together with network egress is blocked in every
 //! session.
 
+use crate::decision::sign::{Sign, SignKind};
 use crate::paths;
 use crate::shell::{Analysis, RedirectKind, Role, SimpleCommand, WordKind};
 use regex::bytes::{Regex, RegexBuilder};
-use serde::Serialize;
 use std::path::Path;
 use std::sync::OnceLock;
-
-/// One kind of sign.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SignKind {
-    /// "ignore previous instructions", "new system prompt", "you are now" …
-    InstructionOverride,
-    /// Reads a credential file or a secret from the environment.
-    CredentialAccess,
-    /// Sends data over the network (curl, wget, nc, scp, ssh, rsync, git push to a URL …).
-    NetworkEgress,
-    /// Downloads something and runs it.
-    DownloadExecute,
-    /// Decodes something (base64, hex, gzip, escapes) and runs it.
-    EncodedPayload,
-}
-
-impl SignKind {
-    /// A few words for reasons.
-    pub fn describe(self) -> &'static str {
-        match self {
-            SignKind::InstructionOverride => "instruction-override phrase",
-            SignKind::CredentialAccess => "credential access",
-            SignKind::NetworkEgress => "network egress",
-            SignKind::DownloadExecute => "download then execute",
-            SignKind::EncodedPayload => "decoded payload executed",
-        }
-    }
-}
-
-/// A sign and what showed it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Sign {
-    /// The kind.
-    pub kind: SignKind,
-    /// The part of the call that shows it.
-    pub evidence: String,
-}
 
 fn sign(kind: SignKind, evidence: &str) -> Sign {
     Sign {

@@ -11,9 +11,9 @@
 //! TOML to read and nothing to check. A person's files are found by a cheap scan of their header
 //! lines and checked by the same code (`spec_check`) when loaded.
 
+use crate::decision::RuleError;
 use crate::decision::RuleRef;
 use crate::local::spec_raw::{self, RawSpec};
-use crate::rules::RuleError;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;

@@ -8,9 +8,10 @@
 //! uncertain: `cd x && make lint` proposes a rule for `make lint`, not for the whole line.
 
 use crate::call::ToolCall;
-use crate::decide::{self, Context};
+use crate::decide;
 use crate::decision::{Tier, Verdict};
 use crate::ledger::stats::Record;
+use crate::local::context::Context;
 use crate::rules::{RuleFile, Rules};
 use serde::Serialize;
 use serde_json::Value;
