@@ -11,8 +11,8 @@ use crate::evaluator::tiers::{self, Session};
 use crate::ledger::taint;
 use crate::ledger::{allow_once, record};
 use crate::local::context::Context;
+use crate::local::fs::RealFs;
 use crate::local::project::{self, Layered};
-use crate::paths::RealFs;
 use crate::text;
 use std::path::{Path, PathBuf};
 

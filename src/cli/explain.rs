@@ -2,7 +2,7 @@
 
 use super::ask::{Question, evaluate};
 use anyhow::Result;
-use sentinel::paths::RealFs;
+use sentinel::local::fs::RealFs;
 use sentinel::{report::check, report::explain};
 
 pub fn run(q: Question, json: bool) -> Result<u8> {

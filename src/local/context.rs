@@ -2,7 +2,7 @@
 //! the file system is read, the session's taint.
 
 use crate::decision::taint::Taint;
-use crate::paths::{Fs, LexicalFs};
+use crate::local::fs::{Fs, LexicalFs};
 use std::path::{Path, PathBuf};
 
 /// What Tier 1 needs besides the call and the rules.

@@ -17,6 +17,7 @@ pub mod context;
 pub mod credentials;
 pub mod decide;
 pub mod effects;
+pub mod fs;
 pub mod options;
 pub mod path_scan;
 pub mod paths;

@@ -3,6 +3,9 @@
 //! operands, and what each one is. Whatever the program would read differently from the spec —
 //! an option the spec does not know, an ambiguous abbreviation, a computed word where an option
 //! may stand — is a problem, and a problem makes the command uncertain.
+//!
+//! Longer than most files here (about 640 lines before its tests) on purpose: [`read`] is getopt's
+//! loop, word by word, and its helpers only make sense beside it.
 
 use crate::local::spec::{CommandSpec, Kind, Matched, OptKind, OptSpec, Specs, Syntax};
 use crate::shell::{Word, WordKind, is_home_ref};

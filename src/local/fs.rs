@@ -1,0 +1,221 @@
+//! How Tier 1 reads the file system: symlinks, globs, a package manifest's scripts. [`RealFs`]
+//! asks the system; [`LexicalFs`] touches nothing (tests, fuzzing, benchmarks).
+
+use std::path::{Component, Path, PathBuf};
+
+/// How the file system is consulted when a path is resolved.
+pub trait Fs {
+    /// The real path of `p`: every symlink on the way followed, dangling ones too (a write
+    /// through a dangling link creates its target). Components that do not exist are kept.
+    fn real_path(&self, p: &Path) -> PathBuf;
+
+    /// The paths an absolute glob matches now, as the shell would expand it; None when that
+    /// cannot be known (too many entries, or no file system to ask).
+    fn glob(&self, pattern: &Path) -> Option<Vec<PathBuf>>;
+
+    /// Whether `p` is a directory now (a symlink is not); None when that cannot be known.
+    fn is_dir(&self, p: &Path) -> Option<bool>;
+
+    /// Whether git ignores `p` in the work tree rooted at `root` (its `.gitignore` files along
+    /// the way and `.git/info/exclude`); None when that cannot be known.
+    fn git_ignored(&self, root: &Path, p: &Path) -> Option<bool>;
+
+    /// The script names of the `package.json` in `dir`: None when there is none or it cannot
+    /// be read as one (so a name cannot be told to be a script).
+    fn package_scripts(&self, dir: &Path) -> Option<Vec<String>>;
+}
+
+/// The largest `package.json` sentinel reads for its script names.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+
+/// Follows symlinks on the real file system.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RealFs;
+
+/// Symlinks followed in one resolution before giving up (Linux's own limit).
+const MAX_LINKS: usize = 40;
+/// Directory entries a glob may look at before sentinel stops expanding it.
+const MAX_GLOB_ENTRIES: usize = 20_000;
+
+impl Fs for RealFs {
+    fn real_path(&self, p: &Path) -> PathBuf {
+        let mut out = PathBuf::from("/");
+        let mut todo: Vec<std::ffi::OsString> = p
+            .components()
+            .rev()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_os_string()),
+                Component::ParentDir => Some("..".into()),
+                _ => None,
+            })
+            .collect();
+        let mut links = 0;
+        let mut exists = true;
+        while let Some(part) = todo.pop() {
+            if part == ".." {
+                out.pop();
+                continue;
+            }
+            out.push(&part);
+            if !exists {
+                continue;
+            }
+            match std::fs::symlink_metadata(&out) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    links += 1;
+                    let Ok(target) = std::fs::read_link(&out) else {
+                        continue;
+                    };
+                    if links > MAX_LINKS {
+                        return out;
+                    }
+                    out.pop();
+                    if target.is_absolute() {
+                        out = PathBuf::from("/");
+                    }
+                    for c in target.components().rev() {
+                        match c {
+                            Component::Normal(n) => todo.push(n.to_os_string()),
+                            Component::ParentDir => todo.push("..".into()),
+                            _ => {}
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => exists = false,
+            }
+        }
+        out
+    }
+
+    fn glob(&self, pattern: &Path) -> Option<Vec<PathBuf>> {
+        let mut found = vec![PathBuf::from("/")];
+        let mut budget = MAX_GLOB_ENTRIES;
+        for c in pattern.components() {
+            let Component::Normal(part) = c else {
+                continue;
+            };
+            let part = part.to_str()?;
+            if !part.contains(['*', '?', '[']) {
+                for f in &mut found {
+                    f.push(part);
+                }
+                found.retain(|f| std::fs::symlink_metadata(f).is_ok());
+                continue;
+            }
+            let matcher = globset::GlobBuilder::new(part)
+                .literal_separator(true)
+                .build()
+                .ok()?
+                .compile_matcher();
+            let mut next = Vec::new();
+            for dir in &found {
+                let Ok(entries) = std::fs::read_dir(dir) else {
+                    continue;
+                };
+                for e in entries.flatten() {
+                    budget = budget.checked_sub(1)?;
+                    let name = e.file_name();
+                    let name = name.to_string_lossy();
+                    // Like bash: a leading dot is matched only by a pattern that starts with one.
+                    if name.starts_with('.') && !part.starts_with('.') {
+                        continue;
+                    }
+                    if matcher.is_match(name.as_ref()) {
+                        next.push(dir.join(name.as_ref()));
+                    }
+                }
+            }
+            found = next;
+        }
+        Some(found)
+    }
+
+    fn is_dir(&self, p: &Path) -> Option<bool> {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) => Some(m.is_dir()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(false),
+            Err(_) => None,
+        }
+    }
+
+    fn git_ignored(&self, root: &Path, p: &Path) -> Option<bool> {
+        let rel = p.strip_prefix(root).ok()?;
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
+        // Every .gitignore from the root down to the path's parent, then the repository's own
+        // exclude file; a file that cannot be read makes the answer unknown.
+        let mut dir = root.to_path_buf();
+        let mut dirs = vec![dir.clone()];
+        for c in rel.parent().into_iter().flat_map(Path::components) {
+            dir.push(c);
+            dirs.push(dir.clone());
+        }
+        for d in dirs {
+            let f = d.join(".gitignore");
+            if f.is_file()
+                && let Some(e) = builder.add(&f)
+                && !matches!(e, ignore::Error::Io(_))
+            {
+                return None;
+            }
+        }
+        let exclude = root.join(".git/info/exclude");
+        if exclude.is_file() {
+            let _ = builder.add(exclude);
+        }
+        let gi = builder.build().ok()?;
+        Some(
+            gi.matched_path_or_any_parents(p, self.is_dir(p) == Some(true))
+                .is_ignore(),
+        )
+    }
+
+    fn package_scripts(&self, dir: &Path) -> Option<Vec<String>> {
+        use std::io::Read;
+        let file = std::fs::File::open(dir.join("package.json")).ok()?;
+        let mut text = String::new();
+        file.take(MAX_MANIFEST_BYTES + 1)
+            .read_to_string(&mut text)
+            .ok()?;
+        if text.len() as u64 > MAX_MANIFEST_BYTES {
+            return None;
+        }
+        script_names(&text)
+    }
+}
+
+/// The keys of `scripts` in a `package.json` text.
+pub fn script_names(manifest: &str) -> Option<Vec<String>> {
+    let v: serde_json::Value = serde_json::from_str(manifest).ok()?;
+    let scripts = v.as_object()?.get("scripts");
+    match scripts {
+        None => Some(Vec::new()),
+        Some(s) => Some(s.as_object()?.keys().cloned().collect()),
+    }
+}
+
+/// Never touches the file system: paths are resolved lexically only, and globs not expanded.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LexicalFs;
+
+impl Fs for LexicalFs {
+    fn real_path(&self, p: &Path) -> PathBuf {
+        p.to_path_buf()
+    }
+
+    fn glob(&self, _pattern: &Path) -> Option<Vec<PathBuf>> {
+        None
+    }
+
+    fn is_dir(&self, _p: &Path) -> Option<bool> {
+        None
+    }
+
+    fn git_ignored(&self, _root: &Path, _p: &Path) -> Option<bool> {
+        None
+    }
+
+    fn package_scripts(&self, _dir: &Path) -> Option<Vec<String>> {
+        None
+    }
+}
