@@ -18,7 +18,9 @@ pub mod credentials;
 pub mod decide;
 pub mod effects;
 pub mod fs;
+pub mod judge;
 pub mod options;
+pub mod outcome;
 pub mod path_scan;
 pub mod paths;
 pub mod policy;
@@ -32,6 +34,7 @@ pub mod spec_check;
 pub mod spec_raw;
 pub mod spec_scan;
 pub mod sql;
+pub mod tool_calls;
 
 /// Whether `needle` occurs in `hay`. The texts here (a path, a simple command) are short: a
 /// memchr for the first byte and a compare cost less than building a substring searcher, whose

@@ -1,0 +1,558 @@
+//! One simple command judged: its spec's reading and effects through the policy, the rule files,
+//! the safe area and the excluded paths, and the commands only the person may run.
+
+use crate::decision::effect::Effect;
+use crate::decision::{RuleRef, Verdict};
+use crate::local::context::Context;
+use crate::local::effects::{self, Effects};
+use crate::local::policy::{
+    self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
+};
+use crate::paths;
+use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
+use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
+use std::path::{Path, PathBuf};
+
+/// Commands that write to (or delete) the paths they are given: their path arguments are
+/// checked against the excluded list.
+pub(super) const WRITERS: &[&str] = &[
+    "cp", "mv", "install", "ln", "tee", "touch", "mkdir", "rm", "rmdir", "unlink", "truncate",
+    "chmod", "chown", "chgrp", "rsync", "dd", "shred", "scp",
+];
+
+/// Options whose value is a file or directory the command writes: (command, options).
+pub(super) const WRITE_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "curl",
+        &[
+            "-o",
+            "--output",
+            "--output-dir",
+            "-c",
+            "--cookie-jar",
+            "-D",
+            "--dump-header",
+        ],
+    ),
+    (
+        "wget",
+        &[
+            "-O",
+            "--output-document",
+            "-P",
+            "--directory-prefix",
+            "-o",
+            "--output-file",
+            "-a",
+            "--append-output",
+        ],
+    ),
+    ("sort", &["-o", "--output"]),
+    ("tar", &["-C", "--directory", "-f", "--file"]),
+    ("unzip", &["-d"]),
+    ("git", &["-o", "--output"]),
+    ("time", &["-o", "--output"]),
+    ("tree", &["-o"]),
+    ("sed", &["-i", "--in-place"]),
+];
+
+/// Judges one simple command on its own; `text` is `cmd.text()`, rendered once by the caller.
+pub(super) fn judge(cmd: &SimpleCommand, text: &str, rules: &Rules, ctx: &Context) -> Part {
+    judge_seen(cmd, text, rules, ctx).0
+}
+
+/// What judging a command saw besides its verdict: a credential it reads, data it sends.
+#[derive(Default)]
+pub(super) struct Seen {
+    pub(super) credential: Option<String>,
+    pub(super) egress: Option<String>,
+}
+
+/// [`judge`], with the effects it found (empty when a rule decided before they were needed)
+/// and what they read and send.
+pub(super) fn judge_seen(
+    cmd: &SimpleCommand,
+    text: &str,
+    rules: &Rules,
+    ctx: &Context,
+) -> (Part, Seen) {
+    let mut effects = Vec::new();
+    let mut seen = Seen::default();
+    let mut part = judge_inner(cmd, text, rules, ctx, &mut effects, &mut seen);
+    part.effects = effects;
+    (part, seen)
+}
+
+pub(super) fn judge_inner(
+    cmd: &SimpleCommand,
+    text: &str,
+    rules: &Rules,
+    ctx: &Context,
+    found: &mut Vec<Effect>,
+    seen: &mut Seen,
+) -> Part {
+    // A wrapper is also tested from each word on, so a wrapper option sentinel misreads
+    // cannot hide the command behind it from the block list.
+    let suffixes: Vec<String> = match cmd.role {
+        Role::Wrapper => (1..cmd.argv.len())
+            .map(|i| {
+                cmd.argv[i..]
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect(),
+        Role::Command => Vec::new(),
+    };
+    let texts: Vec<&str> = std::iter::once(text)
+        .chain(suffixes.iter().map(String::as_str))
+        .collect();
+    if let Some(part) = hard_block(&texts, rules) {
+        return part;
+    }
+    if let Some(part) = self_loosening(cmd) {
+        return part;
+    }
+
+    let cwd = effective_cwd(cmd, ctx);
+    if let Some((rule, m)) = first_match(rules.conditional(), text) {
+        if let RuleMatch::Broken(e) = m {
+            return Part::new(
+                Verdict::Ask,
+                format!("{} cannot be compiled: {e}", rule.rule),
+                Some(rule.rule.clone()),
+            );
+        }
+        match outside_safe_area(cmd, cwd.as_deref(), rules, ctx) {
+            Some(Outside::Blocked(why)) => {
+                return Part::new(Verdict::Deny, why, Some(rule.rule.clone()));
+            }
+            Some(Outside::Scratch(path)) => {
+                // Scratch space is uncertain, unless the delete reaches a protected path there.
+                if let Some(part) = excluded_write(cmd, cwd.as_deref(), rules, ctx) {
+                    return part;
+                }
+                return Part::new(
+                    Verdict::Uncertain,
+                    format!("`{path}` is in a temp dir, not the project ({})", rule.rule),
+                    None,
+                );
+            }
+            None => {}
+        }
+    }
+
+    // What the command does, as its program reads its arguments (SPEC 2.2).
+    let mut effects = effects::of(cmd, &rules.specs);
+    if cmd.role == Role::Wrapper {
+        // The command it runs is judged on its own (`python -m pytest` as `pytest`); what the
+        // wrapper's own options do to paths, users and the network still counts.
+        effects.known = true;
+        effects.list.retain(|e| {
+            matches!(
+                e,
+                Effect::Read { .. }
+                    | Effect::Write { .. }
+                    | Effect::Delete { .. }
+                    | Effect::AsUser { .. }
+                    | Effect::Send { .. }
+                    | Effect::Receive { .. }
+                    | Effect::Destroy { .. }
+            )
+        });
+    }
+    if let Some(dir) = &cmd.name_dir {
+        // `./gradlew build`, `scripts/test.sh`: a file run as a program. When a spec knows it
+        // (`gradlew` is `gradle`), its arguments mean what the spec says; otherwise they are
+        // the script's own business, and whether it is the project's is the question.
+        if !effects.known {
+            effects.spec = None;
+        }
+        effects.list.push(Effect::RunFile {
+            path: Word::literal(format!("{dir}/{}", cmd.name())),
+        });
+        effects.known = true;
+    }
+    for (name, value) in &cmd.assignments {
+        if shell::LOAD_PATH_VARIABLES.contains(&name.as_str()) {
+            // `PYTHONPATH=src python x.py`: code is loaded from each entry, which must be the
+            // project's own.
+            for entry in value.text.split([':', ';']).filter(|e| !e.is_empty()) {
+                effects.list.push(Effect::RunFile {
+                    path: Word {
+                        text: entry.to_string(),
+                        kind: value.kind,
+                        value: None,
+                    },
+                });
+            }
+        }
+    }
+    found.clone_from(&effects.list);
+    seen.credential = policy::credential_read(&effects, cwd.as_deref(), rules, ctx);
+    seen.egress = policy::egress(&effects);
+    // Writes into excluded paths are denied whatever else is known: by the spec's effects, or,
+    // for a program without a spec, by what its arguments look like.
+    for e in &effects.list {
+        if let Effect::Write { path } | Effect::Delete { path, .. } = e
+            && policy::socket_path(&path.text).is_none()
+        {
+            let base = cwd.as_deref();
+            if let Some(found) = policy::resolve_all(path, base, ctx) {
+                for p in found {
+                    if let Some(part) = excluded(&p, &path.text, rules, ctx) {
+                        return part;
+                    }
+                }
+            }
+        }
+    }
+    if !effects.known
+        && let Some(part) = excluded_write(cmd, cwd.as_deref(), rules, ctx)
+    {
+        // A program without a spec: its arguments are taken as written if it is a known writer.
+        return part;
+    }
+
+    if cmd.role == Role::Wrapper && matches!(cmd.name(), "sudo" | "doas") {
+        return Part::new(
+            Verdict::Uncertain,
+            format!("`{}` runs a command as another user", cmd.name()),
+            None,
+        );
+    }
+    if cmd.via.iter().any(|v| v == "sudo" || v == "doas") {
+        return Part::new(
+            Verdict::Uncertain,
+            format!("`{}` runs as another user", shell::excerpt(text)),
+            None,
+        );
+    }
+
+    let safe_rule = if cmd.argv.is_empty() || cmd.name_dir.is_some() {
+        None
+    } else {
+        safe_match(rules.safe(), text)
+    };
+    if !effects.known {
+        let Some(rule) = safe_rule.clone() else {
+            return Part::new(
+                Verdict::Uncertain,
+                format!(
+                    "sentinel has no spec for `{}` and no safe rule matches `{}`",
+                    cmd.name(),
+                    shell::excerpt(text)
+                ),
+                None,
+            );
+        };
+        // The person's safe rule stands for a spec: its arguments are taken as paths it reads.
+        effects.list.extend(generic_reads(cmd));
+        effects.spec = Some(rule);
+    }
+    let mut part = policy::judge(&effects, cwd.as_deref(), rules, ctx);
+    if part.verdict == Verdict::Allow && part.rule.is_none() && cmd.name_dir.is_some() {
+        part.reason = format!(
+            "runs {}/{}, a file of the project",
+            cmd.name_dir.as_deref().unwrap_or("."),
+            cmd.name()
+        );
+    }
+    if part.verdict == Verdict::Uncertain
+        && effects.known
+        && let Some(rule) = safe_rule
+    {
+        // A person's safe rule answers what Tier 1 leaves uncertain (an option it does not
+        // know, a network fetch, a program run), but not reads of credentials, writes to
+        // protected places or outside the project, nor anything denied: those effects are
+        // still checked on top of it.
+        let known = Effects {
+            list: effects
+                .list
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        Effect::Read { .. }
+                            | Effect::Write { .. }
+                            | Effect::Delete { .. }
+                            | Effect::Destroy { .. }
+                            | Effect::AsUser { .. }
+                    )
+                })
+                .cloned()
+                .collect(),
+            spec: Some(rule),
+            ..effects.clone()
+        };
+        let again = policy::judge(&known, cwd.as_deref(), rules, ctx);
+        if again.verdict == Verdict::Allow {
+            return again;
+        }
+    }
+    if cmd.role == Role::Wrapper && part.verdict == Verdict::Allow {
+        return Part::new(
+            Verdict::Allow,
+            "wrapper; the command it runs is judged on its own",
+            None,
+        );
+    }
+    part
+}
+
+/// For a command matched only by a person's safe rule: each literal argument that is not an
+/// option, and each `--opt=value`, taken as a file it may read (so a credential is still seen).
+pub(super) fn generic_reads(cmd: &SimpleCommand) -> Vec<Effect> {
+    path_args(cmd)
+        .into_iter()
+        .filter(|w| w.kind != WordKind::Computed || shell::is_home_ref(&w.text))
+        .map(|w| Effect::Read {
+            path: w,
+            tree: false,
+        })
+        .collect()
+}
+
+/// The directory a command runs in, or None when a `cd` made it unknown.
+pub(super) fn effective_cwd(cmd: &SimpleCommand, ctx: &Context) -> Option<PathBuf> {
+    match &cmd.cwd {
+        Cwd::Start => Some(ctx.cwd.to_path_buf()),
+        Cwd::Changed(p) => paths::resolve(p, ctx.cwd, ctx.home),
+        Cwd::Unknown => None,
+    }
+}
+
+/// The words of a command that name paths: its arguments that are not options.
+pub(super) fn path_args(cmd: &SimpleCommand) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut options_done = false;
+    for w in cmd.args() {
+        if !options_done && w.text == "--" {
+            options_done = true;
+            continue;
+        }
+        if !options_done && w.text.starts_with('-') && w.text.len() > 1 {
+            // `--target-directory=DIR`, `--output=FILE`
+            if let Some((_, v)) = w.text.split_once('=') {
+                out.push(Word {
+                    text: v.to_string(),
+                    kind: w.kind,
+                    value: None,
+                });
+            }
+            continue;
+        }
+        if let Some(v) = w
+            .text
+            .strip_prefix("of=")
+            .or_else(|| w.text.strip_prefix("if="))
+        {
+            out.push(Word {
+                text: v.to_string(),
+                kind: w.kind,
+                value: None,
+            });
+            continue;
+        }
+        out.push(w.clone());
+    }
+    out
+}
+
+/// Why a conditional-block command is outside the project or a safe path, if it is.
+pub(super) fn outside_safe_area(
+    cmd: &SimpleCommand,
+    cwd: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Outside> {
+    let Some(cwd) = cwd else {
+        return Some(Outside::Blocked(
+            "runs after a `cd` whose target sentinel cannot see".to_string(),
+        ));
+    };
+    let real_cwd = ctx.fs.real_path(cwd);
+    if !in_safe_area(&real_cwd, rules, ctx)
+        && !TEMP_DIRS
+            .iter()
+            .any(|t| paths::is_within(&real_cwd, Path::new(t)))
+    {
+        return Some(Outside::Blocked(format!(
+            "runs in {} outside the project",
+            real_cwd.display()
+        )));
+    }
+    let mut words = path_args(cmd);
+    if cmd.extra_args {
+        if cmd.extra_args_under.is_empty() || cmd.extra_args_piped {
+            return Some(Outside::Blocked(
+                "its paths are supplied at run time (xargs)".to_string(),
+            ));
+        }
+        // `find ROOT -exec rm -r {} ;`: every path lies under one of find's roots.
+        words.extend(cmd.extra_args_under.iter().cloned());
+    }
+    let mut scratch = None;
+    for w in words {
+        if is_temp_ref(&w.text) {
+            scratch.get_or_insert_with(|| w.text.clone());
+            continue;
+        }
+        match resolve_word(&w, Some(cwd), ctx) {
+            None => {
+                return Some(Outside::Blocked(format!(
+                    "the path `{}` is not known before it runs",
+                    w.text
+                )));
+            }
+            Some(_) if w.kind == WordKind::Glob && w.text.contains(".*") => {
+                return Some(Outside::Blocked(format!(
+                    "the glob `{}` can match `..`",
+                    w.text
+                )));
+            }
+            Some(p) if in_safe_area(&p, rules, ctx) => {}
+            Some(p) if TEMP_DIRS.iter().any(|t| paths::is_within(&p, Path::new(t))) => {
+                scratch.get_or_insert_with(|| w.text.clone());
+            }
+            Some(p) => {
+                return Some(Outside::Blocked(format!(
+                    "`{}` is outside the project ({})",
+                    w.text,
+                    p.display()
+                )));
+            }
+        }
+    }
+    scratch.map(Outside::Scratch)
+}
+
+/// Where a conditional-block command reaches beyond the project.
+pub(super) enum Outside {
+    /// Beyond the project and every safe path: block.
+    Blocked(String),
+    /// Into a temp dir only: uncertain.
+    Scratch(String),
+}
+
+/// A write (redirection or a writer's path argument) into an excluded path, as a deny part.
+pub(super) fn excluded_write(
+    cmd: &SimpleCommand,
+    cwd: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Part> {
+    let mut targets: Vec<Word> = cmd
+        .redirects
+        .iter()
+        .filter(|r| r.kind.writes())
+        .map(|r| r.target.clone())
+        .collect();
+    if WRITERS.contains(&cmd.name()) {
+        targets.extend(path_args(cmd));
+    }
+    if let Some((_, options)) = WRITE_OPTIONS.iter().find(|(name, _)| *name == cmd.name()) {
+        let args = cmd.args();
+        for (i, w) in args.iter().enumerate() {
+            if options.contains(&w.text.as_str()) {
+                if cmd.name() == "sed" {
+                    // sed -i edits every file it is given.
+                    targets.extend(path_args(cmd));
+                } else if let Some(v) = args.get(i + 1) {
+                    targets.push(v.clone());
+                }
+            } else if let Some((opt, v)) = w.text.split_once('=')
+                && options.contains(&opt)
+            {
+                targets.push(Word {
+                    text: v.to_string(),
+                    kind: w.kind,
+                    value: None,
+                });
+            }
+        }
+    }
+    for w in &targets {
+        let Some(p) = resolve_word(w, cwd, ctx) else {
+            continue;
+        };
+        if let Some(part) = excluded(&p, &w.text, rules, ctx) {
+            return Some(part);
+        }
+    }
+    None
+}
+
+/// `sentinel` subcommands that loosen the guard: the person runs them, never the agent.
+pub(super) const PERSON_ONLY: &[&str] = &["trust", "allow-once", "install", "uninstall"];
+
+/// A deny part when the command runs sentinel to loosen itself.
+pub(super) fn self_loosening(cmd: &SimpleCommand) -> Option<Part> {
+    if cmd.name() != "sentinel" {
+        return None;
+    }
+    let args: Vec<&str> = cmd.args().iter().map(|w| w.text.as_str()).collect();
+    let sub = args.iter().find(|a| !a.starts_with('-'))?;
+    let applies = *sub == "suggest"
+        && args
+            .iter()
+            .any(|a| *a == "--apply" || a.starts_with("--apply="));
+    if !PERSON_ONLY.contains(sub) && !applies {
+        return None;
+    }
+    let what = if applies { "suggest --apply" } else { sub };
+    Some(Part::person_only(format!(
+        "`sentinel {what}` changes what sentinel lets through; an agent cannot loosen its own guard. Only the person runs it, in their own terminal: tell them what you need and why"
+    )))
+}
+
+/// The first hard-block rule that matches any of the texts, as a deny part.
+pub(super) fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part> {
+    for text in texts {
+        match first_match(rules.hard_block(), text) {
+            Some((rule, RuleMatch::Yes)) => {
+                return Some(Part::new(
+                    Verdict::Deny,
+                    match &rule.rule.why {
+                        Some(why) => why.to_string(),
+                        None => format!("matches {}", rule.rule),
+                    },
+                    Some(rule.rule.clone()),
+                ));
+            }
+            Some((rule, RuleMatch::Broken(e))) => {
+                return Some(Part::new(
+                    Verdict::Ask,
+                    format!("{} cannot be compiled: {e}", rule.rule),
+                    Some(rule.rule.clone()),
+                ));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+pub(super) fn first_match<'r>(
+    list: &'r RuleList,
+    text: &str,
+) -> Option<(&'r CommandRule, RuleMatch)> {
+    list.candidates(text).find_map(|r| match r.test(text) {
+        RuleMatch::No => None,
+        m => Some((r, m)),
+    })
+}
+
+/// A positive safe rule matches the whole command and no `!` exception does.
+pub(super) fn safe_match(list: &RuleList, text: &str) -> Option<RuleRef> {
+    let mut positive = None;
+    for r in list.candidates(text) {
+        match (r.negated, r.test(text)) {
+            (true, RuleMatch::Yes | RuleMatch::Broken(_)) => return None,
+            (false, RuleMatch::Yes) if positive.is_none() => positive = Some(r.rule.clone()),
+            _ => {}
+        }
+    }
+    positive
+}

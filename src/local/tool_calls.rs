@@ -1,0 +1,176 @@
+//! The calls other than a Bash command: a PowerShell command (its own rules, no parse), a file
+//! write and a file read, each judged on its resolved target path.
+
+use crate::decision::{CommandReport, Decision, Verdict};
+use crate::local::context::Context;
+use crate::local::credentials;
+use crate::local::judge::{hard_block, judge};
+use crate::local::outcome::{combine, deny_reason};
+use crate::local::policy::{self, Part, excluded};
+use crate::paths;
+use crate::rules::Rules;
+use crate::shell::{self, Cwd, Role, SimpleCommand, Word};
+use std::path::Path;
+
+pub(super) fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
+    let mut reports = Vec::new();
+    for segment in shell::rough_segments(command) {
+        if let Some(part) = hard_block(&[segment.as_str()], rules) {
+            reports.push(CommandReport {
+                text: segment,
+                via: Vec::new(),
+                verdict: part.verdict,
+                reason: part.reason,
+                rule: part.rule,
+                person_only: part.person_only,
+                cwd: None,
+                effects: part.effects,
+            });
+        }
+    }
+    let plain = !command.trim().is_empty()
+        && !command.contains([
+            ';', '|', '&', '`', '$', '(', ')', '{', '}', '<', '>', '\'', '"', '@', '\n', '\r',
+        ]);
+    let part = if plain {
+        let argv: Vec<Word> = command.split_whitespace().map(Word::literal).collect();
+        let cmd = SimpleCommand {
+            argv,
+            redirects: Vec::new(),
+            assignments: Vec::new(),
+            via: Vec::new(),
+            role: Role::Command,
+            cwd: Cwd::Start,
+            extra_args: false,
+            extra_args_under: Vec::new(),
+            extra_args_piped: false,
+            extra_args_from_find: false,
+            depth: 0,
+            name_dir: None,
+        };
+        judge(&cmd, &cmd.text(), rules, ctx)
+    } else {
+        Part::new(
+            Verdict::Uncertain,
+            "PowerShell beyond one plain command is not parsed",
+            None,
+        )
+    };
+    reports.push(CommandReport {
+        text: command.to_string(),
+        via: Vec::new(),
+        verdict: part.verdict,
+        reason: part.reason,
+        rule: part.rule,
+        person_only: part.person_only,
+        cwd: None,
+        effects: part.effects,
+    });
+    combine("PowerShell", reports)
+}
+
+pub(super) fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decision {
+    let make = |verdict, reason: String, rule, path: Option<&Path>| Decision {
+        path: path.map(|p| p.display().to_string()),
+        ..Decision::local(tool, verdict, format!("sentinel[local]: {reason}"), rule)
+    };
+    let Some(path) = paths::resolve(raw, ctx.cwd, ctx.home).map(|p| ctx.fs.real_path(&p)) else {
+        return make(
+            Verdict::Uncertain,
+            format!("cannot resolve the path `{raw}`"),
+            None,
+            None,
+        );
+    };
+    if let Some(part) = excluded(&path, raw, rules, ctx) {
+        let shown = format!("{tool} {}", path.display());
+        let reason = deny_reason(part.rule.as_ref(), &part.reason, &shown, part.person_only);
+        let mut d = make(Verdict::Deny, String::new(), part.rule, Some(&path));
+        d.reason = reason;
+        d.person_only = part.person_only;
+        return d;
+    }
+    if let Some(rule) = policy::protected(&path, rules, ctx) {
+        return make(
+            Verdict::Uncertain,
+            format!(
+                "{} is a protected place in the project, where a write makes code run later without the person seeing it",
+                path.display()
+            ),
+            Some(rule.clone()),
+            Some(&path),
+        );
+    }
+    let project = ctx.project();
+    if paths::is_within(&path, project) {
+        return make(
+            Verdict::Allow,
+            format!(
+                "allowed: {} is inside the project {}",
+                path.display(),
+                project.display()
+            ),
+            None,
+            Some(&path),
+        );
+    }
+    if let Some(rule) = paths::list_matches(rules.safe_paths(), &path) {
+        return make(
+            Verdict::Allow,
+            format!("allowed by {rule} ({})", path.display()),
+            Some(rule.clone()),
+            Some(&path),
+        );
+    }
+    make(
+        Verdict::Uncertain,
+        format!(
+            "{} is outside the project and every safe path",
+            path.display()
+        ),
+        None,
+        Some(&path),
+    )
+}
+
+pub(super) fn read_decision(
+    tool: &str,
+    raw_paths: &[String],
+    rules: &Rules,
+    ctx: &Context,
+) -> Decision {
+    let mut decision = Decision::local(
+        tool,
+        Verdict::Allow,
+        format!("sentinel[local]: allowed: {tool} is read-only"),
+        None,
+    );
+    for raw in raw_paths {
+        let trimmed = raw.trim_start_matches("**/");
+        let Some(path) = paths::resolve(trimmed, ctx.cwd, ctx.home) else {
+            continue;
+        };
+        // The path itself, where its symlinks lead, and what a glob in it matches now.
+        let mut candidates = vec![path.clone(), ctx.fs.real_path(&path)];
+        if trimmed.contains(['*', '?', '[']) {
+            candidates.extend(ctx.fs.glob(&path).unwrap_or_default());
+        }
+        for p in &candidates {
+            let real = ctx.fs.real_path(p);
+            let found = credentials::credential(&real, rules)
+                .map(|r| (real.clone(), r))
+                .or_else(|| credentials::credential(p, rules).map(|r| (p.clone(), r)));
+            if let Some((at, rule)) = found {
+                decision.verdict = Verdict::Ask;
+                decision.reason = format!(
+                    "sentinel[local]: ask: {tool} of the credential file {}",
+                    credentials::describe(&at, rule)
+                );
+                decision.path = Some(at.display().to_string());
+                return decision;
+            }
+        }
+        decision.path = Some(ctx.fs.real_path(&path).display().to_string());
+    }
+    decision
+}
