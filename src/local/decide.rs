@@ -99,16 +99,7 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let analysis = shell::analyse(command);
     let mut reports: Vec<CommandReport> = Vec::new();
     let mut report_in = |text: String, via: Vec<String>, part: Part, cwd: Option<String>| {
-        reports.push(CommandReport {
-            text,
-            via,
-            verdict: part.verdict,
-            reason: part.reason,
-            rule: part.rule,
-            person_only: part.person_only,
-            cwd,
-            effects: part.effects,
-        })
+        reports.push(part.into_report(text, via, cwd))
     };
 
     if let Some(error) = &analysis.parse_error {

@@ -5,7 +5,7 @@
 //! Everything else is uncertain: Tier 2 or the person decides.
 
 use crate::decision::effect::Effect;
-use crate::decision::{RuleRef, Verdict};
+use crate::decision::{CommandReport, RuleRef, Verdict};
 use crate::local::context::Context;
 use crate::local::credentials;
 use crate::local::effects::Effects;
@@ -30,6 +30,21 @@ pub struct Part {
 }
 
 impl Part {
+    /// The report of the command `text` (unwrapped from `via`, run in `cwd` when not the
+    /// session's) that this part judged.
+    pub fn into_report(self, text: String, via: Vec<String>, cwd: Option<String>) -> CommandReport {
+        CommandReport {
+            text,
+            via,
+            verdict: self.verdict,
+            reason: self.reason,
+            rule: self.rule,
+            person_only: self.person_only,
+            cwd,
+            effects: self.effects,
+        }
+    }
+
     /// A part.
     pub fn new(verdict: Verdict, reason: impl Into<String>, rule: Option<RuleRef>) -> Part {
         Part {

@@ -1,7 +1,7 @@
 //! The calls other than a Bash command: a PowerShell command (its own rules, no parse), a file
 //! write and a file read, each judged on its resolved target path.
 
-use crate::decision::{CommandReport, Decision, Verdict};
+use crate::decision::{Decision, Verdict};
 use crate::local::context::Context;
 use crate::local::credentials;
 use crate::local::judge::{hard_block, judge};
@@ -16,16 +16,7 @@ pub(super) fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -
     let mut reports = Vec::new();
     for segment in shell::rough_segments(command) {
         if let Some(part) = hard_block(&[segment.as_str()], rules) {
-            reports.push(CommandReport {
-                text: segment,
-                via: Vec::new(),
-                verdict: part.verdict,
-                reason: part.reason,
-                rule: part.rule,
-                person_only: part.person_only,
-                cwd: None,
-                effects: part.effects,
-            });
+            reports.push(part.into_report(segment, Vec::new(), None));
         }
     }
     let plain = !command.trim().is_empty()
@@ -56,16 +47,7 @@ pub(super) fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -
             None,
         )
     };
-    reports.push(CommandReport {
-        text: command.to_string(),
-        via: Vec::new(),
-        verdict: part.verdict,
-        reason: part.reason,
-        rule: part.rule,
-        person_only: part.person_only,
-        cwd: None,
-        effects: part.effects,
-    });
+    reports.push(part.into_report(command.to_string(), Vec::new(), None));
     combine("PowerShell", reports)
 }
 
