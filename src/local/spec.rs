@@ -13,7 +13,7 @@
 //! decodes the person's sections it names the same way.
 
 use crate::decision::RuleRef;
-use crate::local::spec_cache::{self, Compiled};
+use crate::local::spec_cache::{self, Compiled, Index};
 use crate::rules::RuleError;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -144,8 +144,16 @@ impl Specs {
                         .file_name()
                         .map(|n| n.to_string_lossy().into_owned())
                         .unwrap_or_default();
-                    match spec_cache::load(Some(&cache), &name, &path, &origin) {
-                        Ok(compiled) => specs.add_source(&name, &origin, compiled),
+                    let source = specs.sources.len();
+                    let loaded = spec_cache::load(Some(&cache), &name, &path, &origin, |i, at| {
+                        specs.add_index(source, &name, &origin, i, at)
+                    });
+                    match loaded {
+                        Ok((compiled, ())) => specs.sources.push(Source {
+                            file: name,
+                            origin,
+                            compiled,
+                        }),
                         Err(message) => specs.errors.push(RuleError {
                             file: origin,
                             line: 0,
@@ -168,26 +176,33 @@ impl Specs {
     pub fn from_texts<'a>(texts: impl IntoIterator<Item = (&'a str, &'a str)>) -> Specs {
         let mut specs = Specs::bundled();
         for (file, text) in texts {
-            let bytes = spec_cache::compile(text, file).unwrap_or_default();
-            specs.add_source(file, file, Compiled { bytes, at: 0 });
+            let compiled = Compiled {
+                bytes: spec_cache::compile(text, file).unwrap_or_default(),
+                at: 0,
+            };
+            let source = specs.sources.len();
+            match compiled.read() {
+                Some((index, at)) => specs.add_index(source, file, file, &index, at),
+                None => specs.errors.push(RuleError {
+                    file: file.to_string(),
+                    line: 0,
+                    message: "could not be compiled".into(),
+                }),
+            }
+            specs.sources.push(Source {
+                file: file.to_string(),
+                origin: file.to_string(),
+                compiled: compiled.bytes,
+            });
         }
         specs
     }
 
-    /// Adds one of the person's files, compiled: its errors (each with its line) are reported
-    /// now, and its sections decoded when a call names them.
-    fn add_source(&mut self, file: &str, origin: &str, compiled: Compiled) {
-        let source = self.sources.len();
-        let Some((index, forms)) = compiled.read() else {
-            // Never expected (a cache that does not read is compiled afresh): the file's
-            // specs are missing, so the load has an error and local allows become `ask`.
-            self.errors.push(RuleError {
-                file: origin.to_string(),
-                line: 0,
-                message: "could not be compiled".into(),
-            });
-            return;
-        };
+    /// Adds the index of one of the person's files, compiled (the `source`-th, whose checked
+    /// forms start at `forms` in its bytes): its errors (each with its line) are reported now,
+    /// and its sections decoded when a call names them.
+    fn add_index(&mut self, source: usize, file: &str, origin: &str, index: &Index, forms: usize) {
+        self.by_name.reserve(index.sections.len());
         for (line, message) in &index.errors {
             self.errors.push(RuleError {
                 file: display(file, origin),
@@ -218,12 +233,6 @@ impl Specs {
             });
             self.parsed.push(OnceLock::new());
         }
-        drop(index);
-        self.sources.push(Source {
-            file: file.to_string(),
-            origin: origin.to_string(),
-            compiled: compiled.bytes,
-        });
     }
 
     /// The spec for a program name.

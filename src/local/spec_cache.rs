@@ -90,13 +90,20 @@ fn origin(payload: &[u8]) -> Option<&str> {
 }
 
 /// The spec file `file` (read from `path`, shown as `origin`) compiled, through the cache in
-/// `cache` when there is one. An unreadable file is an error message.
-pub(crate) fn load(
+/// `cache` when there is one: its bytes, and what `take` made of its index and where its checked
+/// forms start (called once, on the index used; each index is read once). An unreadable file is
+/// an error message.
+pub(crate) fn load<R>(
     cache: Option<&Path>,
     file: &str,
     path: &Path,
     origin: &str,
-) -> Result<Compiled, String> {
+    mut take: impl FnMut(&Index, usize) -> R,
+) -> Result<(Vec<u8>, R), String> {
+    let mut taken = |compiled: Compiled| {
+        let made = compiled.read().map(|(index, forms)| take(&index, forms))?;
+        Some((compiled.bytes, made))
+    };
     // Which spec file: nothing but its name and path changes what its content compiles to.
     let id = cache::id(file, b"commands", None, origin);
     // A file whose stat is what its cache recorded is not read (see `rules::cache`).
@@ -104,30 +111,26 @@ pub(crate) fn load(
     if let Some(dir) = cache
         && let Some(stat) = stat
         && let Some((bytes, at, _)) = SHELF.by_stat(dir, &id, stat)
+        && let Some(loaded) = taken(Compiled { bytes, at })
     {
-        let compiled = Compiled { bytes, at };
-        if compiled.read().is_some() {
-            return Ok(compiled);
-        }
+        return Ok(loaded);
     }
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
     let content: [u8; 32] = Sha256::digest(text.as_bytes()).into();
     if let Some(dir) = cache
         && let Some((bytes, at, stale)) = SHELF.by_content(dir, &id, &content, stat)
+        && let Some((bytes, made)) = taken(Compiled { bytes, at })
     {
-        let compiled = Compiled { bytes, at };
-        if compiled.read().is_some() {
-            if stale {
-                SHELF.store(dir, &id, &content, stat, &compiled.bytes[at..]);
-            }
-            return Ok(compiled);
+        if stale {
+            SHELF.store(dir, &id, &content, stat, &bytes[at..]);
         }
+        return Ok((bytes, made));
     }
     let bytes = compile(&text, origin).ok_or("could not be compiled")?;
     if let Some(dir) = cache {
         SHELF.store(dir, &id, &content, stat, &bytes);
     }
-    Ok(Compiled { bytes, at: 0 })
+    taken(Compiled { bytes, at: 0 }).ok_or_else(|| "could not be compiled".into())
 }
 
 /// A spec file's text compiled into its payload: every section read and checked, every error
