@@ -7,6 +7,8 @@
 //! rebuilt, never trusted; a home that cannot be written just means no cache, silently (the
 //! decision does not depend on it). An edit writes the file's new cache over the old one, and
 //! cache files this version cannot read (an older format, another version) are removed then.
+//! A person's spec files are cached the same way (`spec_cache`): everything here but the image
+//! is a [`Shelf`], which both kinds of cache file go through.
 //!
 //! Which content a cache file is for is known two ways. A project's files are read and hashed
 //! anyway (their trust is a SHA-256), so a project's cache is used when that hash is the one it
