@@ -30,6 +30,7 @@ pub mod rules;
 pub mod shell;
 pub mod signs;
 pub mod spec;
+pub(crate) mod spec_cache;
 pub mod spec_check;
 pub mod spec_raw;
 pub mod spec_scan;

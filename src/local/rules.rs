@@ -302,7 +302,7 @@ fn compile(pattern: &str) -> Result<Regex, String> {
         .map_err(|e| e.to_string())
 }
 
-mod cache;
+pub(crate) mod cache;
 pub mod layers;
 
 /// The bundled rule files as `build.rs` compiled them.

@@ -8,14 +8,15 @@
 //!
 //! The bundled sections were checked by `build.rs`, which stores each one's checked form
 //! (postcard) with an index of their names: a call decodes only the sections it names, with no
-//! TOML to read and nothing to check. A person's files are found by a cheap scan of their header
-//! lines and checked by the same code (`spec_check`) when loaded.
+//! TOML to read and nothing to check. A person's files are compiled into the same checked forms
+//! by the same code (`spec_check`) once, and cached in SENTINEL_HOME (`spec_cache`): a call
+//! decodes the person's sections it names the same way.
 
 use crate::decision::RuleError;
 use crate::decision::RuleRef;
-use crate::local::spec_raw::{self, RawSpec};
+use crate::local::spec_cache::{self, Compiled, Index};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -63,14 +64,14 @@ impl CommandSpec {
     }
 }
 
-/// Where a person's section is: which source, which bytes, which line its header is on.
+/// Where a person's section is: which source, the span of its checked form in the source's
+/// compiled bytes (None: the section has an error, reported when loaded), which line its header
+/// is on.
 #[derive(Clone, Debug)]
 struct Section {
     source: usize,
-    start: usize,
-    end: usize,
+    checked: Option<(usize, usize)>,
     line: usize,
-    name: String,
 }
 
 /// One of the person's spec files.
@@ -80,7 +81,8 @@ struct Source {
     file: String,
     /// The path it was read from.
     origin: String,
-    text: String,
+    /// The file compiled (`spec_cache`): its sections' checked forms are decoded from these.
+    compiled: Vec<u8>,
 }
 
 /// Every spec sentinel knows: the bundled files (indexed at build time), then the person's,
@@ -122,10 +124,12 @@ impl Specs {
         Specs::default()
     }
 
-    /// The bundled specs and the person's `commands/*.toml` in `dir` (SENTINEL_HOME).
+    /// The bundled specs and the person's `commands/*.toml` in `dir` (SENTINEL_HOME), each
+    /// compiled once and cached in `dir/cache`.
     pub fn load(dir: &Path) -> Specs {
         let mut specs = Specs::bundled();
         let folder = dir.join(DIR);
+        let cache = dir.join("cache");
         match std::fs::read_dir(&folder) {
             Ok(entries) => {
                 let mut files: Vec<_> = entries
@@ -140,12 +144,20 @@ impl Specs {
                         .file_name()
                         .map(|n| n.to_string_lossy().into_owned())
                         .unwrap_or_default();
-                    match std::fs::read_to_string(&path) {
-                        Ok(text) => specs.add_source(&name, &origin, text),
-                        Err(e) => specs.errors.push(RuleError {
+                    let source = specs.sources.len();
+                    let loaded = spec_cache::load(Some(&cache), &name, &path, &origin, |i, at| {
+                        specs.add_index(source, &name, &origin, i, at)
+                    });
+                    match loaded {
+                        Ok((compiled, ())) => specs.sources.push(Source {
+                            file: name,
+                            origin,
+                            compiled,
+                        }),
+                        Err(message) => specs.errors.push(RuleError {
                             file: origin,
                             line: 0,
-                            message: format!("cannot read: {e}"),
+                            message,
                         }),
                     }
                 }
@@ -164,53 +176,62 @@ impl Specs {
     pub fn from_texts<'a>(texts: impl IntoIterator<Item = (&'a str, &'a str)>) -> Specs {
         let mut specs = Specs::bundled();
         for (file, text) in texts {
-            specs.add_source(file, file, text.to_string());
+            let compiled = Compiled {
+                bytes: spec_cache::compile(text, file).unwrap_or_default(),
+                at: 0,
+            };
+            let source = specs.sources.len();
+            match compiled.read() {
+                Some((index, at)) => specs.add_index(source, file, file, &index, at),
+                None => specs.errors.push(RuleError {
+                    file: file.to_string(),
+                    line: 0,
+                    message: "could not be compiled".into(),
+                }),
+            }
+            specs.sources.push(Source {
+                file: file.to_string(),
+                origin: file.to_string(),
+                compiled: compiled.bytes,
+            });
         }
         specs
     }
 
-    /// Adds one of the person's files: its sections are found by their headers and parsed now,
-    /// so a bad line is reported at once.
-    fn add_source(&mut self, file: &str, origin: &str, text: String) {
-        let source = self.sources.len();
-        let (found, errors) = crate::local::spec_scan::scan(&text);
-        for (line, message) in errors {
+    /// Adds the index of one of the person's files, compiled (the `source`-th, whose checked
+    /// forms start at `forms` in its bytes): its errors (each with its line) are reported now,
+    /// and its sections decoded when a call names them.
+    fn add_index(&mut self, source: usize, file: &str, origin: &str, index: &Index, forms: usize) {
+        self.by_name.reserve(index.sections.len());
+        for (line, message) in &index.errors {
             self.errors.push(RuleError {
-                file: origin.to_string(),
-                line,
-                message,
+                file: display(file, origin),
+                line: *line as usize,
+                message: message.to_string(),
             });
         }
-        self.sources.push(Source {
-            file: file.to_string(),
-            origin: origin.to_string(),
-            text,
-        });
         // This file's patterns go before earlier files' ones, in their own order.
         let mut insert_at = 0;
-        for f in found {
+        for e in &index.sections {
             let idx = self.sections.len();
-            if f.name.contains('*') {
-                let words = f.name.split(' ').map(str::to_string).collect();
+            if e.name.contains('*') {
+                let words = e.name.split(' ').map(str::to_string).collect();
                 self.patterns.insert(insert_at, (words, idx));
                 insert_at += 1;
             } else {
-                self.by_name.insert(f.name.clone(), idx);
+                self.by_name.insert(e.name.to_string(), idx);
             }
-            for a in &f.aliases {
-                self.by_name.entry(a.clone()).or_insert(idx);
+            for a in &e.aliases {
+                self.by_name.entry(a.to_string()).or_insert(idx);
             }
             self.sections.push(Section {
                 source,
-                start: f.start,
-                end: f.end,
-                line: f.line,
-                name: f.name,
+                checked: e
+                    .checked
+                    .map(|(at, len)| (forms + at as usize, len as usize)),
+                line: e.line as usize,
             });
             self.parsed.push(OnceLock::new());
-            if let Err(e) = self.parse(Id::Person(idx)) {
-                self.errors.push(e);
-            }
         }
     }
 
@@ -269,12 +290,19 @@ impl Specs {
         found.bins.then_some(found)
     }
 
-    /// Parses every bundled section now and returns every error (for `rules lint` and the
-    /// tests); the person's were parsed when loaded.
+    /// Decodes every section now and returns every error (for `rules lint` and the tests); the
+    /// person's were found when their files were compiled, and are in [`Specs::errors`].
     pub fn lint(&self) -> Vec<RuleError> {
         let mut errors = self.errors.clone();
         for i in 0..bundled::SECTIONS.len() {
             if let Err(e) = self.parse(Id::Bundled(i)) {
+                errors.push(e);
+            }
+        }
+        for (i, s) in self.sections.iter().enumerate() {
+            if s.checked.is_some()
+                && let Err(e) = self.parse(Id::Person(i))
+            {
                 errors.push(e);
             }
         }
@@ -310,47 +338,29 @@ impl Specs {
             Id::Person(i) => {
                 let s = &self.sections[i];
                 let src = &self.sources[s.source];
-                parse_section(
-                    &src.file,
-                    &src.origin,
-                    &src.text[s.start..s.end],
-                    s.line,
-                    &s.name,
-                )
+                let err = |message: String| RuleError {
+                    file: display(&src.file, &src.origin),
+                    line: s.line,
+                    message,
+                };
+                // A section with an error has no checked form: its error was reported when
+                // the file was loaded, and the command has no spec (never an allow).
+                let (at, len) = s
+                    .checked
+                    .ok_or_else(|| err("the section has an error".into()))?;
+                let bytes = src
+                    .compiled
+                    .get(at..at + len)
+                    .ok_or_else(|| err("the compiled form of this section is cut".into()))?;
+                let checked = postcard::from_bytes(bytes).map_err(|e| {
+                    err(format!(
+                        "the compiled form of this section does not read: {e}"
+                    ))
+                })?;
+                Ok(CommandSpec::new(checked, &src.file, &src.origin, s.line))
             }
         }
     }
-}
-
-/// Parses one section's TOML (`text`, whose header is on line `header`) into a spec; errors
-/// carry the file and line.
-fn parse_section(
-    file: &str,
-    origin: &str,
-    text: &str,
-    header: usize,
-    name: &str,
-) -> Result<CommandSpec, RuleError> {
-    let err = |line: usize, message: String| RuleError {
-        file: display(file, origin),
-        line,
-        message,
-    };
-    let mut doc: BTreeMap<String, RawSpec> = toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|r| text[..r.start.min(text.len())].matches('\n').count())
-            .unwrap_or(0);
-        err(header + line, crate::text::one_line(e.message()))
-    })?;
-    let raw = doc
-        .remove(name)
-        .ok_or_else(|| err(header, "the section is empty".into()))?;
-    let checked = crate::local::spec_check::check(raw, name, &|needle| {
-        spec_raw::line_of(text, header, needle)
-    })
-    .map_err(|(line, message)| err(line, message))?;
-    Ok(CommandSpec::new(checked, file, origin, header))
 }
 
 /// A name of the build-time index: a span of its one text.
@@ -409,6 +419,23 @@ fn word_glob(pattern: &str, word: &str) -> bool {
 mod tests {
     use super::*;
     use crate::local::spec_scan::header_name;
+
+    /// One section's TOML read and checked the way a person's is (what the build stores).
+    fn parse_section(
+        file: &str,
+        origin: &str,
+        text: &str,
+        header: usize,
+        name: &str,
+    ) -> Result<CommandSpec, RuleError> {
+        spec_cache::check_section(text, header, name)
+            .map(|checked| CommandSpec::new(checked, file, origin, header))
+            .map_err(|(line, message)| RuleError {
+                file: display(file, origin),
+                line,
+                message,
+            })
+    }
 
     /// What the build stored of each bundled section is what the runtime's own reading of its
     /// TOML (a person's path: scan, TOML, check) gives, and the build's index lists every section

@@ -7,6 +7,8 @@
 //! rebuilt, never trusted; a home that cannot be written just means no cache, silently (the
 //! decision does not depend on it). An edit writes the file's new cache over the old one, and
 //! cache files this version cannot read (an older format, another version) are removed then.
+//! A person's spec files are cached the same way (`spec_cache`): everything here but the image
+//! is a [`Shelf`], which both kinds of cache file go through.
 //!
 //! Which content a cache file is for is known two ways. A project's files are read and hashed
 //! anyway (their trust is a SHA-256), so a project's cache is used when that hash is the one it
@@ -315,9 +317,9 @@ pub(crate) fn id(file: &str, layer: &[u8], home: Option<&Path>, origin: &str) ->
 }
 
 /// The cache file's name for `id`.
-pub(crate) fn file_name(id: &[u8; 32]) -> String {
-    let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-    format!("rules-{hex}.bin")
+#[cfg(test)]
+fn file_name(id: &[u8; 32]) -> String {
+    RULES.file_name(id)
 }
 
 /// The time now, in ns since the epoch.
@@ -330,11 +332,7 @@ pub(crate) fn now() -> i128 {
 /// The image cached for `id` in `dir` when the file's stat (taken now) is the recorded one and
 /// not racy: the file need not be read.
 pub(crate) fn by_stat(dir: &Path, id: &[u8; 32], stat: Stat) -> Option<&'static Image<'static>> {
-    let bytes = std::fs::read(dir.join(file_name(id))).ok()?;
-    let (header, at) = header(&bytes, id)?;
-    let record = header.record?;
-    (record.stat == stat && !stat.racy(record.written)).then_some(())?;
-    let content = header.content;
+    let (bytes, at, content) = RULES.by_stat(dir, id, stat)?;
     intern(id, &content, bytes, at)
 }
 
@@ -347,30 +345,19 @@ pub(crate) fn by_content(
     content: &[u8; 32],
     stat: Option<Stat>,
 ) -> Option<&'static Image<'static>> {
-    let bytes = std::fs::read(dir.join(file_name(id))).ok()?;
-    let (header, at) = header(&bytes, id)?;
-    (header.content == *content).then_some(())?;
-    let record = header.record;
+    let (bytes, at, stale) = RULES.by_content(dir, id, content, stat)?;
     let image = intern(id, content, bytes, at)?;
-    if let Some(stat) = stat {
-        let stale = record.is_none_or(|r| r.stat != stat || stat.racy(r.written));
-        if stale {
-            store(dir, id, content, Some(stat), image);
-        }
+    if stale {
+        store(dir, id, content, stat, image);
     }
     Some(image)
 }
 
 /// The header of a cache file and where its image's bytes start, when the file is exactly what
 /// this version writes for `id`.
+#[cfg(test)]
 fn header<'b>(bytes: &'b [u8], id: &[u8; 32]) -> Option<(Header<'b>, usize)> {
-    let (crc, payload) = bytes.strip_prefix(MAGIC)?.split_first_chunk::<4>()?;
-    if u32::from_le_bytes(*crc) != crc32fast::hash(payload) {
-        return None;
-    }
-    let (h, image): (Header, _) = postcard::take_from_bytes(payload).ok()?;
-    let at = bytes.len() - image.len();
-    (h.format == FORMAT && h.version == VERSION && h.id == *id).then_some((h, at))
+    RULES.header(bytes, id)
 }
 
 /// The images decoded in this process, by (id, content). An image's strings are the rules'
@@ -417,84 +404,205 @@ pub(crate) fn store(
     stat: Option<Stat>,
     image: &Image,
 ) {
-    let header = Header {
-        format: FORMAT,
-        version: VERSION,
-        id: *id,
-        content: *content,
-        record: stat.map(|stat| Record {
-            stat,
-            written: now(),
-        }),
-    };
-    let Some(bytes) = encode(&header, image) else {
-        return;
-    };
-    let name = file_name(id);
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::File::create(&tmp))
-        .and_then(|mut f| f.write_all(&bytes))
-        .and_then(|()| std::fs::rename(&tmp, dir.join(&name)));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        return;
+    if let Some(image) = encode_image(image) {
+        RULES.store(dir, id, content, stat, &image);
     }
-    prune(dir, &name);
-}
-
-/// Removes the `rules-*.bin` files of `dir` other than `kept` that this version cannot read
-/// (an older format, another version, damage) or whose rule file is gone. Only on a write,
-/// which follows an edit; nothing outside `dir`, nothing not named as a cache file.
-fn prune(dir: &Path, kept: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name == kept || !(name.starts_with("rules-") && name.ends_with(".bin")) {
-            continue;
-        }
-        let path = entry.path();
-        let Ok(bytes) = std::fs::read(&path) else {
-            continue;
-        };
-        if !readable(&bytes) {
-            let _ = std::fs::remove_file(&path);
-        }
-    }
-}
-
-/// Whether a cache file is one this version wrote for a rule file that is still there.
-fn readable(bytes: &[u8]) -> bool {
-    let Some((crc, payload)) = bytes
-        .strip_prefix(MAGIC)
-        .and_then(|b| b.split_first_chunk::<4>())
-    else {
-        return false;
-    };
-    if u32::from_le_bytes(*crc) != crc32fast::hash(payload) {
-        return false;
-    }
-    let Ok((h, rest)) = postcard::take_from_bytes::<Header>(payload) else {
-        return false;
-    };
-    let Some(image) = decode_image(rest) else {
-        return false;
-    };
-    h.format == FORMAT && h.version == VERSION && Path::new(image.origin).exists()
 }
 
 /// A cache file's bytes: the magic, a CRC-32 of the payload, the payload (header, image).
+#[cfg(test)]
 fn encode(header: &Header, image: &Image) -> Option<Vec<u8>> {
-    let mut payload = postcard::to_stdvec(header).ok()?;
-    payload.extend(encode_image(image)?);
-    let mut bytes = Vec::with_capacity(MAGIC.len() + 4 + payload.len());
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    bytes.extend_from_slice(&payload);
-    Some(bytes)
+    RULES.encode(header, &encode_image(image)?)
+}
+
+/// The rule files' cache files.
+const RULES: Shelf = Shelf {
+    prefix: "rules-",
+    magic: MAGIC,
+    format: FORMAT,
+    origin: image_origin,
+};
+
+/// Where an image's rule file was read from, when `bytes` hold an image.
+fn image_origin(bytes: &[u8]) -> Option<&str> {
+    decode_image(bytes).map(|i| i.origin)
+}
+
+/// One kind of cache file (a rule file's image, a spec file's): what its name starts with, its
+/// magic and format, and how its payload tells where its source was read from. Every kind has
+/// the same envelope (magic, CRC-32, [`Header`]), key, stat fast path, damage handling and
+/// pruning; only what follows the header differs.
+pub(crate) struct Shelf {
+    /// `rules-`: cache files are `PREFIX<hex id>.bin`.
+    pub prefix: &'static str,
+    pub magic: &'static [u8; 8],
+    /// Bumped whenever what this kind's payload holds, or what it means, changes.
+    pub format: u32,
+    /// Where the source file of a payload (the bytes after the header) was read from; None
+    /// when the payload does not read.
+    pub origin: fn(&[u8]) -> Option<&str>,
+}
+
+impl Shelf {
+    /// The cache file's name for `id`.
+    pub(crate) fn file_name(&self, id: &[u8; 32]) -> String {
+        // Without a `format!` per byte (~20K instructions a name, on every load).
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut name = String::with_capacity(self.prefix.len() + 2 * id.len() + 4);
+        name.push_str(self.prefix);
+        for b in id {
+            name.push(HEX[usize::from(b >> 4)].into());
+            name.push(HEX[usize::from(b & 15)].into());
+        }
+        name.push_str(".bin");
+        name
+    }
+
+    /// The header of a cache file and where its payload starts, when the file is exactly what
+    /// this version writes for `id`.
+    fn header<'b>(&self, bytes: &'b [u8], id: &[u8; 32]) -> Option<(Header<'b>, usize)> {
+        let (crc, payload) = bytes.strip_prefix(self.magic)?.split_first_chunk::<4>()?;
+        if u32::from_le_bytes(*crc) != crc32fast::hash(payload) {
+            return None;
+        }
+        let (h, image): (Header, _) = postcard::take_from_bytes(payload).ok()?;
+        let at = bytes.len() - image.len();
+        (h.format == self.format && h.version == VERSION && h.id == *id).then_some((h, at))
+    }
+
+    /// The cache file for `id` in `dir` when the file's stat (taken now) is the recorded one and
+    /// not racy: its bytes, where its payload starts, and the SHA-256 of the content it was
+    /// compiled from.
+    pub(crate) fn by_stat(
+        &self,
+        dir: &Path,
+        id: &[u8; 32],
+        stat: Stat,
+    ) -> Option<(Vec<u8>, usize, [u8; 32])> {
+        let bytes = std::fs::read(dir.join(self.file_name(id))).ok()?;
+        let (header, at) = self.header(&bytes, id)?;
+        let record = header.record?;
+        (record.stat == stat && !stat.racy(record.written)).then_some(())?;
+        let content = header.content;
+        Some((bytes, at, content))
+    }
+
+    /// The cache file for `id` in `dir` when it was compiled from content whose SHA-256 is
+    /// `content`: its bytes, where its payload starts, and whether its stat record should be
+    /// made again (`stat`, taken before the content was read, is given and is not the recorded
+    /// one, or was racy).
+    pub(crate) fn by_content(
+        &self,
+        dir: &Path,
+        id: &[u8; 32],
+        content: &[u8; 32],
+        stat: Option<Stat>,
+    ) -> Option<(Vec<u8>, usize, bool)> {
+        let bytes = std::fs::read(dir.join(self.file_name(id))).ok()?;
+        let (header, at) = self.header(&bytes, id)?;
+        (header.content == *content).then_some(())?;
+        let stale = stat.is_some_and(|stat| {
+            header
+                .record
+                .is_none_or(|r| r.stat != stat || stat.racy(r.written))
+        });
+        Some((bytes, at, stale))
+    }
+
+    /// Writes `payload` under `id` in `dir` atomically (a temporary file renamed over the old),
+    /// then removes the cache files of this kind that this version cannot read; any failure
+    /// leaves no cache and says nothing.
+    pub(crate) fn store(
+        &self,
+        dir: &Path,
+        id: &[u8; 32],
+        content: &[u8; 32],
+        stat: Option<Stat>,
+        payload: &[u8],
+    ) {
+        let header = Header {
+            format: self.format,
+            version: VERSION,
+            id: *id,
+            content: *content,
+            record: stat.map(|stat| Record {
+                stat,
+                written: now(),
+            }),
+        };
+        let Some(bytes) = self.encode(&header, payload) else {
+            return;
+        };
+        let name = self.file_name(id);
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let written = std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::File::create(&tmp))
+            .and_then(|mut f| f.write_all(&bytes))
+            .and_then(|()| std::fs::rename(&tmp, dir.join(&name)));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+            return;
+        }
+        self.prune(dir, &name);
+    }
+
+    /// Removes the files of `dir` named as this kind's cache files, other than `kept`, that this
+    /// version cannot read (an older format, another version, damage) or whose source file is
+    /// gone. Only on a write, which follows an edit; nothing outside `dir`, nothing not named as
+    /// a cache file of this kind.
+    fn prune(&self, dir: &Path, kept: &str) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name == kept || !(name.starts_with(self.prefix) && name.ends_with(".bin")) {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            if !self.readable(&bytes) {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+
+    /// Whether a cache file is one this version wrote for a source file that is still there.
+    fn readable(&self, bytes: &[u8]) -> bool {
+        let Some((crc, payload)) = bytes
+            .strip_prefix(self.magic)
+            .and_then(|b| b.split_first_chunk::<4>())
+        else {
+            return false;
+        };
+        if u32::from_le_bytes(*crc) != crc32fast::hash(payload) {
+            return false;
+        }
+        let Ok((h, rest)) = postcard::take_from_bytes::<Header>(payload) else {
+            return false;
+        };
+        let Some(origin) = (self.origin)(rest) else {
+            return false;
+        };
+        h.format == self.format && h.version == VERSION && Path::new(origin).exists()
+    }
+
+    /// A cache file's bytes: the magic, a CRC-32 of the rest, the header, the payload.
+    fn encode(&self, header: &Header, payload: &[u8]) -> Option<Vec<u8>> {
+        let header = postcard::to_stdvec(header).ok()?;
+        let mut bytes = Vec::with_capacity(self.magic.len() + 4 + header.len() + payload.len());
+        bytes.extend_from_slice(self.magic);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&header);
+        crc.update(payload);
+        bytes.extend_from_slice(&crc.finalize().to_le_bytes());
+        bytes.extend_from_slice(&header);
+        bytes.extend_from_slice(payload);
+        Some(bytes)
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,329 @@
+//! A person's command specs (SENTINEL_HOME/commands/*.toml) are compiled once and cached in
+//! SENTINEL_HOME/cache: a hit answers as a fresh compile does, errors keep their file:line, an
+//! edit is seen, and a damaged or foreign cache is rebuilt, never trusted (issue 16).
+
+use sentinel::call::ToolCall;
+use sentinel::decide::decide;
+use sentinel::local::context::Context;
+use sentinel::rules::Rules;
+use std::path::{Path, PathBuf};
+
+const HOME: &str = "/home/dev";
+
+/// A section that replaces the bundled `git status` (only `-s`), a program of the person's own,
+/// and a pattern section.
+const MINE: &str = "# mine\n[frob]\nflags = \"-a\"\noperands = \"text...\"\n\n[\"git status\"]\nabout = \"mine\"\nflags = \"-s\"\noperands = \"path...\"\n\n[fizz]\noperands = \"subcommand\"\n\n[\"fizz *\"]\nflags = \"-q\"\n";
+/// A file with a bad section between good ones, and an alias.
+const BAD: &str = "[zap]\nflags = \"-v\"\noperands = \"subcommand\"\n\n[\"zap x\"]\nsyntax = \"nope\"\n\n[\"zap y\"]\naliases = [\"yy\"]\nflags = \"-n\"\n";
+
+/// A SENTINEL_HOME with the person's spec files (`files`: name, text).
+fn home(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("spec-cache-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("commands")).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.join("commands").join(file), text).unwrap();
+    }
+    dir
+}
+
+fn good(name: &str) -> PathBuf {
+    home(name, &[("mine.toml", MINE)])
+}
+
+fn both(name: &str) -> PathBuf {
+    home(name, &[("mine.toml", MINE), ("bad.toml", BAD)])
+}
+
+fn calls() -> Vec<ToolCall> {
+    [
+        "frob -a x",
+        "frob -z",
+        "fizz sub -q",
+        "git status -s",
+        "git status --short",
+        "git log --oneline",
+        "sort -u a",
+        "zap -v",
+        "zap y -n",
+        "zap yy -n",
+        "zap x",
+        "rm -rf ~",
+    ]
+    .iter()
+    .map(|c| ToolCall::Shell {
+        command: c.to_string(),
+    })
+    .collect()
+}
+
+/// Every load error (with its file:line), every lint error, and every call's decision, as text.
+fn answers(dir: &Path) -> Vec<String> {
+    let rules = Rules::load(dir, Some(Path::new(HOME)));
+    let ctx = Context::lexical(Path::new("/home/dev/proj"), Some(Path::new(HOME)), dir);
+    let mut out: Vec<String> = rules.errors.iter().map(|e| format!("load {e}")).collect();
+    out.extend(rules.lint().iter().map(|e| format!("lint {e}")));
+    out.extend(
+        calls()
+            .iter()
+            .map(|c| format!("{:?}", decide(c, &rules, &ctx))),
+    );
+    // The same in any home.
+    let here = dir.display().to_string();
+    out.iter()
+        .map(|a| a.replace(&here, "$SENTINEL_HOME"))
+        .collect()
+}
+
+/// The cache files in `dir/cache`, with their bytes.
+fn cached(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir.join("cache"))
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn names(files: &[(PathBuf, Vec<u8>)]) -> Vec<&Path> {
+    files.iter().map(|(p, _)| p.as_path()).collect()
+}
+
+/// The decision of one call in `dir`, as text.
+fn decision(dir: &Path, command: &str) -> String {
+    let rules = Rules::load(dir, Some(Path::new(HOME)));
+    let ctx = Context::lexical(Path::new("/home/dev/proj"), Some(Path::new(HOME)), dir);
+    let call = ToolCall::Shell {
+        command: command.to_string(),
+    };
+    format!("{:?}", decide(&call, &rules, &ctx))
+}
+
+#[test]
+fn a_cache_hit_answers_as_a_fresh_compile_and_errors_keep_their_line() {
+    let dir = both("hit");
+    let fresh = answers(&dir);
+    let files = cached(&dir);
+    // One cache file per spec file.
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(
+        files.iter().all(|(p, _)| {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            name.starts_with("specs-") && name.ends_with(".bin") && name.len() == 6 + 64 + 4
+        }),
+        "{files:?}"
+    );
+    let hit = answers(&dir);
+    assert_eq!(hit, fresh);
+    // The bad section's error, with its file:line, on load and in lint; the error makes every
+    // local allow `ask`.
+    for what in ["load", "lint"] {
+        assert!(
+            hit.iter().any(|e| e.starts_with(&format!(
+                "{what} $SENTINEL_HOME/commands/bad.toml:6: unknown syntax"
+            ))),
+            "{hit:#?}"
+        );
+    }
+    assert!(
+        !hit.iter().any(|a| a.contains("Decision { verdict: Allow")),
+        "an error in a person's spec leaves no local allow: {hit:#?}"
+    );
+    // No other cache file was written on a hit.
+    assert_eq!(names(&cached(&dir)), names(&files));
+}
+
+#[test]
+fn a_persons_section_replaces_the_bundled_one_from_the_cache_too() {
+    let dir = good("replace");
+    for _ in 0..2 {
+        let status = decision(&dir, "git status -s");
+        assert!(status.contains("Decision { verdict: Allow"), "{status}");
+        assert!(status.contains("commands/mine.toml"), "{status}");
+        // The bundled section knows `--short`; the person's does not.
+        let short = decision(&dir, "git status --short");
+        assert!(!short.contains("Decision { verdict: Allow"), "{short}");
+        assert!(decision(&dir, "frob -a x").contains("Decision { verdict: Allow"));
+        assert!(decision(&dir, "fizz sub -q").contains("Decision { verdict: Allow"));
+        assert!(!decision(&dir, "frob -z").contains("Decision { verdict: Allow"));
+        // The bundled specs still apply to everything else.
+        assert!(decision(&dir, "sort -u a").contains("Decision { verdict: Allow"));
+        assert!(decision(&dir, "git log --oneline").contains("Decision { verdict: Allow"));
+        assert_eq!(cached(&dir).len(), 1);
+    }
+}
+
+#[test]
+fn an_edited_file_is_seen() {
+    let dir = both("edited");
+    let before = answers(&dir);
+    assert!(decision(&dir, "frob -a x").contains("Decision { verdict: Ask"));
+    // The bad section fixed: the error is gone, and the allows are back.
+    std::fs::write(
+        dir.join("commands/bad.toml"),
+        BAD.replace("syntax = \"nope\"", "syntax = \"posix\""),
+    )
+    .unwrap();
+    let after = answers(&dir);
+    assert_ne!(after, before);
+    assert!(
+        !after
+            .iter()
+            .any(|a| a.starts_with("load") || a.starts_with("lint")),
+        "{after:#?}"
+    );
+    assert!(decision(&dir, "frob -a x").contains("Decision { verdict: Allow"));
+    assert!(decision(&dir, "zap x").contains("Decision { verdict: Allow"));
+    // A section removed: the bundled one is back.
+    std::fs::write(
+        dir.join("commands/mine.toml"),
+        MINE.replace("[\"git status\"]", "[\"frob status\"]"),
+    )
+    .unwrap();
+    assert!(decision(&dir, "git status --short").contains("Decision { verdict: Allow"));
+    // One cache file per spec file still.
+    assert_eq!(cached(&dir).len(), 2);
+}
+
+/// Sets a file's mtime, as `touch -d` does (its ctime becomes now: no call sets a ctime).
+fn set_mtime(path: &Path, time: std::time::SystemTime) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(time).unwrap();
+}
+
+#[test]
+fn an_unchanged_file_is_not_read_again_and_an_edit_that_keeps_size_and_mtime_is_seen() {
+    let dir = good("stat");
+    let spec = dir.join("commands/mine.toml");
+    let mtime = std::fs::metadata(&spec).unwrap().modified().unwrap();
+    // Past the racy window (the file's times are then older than any stat record made now).
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let fresh = answers(&dir);
+    let files = cached(&dir);
+    // A hit by stat: the record is not made again.
+    assert_eq!(answers(&dir), fresh);
+    assert_eq!(cached(&dir), files);
+    // The same size, another flag, the mtime put back: the ctime tells.
+    let edited = MINE.replace("flags = \"-s\"", "flags = \"-b\"");
+    assert_eq!(edited.len(), MINE.len());
+    std::fs::write(&spec, &edited).unwrap();
+    set_mtime(&spec, mtime);
+    assert_ne!(answers(&dir), fresh);
+    assert!(decision(&dir, "git status -b").contains("Decision { verdict: Allow"));
+    assert!(!decision(&dir, "git status -s").contains("Decision { verdict: Allow"));
+    assert_eq!(names(&cached(&dir)), names(&files));
+}
+
+#[test]
+fn a_damaged_or_foreign_cache_is_rebuilt_and_never_trusted() {
+    let dir = both("damaged");
+    let fresh = answers(&dir);
+    let good = cached(&dir);
+    assert_eq!(good.len(), 2);
+    type Damage = fn(&[u8]) -> Vec<u8>;
+    let damages: [(&str, Damage); 8] = [
+        ("empty", |_| Vec::new()),
+        ("truncated", |b| b[..b.len() / 2].to_vec()),
+        ("one byte short", |b| b[..b.len() - 1].to_vec()),
+        ("a byte flipped", |b| {
+            let mut b = b.to_vec();
+            let i = b.len() * 2 / 3;
+            b[i] ^= 0x20;
+            b
+        }),
+        ("garbage", |b| {
+            (0..b.len()).map(|i| (i * 37 % 251) as u8).collect()
+        }),
+        ("trailing bytes", |b| [b, b"more"].concat()),
+        ("another magic", |b| {
+            let mut b = b.to_vec();
+            b[7] ^= 0xff;
+            b
+        }),
+        ("a rule file's magic", |b| {
+            let mut b = b.to_vec();
+            b[..8].copy_from_slice(b"SNTLRUL\x02");
+            b
+        }),
+    ];
+    for (what, damage) in damages {
+        let damaged: Vec<Vec<u8>> = good.iter().map(|(_, b)| damage(b)).collect();
+        for ((path, _), bytes) in good.iter().zip(&damaged) {
+            std::fs::write(path, bytes).unwrap();
+        }
+        assert_eq!(answers(&dir), fresh, "{what}");
+        let now = cached(&dir);
+        assert_eq!(names(&now), names(&good), "{what}");
+        for (((_, n), (_, g)), d) in now.iter().zip(&good).zip(&damaged) {
+            assert!(
+                n.len() == g.len() && n != d,
+                "{what}: the cache is rewritten"
+            );
+        }
+    }
+    // Another file's cache put under this one's name: refused, rebuilt.
+    let (a, b) = (&good[0], &good[1]);
+    std::fs::write(&a.0, &b.1).unwrap();
+    std::fs::write(&b.0, &a.1).unwrap();
+    assert_eq!(answers(&dir), fresh, "swapped");
+    let now = cached(&dir);
+    assert_eq!(now[0].1.len(), a.1.len());
+    assert_eq!(now[1].1.len(), b.1.len());
+    // A directory where a cache file should be: no cache, same answers.
+    std::fs::remove_file(&a.0).unwrap();
+    std::fs::create_dir(&a.0).unwrap();
+    assert_eq!(answers(&dir), fresh, "a directory");
+}
+
+#[test]
+fn an_old_cache_file_is_removed_when_a_new_one_is_written() {
+    let dir = good("prune");
+    answers(&dir);
+    let files = cached(&dir);
+    let cache = dir.join("cache");
+    // An older format's file, one of a spec file that is gone, a rule file's and not a cache
+    // file: the first two go when a spec's cache is written.
+    std::fs::write(
+        cache.join(format!("specs-{}.bin", "0".repeat(64))),
+        b"SNTLSPC\x00...",
+    )
+    .unwrap();
+    std::fs::write(dir.join("commands/gone.toml"), "[gone]\n").unwrap();
+    answers(&dir);
+    std::fs::remove_file(dir.join("commands/gone.toml")).unwrap();
+    let rules = cache.join(format!("rules-{}.bin", "1".repeat(64)));
+    std::fs::write(&rules, b"SNTLRUL\x02...").unwrap();
+    std::fs::write(cache.join("notes.txt"), b"mine").unwrap();
+    std::fs::write(dir.join("commands/mine.toml"), "[frob]\n").unwrap();
+    answers(&dir);
+    let mut want: Vec<PathBuf> = names(&files).into_iter().map(Path::to_path_buf).collect();
+    want.push(cache.join("notes.txt"));
+    want.push(rules);
+    want.sort();
+    let got: Vec<PathBuf> = names(&cached(&dir))
+        .into_iter()
+        .map(Path::to_path_buf)
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_home_that_cannot_hold_a_cache_just_has_none() {
+    let dir = both("unwritable");
+    std::fs::write(dir.join("cache"), "not a directory").unwrap();
+    let first = answers(&dir);
+    assert_eq!(answers(&dir), first);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("cache")).unwrap(),
+        "not a directory"
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        2,
+        "no stray files"
+    );
+    assert_eq!(answers(&both("unwritable-control")), first);
+}
