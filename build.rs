@@ -28,6 +28,33 @@ fn main() {
     rules();
     specs();
     link();
+    cache_layout();
+}
+
+/// What a cache file in SENTINEL_HOME is keyed on besides its content: the version and a hash of
+/// the sources that define what the cache holds. postcard does not name fields, so two builds of
+/// one version whose layouts differ must not read each other's files.
+fn cache_layout() {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for f in [
+        "src/local/rules/cache.rs",
+        "src/local/spec_cache.rs",
+        "src/local/spec_check.rs",
+        "src/local/rule_scan.rs",
+        "src/local/path_scan.rs",
+        "src/decision/mod.rs",
+    ] {
+        println!("cargo:rerun-if-changed={f}");
+        std::fs::read_to_string(f)
+            .unwrap_or_else(|e| panic!("{f}: {e}"))
+            .hash(&mut hasher);
+    }
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    println!(
+        "cargo:rustc-env=SENTINEL_CACHE_VERSION={version}+{:016x}",
+        hasher.finish()
+    );
 }
 
 /// The sentinel binary is linked as a position-dependent executable on Linux: the loader then

@@ -40,7 +40,8 @@ use std::sync::Mutex;
 const FORMAT: u32 = 2;
 /// The first bytes of every cache file, then a CRC-32 of the rest.
 const MAGIC: &[u8; 8] = b"SNTLRUL\x02";
-const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// sentinel's version and a hash of the sources that define the layout (build.rs).
+const VERSION: &str = env!("SENTINEL_CACHE_VERSION");
 /// A file whose mtime or ctime is this close to (or after) when its stat was recorded may have
 /// changed since without its stat showing it: hashed, not trusted on its stat.
 pub(crate) const RACY_NS: i128 = 2_000_000_000;
