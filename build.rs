@@ -100,7 +100,10 @@ fn rules() {
     let mut dfas: Vec<u8> = Vec::new();
     let mut rows = Vec::new();
     let mut ranges = Vec::new();
+    // Each command file's compiled patterns, by row: the input of its whole-list automata.
+    let mut groups: Vec<String> = Vec::new();
     for (file, commands) in files {
+        let mut patterns: Vec<String> = Vec::new();
         println!("cargo:rerun-if-changed=rules/{file}");
         let source = std::fs::read_to_string(format!("rules/{file}")).expect("rule file");
         let first = rows.len();
@@ -141,6 +144,7 @@ fn rules() {
                     panic!("{at}: bad regex: {e}");
                 }
                 let pattern = rule_scan::compiled_pattern(body, whole);
+                patterns.push(pattern.clone());
                 compiled = span(&pattern);
                 let (lits, a, req) = rule_scan::literal_filters(&pattern);
                 anchored = a;
@@ -191,6 +195,22 @@ fn rules() {
             ));
         }
         ranges.push(format!("({first}, {})", rows.len()));
+        let mut put = |bytes: &[u8]| {
+            while !dfas.len().is_multiple_of(8) {
+                dfas.push(0);
+            }
+            let at = dfas.len();
+            dfas.extend_from_slice(bytes);
+            (at, bytes.len())
+        };
+        for (start, end, (at, len)) in any_rule(&patterns, little, &mut put) {
+            eprintln!("{file}: lines {start}..{end} as one automaton of {len} bytes");
+            groups.push(format!(
+                "({}, {}, ({at}, {len}))",
+                first + start,
+                first + end
+            ));
+        }
     }
     let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
     std::fs::write(out_dir.join("bundled_dfas.bin"), &dfas).expect("write bundled_dfas.bin");
@@ -205,13 +225,67 @@ fn rules() {
          pub const SPANS: &[(u32, u32)] = &[{}];\n\
          pub const BLOB: &[u8] = &{blob:?};\n\
          /// The serialized sparse DFAs (8-aligned), each a span of it.\n\
+         /// Whole-list automata: (first line, end line) of LINES, one file's, and the span of\n\
+         /// DFAS of the DFA that matches where any of those lines' patterns does.\n\
+         pub const GROUPS: &[(u32, u32, (u32, u32))] = &[{}];\n\
          pub static DFAS: &regex_automata::util::wire::AlignAs<[u8], u64> =\n    \
          &regex_automata::util::wire::AlignAs {{ _align: [], bytes: *include_bytes!(concat!(env!(\"OUT_DIR\"), \"/bundled_dfas.bin\")) }};\n",
         rows.join("\n"),
         ranges.join(", "),
         lit_spans.join(", "),
+        groups.join(", "),
     );
     std::fs::write(out_dir.join("bundled_rules.rs"), out).expect("write bundled_rules.rs");
+}
+
+/// The largest whole-list automaton kept (serialized sparse DFA): a list whose union is larger is
+/// split in halves, and a single rule is left to its own DFA.
+const ANY_RULE_CAP: usize = 256 << 10;
+
+/// One command file's whole-list automata: a multi-pattern DFA of its patterns (rows
+/// `start..end` of the file), which answers whether any of them matches, so a command none
+/// matches costs one scan instead of one per rule. `put` stores the serialized bytes and gives
+/// their span. A union over `ANY_RULE_CAP` is split in two; a single rule keeps its own DFA.
+fn any_rule(
+    patterns: &[String],
+    little: bool,
+    put: &mut impl FnMut(&[u8]) -> (usize, usize),
+) -> Vec<(usize, usize, (usize, usize))> {
+    use regex_automata::dfa::{StartKind, dense};
+    use regex_automata::{nfa::thompson, util::syntax};
+    let mut out = Vec::new();
+    let mut todo = vec![(0, patterns.len())];
+    while let Some((start, end)) = todo.pop() {
+        if end - start < 2 {
+            continue;
+        }
+        let built = dense::Builder::new()
+            .configure(
+                dense::Config::new()
+                    .start_kind(StartKind::Unanchored)
+                    .dfa_size_limit(Some(16 << 20))
+                    .determinize_size_limit(Some(64 << 20)),
+            )
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .thompson(thompson::Config::new().utf8(false))
+            .build_many(&patterns[start..end])
+            .ok()
+            .and_then(|d| d.to_sparse().ok())
+            .map(|s| match little {
+                true => s.to_bytes_little_endian(),
+                false => s.to_bytes_big_endian(),
+            })
+            .filter(|b| b.len() <= ANY_RULE_CAP);
+        match built {
+            Some(bytes) => out.push((start, end, put(&bytes))),
+            None => {
+                let mid = start + (end - start) / 2;
+                todo.extend([(mid, end), (start, mid)]);
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// A bundled path-list line read as the runtime reads a person's (`path_scan`), as the

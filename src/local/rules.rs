@@ -144,6 +144,9 @@ pub struct CommandRule {
     /// A bundled rule's line in the build's tables, whose DFA answers for it (None: the regex is
     /// compiled here when needed).
     dfa: Option<usize>,
+    /// A bundled rule's whole-list automaton (an index of `bundled::GROUPS`): when it finds no
+    /// match, neither can this rule.
+    group: Option<usize>,
     regex: OnceLock<Result<Regex, String>>,
 }
 
@@ -190,6 +193,7 @@ impl CommandRule {
             compiled_pattern: Some(bundled::text(b.compiled)),
             whole,
             dfa: b.dfa.map(|_| index),
+            group: bundled::group_of(index),
             regex: OnceLock::new(),
         }
     }
@@ -211,6 +215,7 @@ impl CommandRule {
             compiled_pattern: None,
             whole,
             dfa: None,
+            group: None,
             regex: OnceLock::new(),
         }
     }
@@ -378,18 +383,35 @@ mod bundled {
     pub fn dfa(i: usize) -> Option<&'static Dfa> {
         static LOADED: OnceLock<Box<[OnceLock<Option<Dfa>>]>> = OnceLock::new();
         let slots = LOADED.get_or_init(|| LINES.iter().map(|_| OnceLock::new()).collect());
-        slots[i]
-            .get_or_init(|| {
-                let (start, n) = LINES[i].dfa?;
-                let bytes = &DFAS.bytes[start as usize..(start + n) as usize];
-                // SAFETY: build.rs serialized these bytes with this regex-automata (one version
-                // in Cargo.lock) for this target's endianness; the tests check every DFA against
-                // its regex.
-                unsafe { Dfa::from_bytes_unchecked(bytes) }
-                    .ok()
-                    .map(|(d, _)| d)
-            })
-            .as_ref()
+        slots[i].get_or_init(|| load(LINES[i].dfa?)).as_ref()
+    }
+
+    // `RuleList::candidates` keeps one bit per automaton.
+    const _: () = assert!(GROUPS.len() <= 64);
+
+    /// The whole-list automaton of line `i`, if it has one.
+    pub fn group_of(i: usize) -> Option<usize> {
+        let i = i as u32;
+        GROUPS
+            .iter()
+            .position(|&(start, end, _)| start <= i && i < end)
+    }
+
+    /// Whole-list automaton `g`, loaded as `dfa` loads a line's.
+    pub fn group(g: usize) -> Option<&'static Dfa> {
+        static LOADED: [OnceLock<Option<Dfa>>; GROUPS.len()] =
+            [const { OnceLock::new() }; GROUPS.len()];
+        LOADED[g].get_or_init(|| load(GROUPS[g].2)).as_ref()
+    }
+
+    fn load((start, n): (u32, u32)) -> Option<Dfa> {
+        let bytes = &DFAS.bytes[start as usize..(start + n) as usize];
+        // SAFETY: build.rs serialized these bytes with this regex-automata (one version in
+        // Cargo.lock) for this target's endianness; the tests check every DFA against its
+        // regex, and each whole-list automaton against its lines.
+        unsafe { Dfa::from_bytes_unchecked(bytes) }
+            .ok()
+            .map(|(d, _)| d)
     }
 }
 
@@ -467,8 +489,23 @@ impl RuleList {
         r.prefixes.is_empty() || !r.anchored
     }
 
-    /// The rules that could match `text`, in file order.
+    /// The rules that could match `text`, in file order. A bundled rule is offered only when
+    /// its whole-list automaton finds a match in `text` (asked once, when the first such rule
+    /// comes up): a command no bundled rule matches is scanned once, not once per rule.
     pub fn candidates<'a>(&'a self, text: &str) -> impl Iterator<Item = &'a CommandRule> {
+        // Per automaton: asked, and its answer (a DFA that cannot answer says "maybe").
+        let (mut asked, mut found) = (0u64, 0u64);
+        let mut any = move |g: usize| {
+            let bit = 1u64 << g;
+            if asked & bit == 0 {
+                asked |= bit;
+                let hit = bundled::group(g).and_then(|d| dfa_match(d, text));
+                if hit != Some(false) {
+                    found |= bit;
+                }
+            }
+            found & bit != 0
+        };
         let ids = match (text.as_bytes().first(), self.by_first_byte.is_empty()) {
             (Some(&b), false) => self.by_first_byte[b as usize].get_or_init(|| {
                 // The rules filed under `b` (a prefix starts with it) and every unprefixed
@@ -482,7 +519,9 @@ impl RuleList {
             }),
             _ => &self.unindexed,
         };
-        ids.iter().map(|&i| &self.rules[i])
+        ids.iter()
+            .map(|&i| &self.rules[i])
+            .filter(move |r| r.group.is_none_or(&mut any))
     }
 
     /// Appends another file's rules after these (a project's over SENTINEL_HOME's).
@@ -1414,9 +1453,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_prefilter_never_skips_a_rule_that_matches() {
-        let rules = Rules::bundled(Some(Path::new("/home/u")));
+    /// Both corpora's simple commands and pipelines, and strings made from them.
+    fn corpus_texts() -> Vec<String> {
         let corpus = include_str!("../../tests/corpus/sentinel-cases.jsonl");
         let peer = include_str!("../../tests/corpus/peer-cases.jsonl");
         let texts: Vec<String> = corpus
@@ -1451,6 +1489,54 @@ mod tests {
             ]
             .map(String::from),
         );
+        texts
+    }
+
+    #[test]
+    fn a_whole_list_automaton_matches_exactly_where_one_of_its_rules_does() {
+        let rules = Rules::bundled(Some(Path::new("/home/u")));
+        let texts = corpus_texts();
+        let lists = [rules.hard_block(), rules.safe(), rules.conditional()];
+        let mut covered = 0;
+        for (g, &(start, end, _)) in bundled::GROUPS.iter().enumerate() {
+            let d = bundled::group(g).expect("the automaton loads");
+            let res: Vec<Regex> = (start..end)
+                .map(|i| compile(bundled::text(bundled::LINES[i as usize].compiled)).unwrap())
+                .collect();
+            covered += res.len();
+            for t in &texts {
+                let any = res.iter().any(|r| r.is_match(t.as_bytes()));
+                assert_eq!(dfa_match(d, t), Some(any), "automaton {g} on {t}");
+            }
+        }
+        // Every command list of more than one rule has its automata (the build's size cap
+        // splits a list, and never leaves all of it to its rules).
+        let rule_count: usize = lists.iter().map(|l| l.len()).sum();
+        assert!(
+            covered > rule_count / 2,
+            "{covered} of {rule_count} rules covered"
+        );
+        // The first rule found, as `decide` asks for it, is the first of the file that matches.
+        for list in lists {
+            let res: Vec<Regex> = list
+                .iter()
+                .map(|r| compile(&r.compiled_pattern()).unwrap())
+                .collect();
+            for t in &texts {
+                let expected = res.iter().position(|r| r.is_match(t.as_bytes()));
+                let found = list
+                    .candidates(t)
+                    .find(|r| r.test(t) == RuleMatch::Yes)
+                    .map(|r| list.iter().position(|c| std::ptr::eq(c, r)).unwrap());
+                assert_eq!(found, expected, "{t}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_prefilter_never_skips_a_rule_that_matches() {
+        let rules = Rules::bundled(Some(Path::new("/home/u")));
+        let texts = corpus_texts();
         // Wherever the regex matches, the filter must let it through, and the first-byte
         // index must offer the rule for that text. The rule's test (prefilter, then the
         // build's DFA) answers as the regex does: never a match where it has none, never a miss.
