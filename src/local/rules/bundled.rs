@@ -1,0 +1,102 @@
+//! The bundled rule tables build.rs generates, and the DFAs in them loaded once per process.
+
+use std::sync::OnceLock;
+
+pub use crate::local::path_scan::{Form, Mask};
+
+/// One rule line: spans of TEXT, prefilter literals as (first, count) into SPANS, and the
+/// DFA's span of DFAS (None: too big to build; compiled at run time when needed); a path
+/// list's line as `path_scan` read it.
+pub struct Line {
+    pub line: u32,
+    pub pattern: (u32, u32),
+    pub why: Option<(u32, u32)>,
+    pub compiled: (u32, u32),
+    pub anchored: bool,
+    pub prefixes: (u32, u32),
+    pub required: (u32, u32),
+    pub dfa: Option<(u32, u32)>,
+    pub path: Option<PathLine>,
+}
+
+/// A path-list line as `path_scan::Scanned`, its texts spans of TEXT.
+pub struct PathLine {
+    pub negated: bool,
+    pub form: Form,
+    pub text: (u32, u32),
+    pub literals: (u32, u32),
+    pub glob: bool,
+    pub simple: bool,
+    pub mask: Mask,
+}
+
+impl PathLine {
+    /// The line as `path_scan::scan` reads it, borrowing the table's text.
+    pub fn scanned(&self) -> crate::local::path_scan::Scanned {
+        crate::local::path_scan::Scanned {
+            negated: self.negated,
+            form: self.form,
+            text: std::borrow::Cow::Borrowed(text(self.text)),
+            literals: std::borrow::Cow::Borrowed(text(self.literals)),
+            glob: self.glob,
+            simple: self.simple,
+            mask: self.mask,
+        }
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/bundled_rules.rs"));
+
+/// A span of TEXT.
+pub fn text((start, len): (u32, u32)) -> &'static str {
+    &TEXT[start as usize..(start + len) as usize]
+}
+
+/// The compiled lines of one file.
+pub fn lines(file: super::RuleFile) -> &'static [Line] {
+    let (start, end) = FILES[file as usize];
+    &LINES[start as usize..end as usize]
+}
+
+/// The index in LINES of one file's first line.
+pub fn first(file: super::RuleFile) -> usize {
+    FILES[file as usize].0 as usize
+}
+
+pub type Dfa = regex_automata::dfa::sparse::DFA<&'static [u8]>;
+
+/// Line `i`'s DFA, deserialized the first time a command reaches it and kept for the process
+/// (a long-lived engine would otherwise re-read its header on every test).
+pub fn dfa(i: usize) -> Option<&'static Dfa> {
+    static LOADED: OnceLock<Box<[OnceLock<Option<Dfa>>]>> = OnceLock::new();
+    let slots = LOADED.get_or_init(|| LINES.iter().map(|_| OnceLock::new()).collect());
+    slots[i].get_or_init(|| load(LINES[i].dfa?)).as_ref()
+}
+
+// `RuleList::candidates` keeps one bit per automaton.
+const _: () = assert!(GROUPS.len() <= 64);
+
+/// The whole-list automaton of line `i`, if it has one.
+pub fn group_of(i: usize) -> Option<usize> {
+    let i = i as u32;
+    GROUPS
+        .iter()
+        .position(|&(start, end, _)| start <= i && i < end)
+}
+
+/// Whole-list automaton `g`, loaded as `dfa` loads a line's.
+pub fn group(g: usize) -> Option<&'static Dfa> {
+    static LOADED: [OnceLock<Option<Dfa>>; GROUPS.len()] =
+        [const { OnceLock::new() }; GROUPS.len()];
+    LOADED[g].get_or_init(|| load(GROUPS[g].2)).as_ref()
+}
+
+fn load((start, n): (u32, u32)) -> Option<Dfa> {
+    let bytes = &DFAS.bytes[start as usize..(start + n) as usize];
+    // SAFETY: build.rs serialized these bytes with this regex-automata (one version in
+    // Cargo.lock) for this target's endianness; the tests check every DFA against its
+    // regex, and each whole-list automaton against its lines.
+    unsafe { Dfa::from_bytes_unchecked(bytes) }
+        .ok()
+        .map(|(d, _)| d)
+}

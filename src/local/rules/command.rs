@@ -1,0 +1,357 @@
+//! Command rules: a regex over a simple command's text, its literal prefilter and, for a bundled
+//! rule, its DFA from the build; a list of them indexed by first byte.
+
+use super::*;
+
+/// A regex rule over simple commands.
+#[derive(Debug)]
+pub struct CommandRule {
+    /// Where the rule is written.
+    pub rule: RuleRef,
+    /// A `!` line in the safe list: a command it matches is not safe.
+    pub negated: bool,
+    /// Literals one of which every match begins with, extracted by regex-syntax (empty: no
+    /// constraint). When `anchored`, a matching command starts with one of them; otherwise it
+    /// contains one.
+    pub(super) prefixes: Literals,
+    /// The pattern only matches at the start of the command.
+    pub(super) anchored: bool,
+    /// Literals every matching command contains.
+    pub(super) required: Literals,
+    /// The pattern as compiled, for a bundled rule (None: made from `rule.pattern` when the
+    /// regex is compiled).
+    pub(super) compiled_pattern: Option<&'static str>,
+    /// A safe rule: anchored to the whole command.
+    pub(super) whole: bool,
+    /// A bundled rule's line in the build's tables, whose DFA answers for it (None: the regex is
+    /// compiled here when needed).
+    pub(super) dfa: Option<usize>,
+    /// A bundled rule's whole-list automaton (an index of `bundled::GROUPS`): when it finds no
+    /// match, neither can this rule.
+    pub(super) group: Option<usize>,
+    pub(super) regex: OnceLock<Result<Regex, String>>,
+}
+
+/// A rule's prefilter as `literal_filters` computes it: prefixes, anchored, required literals.
+pub(super) type Filters = (Vec<Vec<u8>>, bool, Vec<Vec<u8>>);
+
+/// The outcome of testing one rule.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RuleMatch {
+    /// The rule does not match.
+    No,
+    /// It matches.
+    Yes,
+    /// The pattern failed to compile (size limit); the caller must not widen on it.
+    Broken(String),
+}
+
+impl CommandRule {
+    /// A rule; `built` is the line as `build.rs` compiled it, for a bundled rule (computing
+    /// its prefilter and regex costs more than the rest of a decision).
+    pub(super) fn new(
+        rule: RuleRef,
+        negated: bool,
+        whole: bool,
+        built: Option<(usize, &'static bundled::Line)>,
+    ) -> CommandRule {
+        let Some((index, b)) = built else {
+            let body = rule.pattern.trim_start_matches('!').trim();
+            let (prefixes, anchored, required) = literal_filters(&compiled_pattern(body, whole));
+            let filters = (
+                Literals::Owned(prefixes),
+                anchored,
+                Literals::Owned(required),
+            );
+            return CommandRule::written(rule, negated, whole, filters);
+        };
+        let spans = |(start, n): (u32, u32)| &bundled::SPANS[start as usize..(start + n) as usize];
+        CommandRule {
+            prefixes: Literals::Static(spans(b.prefixes)),
+            anchored: b.anchored,
+            required: Literals::Static(spans(b.required)),
+            rule,
+            negated,
+            compiled_pattern: Some(bundled::text(b.compiled)),
+            whole,
+            dfa: b.dfa.map(|_| index),
+            group: bundled::group_of(index),
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// A rule of a person's file with its prefilter (prefixes, anchored, required) as
+    /// `literal_filters` computed it, now or in the cache.
+    pub(super) fn written(
+        rule: RuleRef,
+        negated: bool,
+        whole: bool,
+        (prefixes, anchored, required): (Literals, bool, Literals),
+    ) -> CommandRule {
+        CommandRule {
+            prefixes,
+            anchored,
+            required,
+            rule,
+            negated,
+            compiled_pattern: None,
+            whole,
+            dfa: None,
+            group: None,
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// The pattern as compiled (safe rules are anchored to the whole command).
+    pub(super) fn compiled_pattern(&self) -> Cow<'static, str> {
+        match self.compiled_pattern {
+            Some(p) => Cow::Borrowed(p),
+            None => {
+                let body = self.rule.pattern.trim_start_matches('!').trim();
+                Cow::Owned(compiled_pattern(body, self.whole))
+            }
+        }
+    }
+
+    /// Tests the rule against a rendered simple command.
+    pub fn test(&self, text: &str) -> RuleMatch {
+        if !self.could_match(text) {
+            return RuleMatch::No;
+        }
+        if let Some(found) = self
+            .dfa
+            .and_then(bundled::dfa)
+            .and_then(|d| dfa_match(d, text))
+        {
+            return if found { RuleMatch::Yes } else { RuleMatch::No };
+        }
+        let regex = self
+            .regex
+            .get_or_init(|| compile(&self.compiled_pattern()).map_err(|e| e.to_string()));
+        match regex {
+            Ok(r) if r.is_match(text.as_bytes()) => RuleMatch::Yes,
+            Ok(_) => RuleMatch::No,
+            Err(e) => RuleMatch::Broken(one_line(e)),
+        }
+    }
+
+    /// The prefilter: false only when the rule cannot match `text`.
+    pub(super) fn could_match(&self, text: &str) -> bool {
+        let t = text.as_bytes();
+        let contains = |l: &[u8]| crate::local::contains_bytes(t, l);
+        if !self.required.iter().all(contains) {
+            return false;
+        }
+        if self.prefixes.is_empty() {
+            return true;
+        }
+        if self.anchored {
+            self.prefixes.iter().any(|p| t.starts_with(p))
+        } else {
+            self.prefixes.iter().any(contains)
+        }
+    }
+
+    /// Compiles the rule now (for `rules lint`).
+    pub fn compile(&self) -> Result<(), String> {
+        match self
+            .regex
+            .get_or_init(|| compile(&self.compiled_pattern()).map_err(|e| e.to_string()))
+        {
+            Ok(_) => Ok(()),
+            Err(e) => Err(one_line(e)),
+        }
+    }
+}
+
+/// Runs a build-time DFA over `text`; None when it cannot answer (then the regex decides).
+pub(super) fn dfa_match(dfa: &bundled::Dfa, text: &str) -> Option<bool> {
+    use regex_automata::dfa::Automaton;
+    let input = regex_automata::Input::new(text.as_bytes()).earliest(true);
+    dfa.try_search_fwd(&input).ok().map(|m| m.is_some())
+}
+
+/// Compiles a rule. Classes are ASCII (`\S`, `\w`, `(?i)`): Unicode classes cost several times
+/// more to compile, and rendered commands keep words apart with ASCII spaces.
+pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
+    // Only `is_match` is ever asked: no capture groups and no one-pass DFA to build, which is
+    // most of the compile cost of a rule.
+    Regex::builder()
+        .configure(
+            Regex::config()
+                .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+                .onepass(false)
+                .backtrack(false)
+                .dfa(false),
+        )
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .build(pattern)
+        .map_err(|e| e.to_string())
+}
+
+/// Prefilter literals: spans of the build's table for bundled rules, slices of a cached image
+/// for a person's (no copy), or computed now.
+#[derive(Debug)]
+pub(super) enum Literals {
+    Static(&'static [(u32, u32)]),
+    Slices(&'static [&'static [u8]]),
+    Owned(Vec<Vec<u8>>),
+}
+
+impl Literals {
+    pub(super) fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        type Parts<'a> = (&'a [(u32, u32)], &'a [&'static [u8]], &'a [Vec<u8>]);
+        let (s, l, o): Parts = match self {
+            Literals::Static(s) => (s, &[], &[]),
+            Literals::Slices(l) => (&[], l, &[]),
+            Literals::Owned(o) => (&[], &[], o),
+        };
+        s.iter()
+            .map(|&(start, len)| &bundled::BLOB[start as usize..(start + len) as usize])
+            .chain(l.iter().copied())
+            .chain(o.iter().map(Vec::as_slice))
+    }
+
+    /// Whether one of them starts with `b` (without the chain of `iter`: a first byte's
+    /// candidates are found by asking every rule of a list).
+    pub(super) fn any_starts_with(&self, b: u8) -> bool {
+        match self {
+            Literals::Static(s) => s
+                .iter()
+                .any(|&(start, len)| len > 0 && bundled::BLOB[start as usize] == b),
+            Literals::Slices(l) => l.iter().any(|l| l.first() == Some(&b)),
+            Literals::Owned(o) => o.iter().any(|l| l.first() == Some(&b)),
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        match self {
+            Literals::Static(s) => s.is_empty(),
+            Literals::Slices(l) => l.is_empty(),
+            Literals::Owned(o) => o.is_empty(),
+        }
+    }
+}
+
+/// A list of command rules, with each rule also filed under the first byte of each of its literal
+/// prefixes, so a command is only tested against rules that could match it.
+#[derive(Debug, Default)]
+pub struct RuleList {
+    pub(super) rules: Vec<CommandRule>,
+    /// For each first byte: the rules filed under it and every rule without a prefix, in order.
+    /// Each is built on first use: a call looks at a few first bytes, not 256.
+    pub(super) by_first_byte: Vec<std::sync::OnceLock<Vec<usize>>>,
+    /// Rules without a literal prefix: tested against every command.
+    pub(super) unindexed: Vec<usize>,
+}
+
+impl RuleList {
+    pub(crate) fn push(&mut self, rule: CommandRule) {
+        self.rules.push(rule);
+    }
+
+    /// Prepares the index; called once the list is complete. The rules without a literal
+    /// prefix are found now; each first byte's list when a command first starts with it.
+    pub(crate) fn index(&mut self) {
+        self.unindexed = (0..self.rules.len())
+            .filter(|&i| Self::unprefixed(&self.rules[i]))
+            .collect();
+        self.by_first_byte = (0..256).map(|_| std::sync::OnceLock::new()).collect();
+    }
+
+    pub(super) fn unprefixed(r: &CommandRule) -> bool {
+        r.prefixes.is_empty() || !r.anchored
+    }
+
+    /// The rules that could match `text`, in file order. A bundled rule is offered only when
+    /// its whole-list automaton finds a match in `text` (asked once, when the first such rule
+    /// comes up): a command no bundled rule matches is scanned once, not once per rule.
+    pub fn candidates<'a>(&'a self, text: &str) -> impl Iterator<Item = &'a CommandRule> {
+        // Per automaton: asked, and its answer (a DFA that cannot answer says "maybe").
+        let (mut asked, mut found) = (0u64, 0u64);
+        let mut any = move |g: usize| {
+            let bit = 1u64 << g;
+            if asked & bit == 0 {
+                asked |= bit;
+                let hit = bundled::group(g).and_then(|d| dfa_match(d, text));
+                if hit != Some(false) {
+                    found |= bit;
+                }
+            }
+            found & bit != 0
+        };
+        let ids = match (text.as_bytes().first(), self.by_first_byte.is_empty()) {
+            (Some(&b), false) => self.by_first_byte[b as usize].get_or_init(|| {
+                // The rules filed under `b` (a prefix starts with it) and every unprefixed
+                // rule, in file order.
+                (0..self.rules.len())
+                    .filter(|&i| {
+                        let r = &self.rules[i];
+                        Self::unprefixed(r) || r.prefixes.any_starts_with(b)
+                    })
+                    .collect()
+            }),
+            _ => &self.unindexed,
+        };
+        ids.iter()
+            .map(|&i| &self.rules[i])
+            .filter(move |r| r.group.is_none_or(&mut any))
+    }
+
+    /// Appends another file's rules after these (a project's over SENTINEL_HOME's).
+    pub(crate) fn extend(&mut self, other: RuleList) {
+        self.rules.extend(other.rules);
+        self.index();
+    }
+
+    /// Every rule, in file order.
+    pub fn iter(&self) -> std::slice::Iter<'_, CommandRule> {
+        self.rules.iter()
+    }
+
+    /// How many rules.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a RuleList {
+    type Item = &'a CommandRule;
+    type IntoIter = std::slice::Iter<'a, CommandRule>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.rules.iter()
+    }
+}
+
+/// A command rule line's prefilter (prefixes, anchored, required), or what is wrong with it.
+/// `validate` checks the regex's syntax (a person's file; the build checked the bundled ones).
+pub(super) fn command_filters(
+    file: RuleFile,
+    pattern: &str,
+    whole: bool,
+    validate: bool,
+) -> Result<Filters, String> {
+    if pattern.starts_with('!') && file != RuleFile::Safe {
+        return Err("`!` exceptions are only allowed in safe_commands.txt".into());
+    }
+    let body = pattern.trim_start_matches('!').trim();
+    if body.is_empty() {
+        return Err("empty pattern".into());
+    }
+    if validate
+        && let Err(e) = regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .build()
+            .parse(body)
+    {
+        return Err(format!("bad regex: {}", one_line(&e.to_string())));
+    }
+    Ok(literal_filters(&compiled_pattern(body, whole)))
+}

@@ -1,0 +1,488 @@
+use super::*;
+
+#[test]
+fn the_prefilter_reads_escapes_and_counts_as_regex_syntax_does() {
+    // The old hand-written filter took the `2` of `{2}` and the `41` of `\x41` as text.
+    for (pattern, text) in [
+        (r"^deploy v\d{2}( |$)", "deploy v12"),
+        (r"^wipe \x41LL", "wipe ALL"),
+        (r"^a{2}b", "aab"),
+        (r"(?i)^drop", "DROP table"),
+        (r"^(git|hub) x", "hub x"),
+        (r"^\x{41}\u{42}", "AB"),
+        (r"(^|\| )curl", "x | curl"),
+        (r"^(?:ls)", "ls"),
+    ] {
+        let rule = CommandRule::new(
+            RuleRef {
+                file: "t".into(),
+                line: 1,
+                origin: "t".into(),
+                pattern: pattern.into(),
+                why: None,
+            },
+            false,
+            false,
+            None,
+        );
+        assert_eq!(rule.test(text), RuleMatch::Yes, "{pattern} on {text}");
+        let mut list = RuleList::default();
+        list.push(rule);
+        list.index();
+        assert_eq!(
+            list.candidates(text).count(),
+            1,
+            "{pattern} indexed for {text}"
+        );
+    }
+}
+
+#[test]
+fn the_build_time_tables_are_what_the_runtime_computes_from_the_text() {
+    for file in RuleFile::ALL {
+        let lines: Vec<(usize, &str, Option<&str>)> = file
+            .bundled()
+            .lines()
+            .enumerate()
+            .filter_map(|(i, raw)| split_line(raw).map(|(p, w)| (i + 1, p, w)))
+            .collect();
+        let built: Vec<(usize, &str, Option<&str>)> = bundled::lines(file)
+            .iter()
+            .map(|l| {
+                (
+                    l.line as usize,
+                    bundled::text(l.pattern),
+                    l.why.map(bundled::text),
+                )
+            })
+            .collect();
+        assert_eq!(lines, built, "{}", file.name());
+        if file.is_path_list() {
+            continue;
+        }
+        for l in bundled::lines(file) {
+            let at = format!("{}:{}", file.name(), l.line);
+            let body = bundled::text(l.pattern).trim_start_matches('!').trim();
+            let pattern = compiled_pattern(body, file == RuleFile::Safe);
+            assert_eq!(pattern, bundled::text(l.compiled), "{at}");
+            let (lits, anchored, required) = literal_filters(&pattern);
+            let spans = |(start, n): (u32, u32)| {
+                Literals::Static(&bundled::SPANS[start as usize..(start + n) as usize])
+                    .iter()
+                    .map(<[u8]>::to_vec)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(anchored, l.anchored, "{at}");
+            assert_eq!(lits, spans(l.prefixes), "{at}");
+            assert_eq!(required, spans(l.required), "{at}");
+            // Every bundled rule has its DFA: none is left to compile at run time.
+            assert!(l.dfa.is_some(), "{at}: no DFA");
+        }
+    }
+}
+
+/// Both corpora's simple commands and pipelines, and strings made from them.
+fn corpus_texts() -> Vec<String> {
+    let corpus = include_str!("../../../tests/corpus/sentinel-cases.jsonl");
+    let peer = include_str!("../../../tests/corpus/peer-cases.jsonl");
+    let texts: Vec<String> = corpus
+        .lines()
+        .chain(peer.lines())
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .flat_map(|v| {
+            let c = crate::shell::analyse(v["command"].as_str().unwrap());
+            let mut t: Vec<String> = c.commands.iter().map(|c| c.text()).collect();
+            t.extend(c.pipelines);
+            t
+        })
+        .collect();
+    let mut texts = texts;
+    // Generated strings: each text cut at every word, upper-cased, and with noise around it.
+    let base = texts.clone();
+    for t in &base {
+        let words: Vec<&str> = t.split(' ').collect();
+        for i in 1..words.len().min(6) {
+            texts.push(words[i..].join(" "));
+            texts.push(words[..i].join(" "));
+        }
+        texts.push(t.to_ascii_uppercase());
+        texts.push(format!("x | {t}"));
+        texts.push(format!("{t} | sh"));
+    }
+    texts.extend(
+        [
+            "Remove-Item -Recurse -Force C:\\",
+            "FORMAT-VOLUME -DriveLetter D",
+            "PSQL -c DROP TABLE x",
+        ]
+        .map(String::from),
+    );
+    texts
+}
+
+#[test]
+fn a_whole_list_automaton_matches_exactly_where_one_of_its_rules_does() {
+    let rules = Rules::bundled(Some(Path::new("/home/u")));
+    let texts = corpus_texts();
+    let lists = [rules.hard_block(), rules.safe(), rules.conditional()];
+    let mut covered = 0;
+    for (g, &(start, end, _)) in bundled::GROUPS.iter().enumerate() {
+        let d = bundled::group(g).expect("the automaton loads");
+        let res: Vec<Regex> = (start..end)
+            .map(|i| compile(bundled::text(bundled::LINES[i as usize].compiled)).unwrap())
+            .collect();
+        covered += res.len();
+        for t in &texts {
+            let any = res.iter().any(|r| r.is_match(t.as_bytes()));
+            assert_eq!(dfa_match(d, t), Some(any), "automaton {g} on {t}");
+        }
+    }
+    // Every command list of more than one rule has its automata (the build's size cap
+    // splits a list, and never leaves all of it to its rules).
+    let rule_count: usize = lists.iter().map(|l| l.len()).sum();
+    assert!(
+        covered > rule_count / 2,
+        "{covered} of {rule_count} rules covered"
+    );
+    // The first rule found, as `decide` asks for it, is the first of the file that matches.
+    for list in lists {
+        let res: Vec<Regex> = list
+            .iter()
+            .map(|r| compile(&r.compiled_pattern()).unwrap())
+            .collect();
+        for t in &texts {
+            let expected = res.iter().position(|r| r.is_match(t.as_bytes()));
+            let found = list
+                .candidates(t)
+                .find(|r| r.test(t) == RuleMatch::Yes)
+                .map(|r| list.iter().position(|c| std::ptr::eq(c, r)).unwrap());
+            assert_eq!(found, expected, "{t}");
+        }
+    }
+}
+
+#[test]
+fn the_prefilter_never_skips_a_rule_that_matches() {
+    let rules = Rules::bundled(Some(Path::new("/home/u")));
+    let texts = corpus_texts();
+    // Wherever the regex matches, the filter must let it through, and the first-byte
+    // index must offer the rule for that text. The rule's test (prefilter, then the
+    // build's DFA) answers as the regex does: never a match where it has none, never a miss.
+    for list in [rules.hard_block(), rules.safe(), rules.conditional()] {
+        for r in list {
+            assert!(r.dfa.is_some(), "{} has no DFA", r.rule.pattern);
+            let re = compile(&r.compiled_pattern()).unwrap();
+            for t in &texts {
+                let expected = if re.is_match(t.as_bytes()) {
+                    RuleMatch::Yes
+                } else {
+                    RuleMatch::No
+                };
+                assert_eq!(r.test(t), expected, "{} on {t}", r.rule.pattern);
+                if expected == RuleMatch::Yes {
+                    assert!(
+                        list.candidates(t).any(|c| std::ptr::eq(c, r)),
+                        "{} not indexed for {t}",
+                        r.rule.pattern
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_projects_rule_files_are_named_under_its_directory() {
+    for file in RuleFile::ALL {
+        let name = format!("{}/{}", crate::config::PROJECT_DIR, file.name());
+        assert_eq!(file.project_name(), name);
+    }
+}
+
+#[test]
+fn comments_and_blank_lines() {
+    assert_eq!(split_line("  # hi"), None);
+    assert_eq!(split_line(""), None);
+    assert_eq!(
+        split_line("^ls( .*)?   # list"),
+        Some(("^ls( .*)?", Some("list")))
+    );
+    assert_eq!(split_line("^a[#]b"), Some(("^a[#]b", None)));
+}
+
+#[test]
+fn bad_lines_are_reported_with_file_and_line() {
+    let rules = Rules::from_sources(
+        [
+            (
+                RuleFile::HardBlock,
+                "/h/hard_block_commands.txt",
+                "# c\n^ok\n^(unclosed\n",
+            ),
+            (RuleFile::SafePaths, "/h/safe_paths.txt", "relative/path\n"),
+        ],
+        None,
+    );
+    let errors: Vec<String> = rules.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].starts_with("/h/hard_block_commands.txt:3: bad regex"),
+        "{errors:?}"
+    );
+    assert!(errors[1].starts_with("/h/safe_paths.txt:1: "), "{errors:?}");
+    // The person's good line is added to the bundled rules.
+    let bundled = Rules::bundled(None).hard_block().len();
+    assert_eq!(rules.hard_block().len(), bundled + 1);
+}
+
+#[test]
+fn a_persons_file_adds_to_the_bundled_rules_and_switches_off_by_pattern() {
+    let bundled = Rules::bundled(None);
+    let first = bundled.hard_block().iter().next().unwrap().rule.clone();
+    let text = format!("^deploy prod\noff: {}\noff: ^no such rule\n", first.pattern);
+    let rules = Rules::from_sources(
+        [(
+            RuleFile::HardBlock,
+            "/h/hard_block_commands.txt",
+            text.as_str(),
+        )],
+        None,
+    );
+    assert!(rules.errors.is_empty(), "{:?}", rules.errors);
+    let list = rules.hard_block();
+    assert_eq!(list.len(), bundled.hard_block().len());
+    assert!(list.iter().any(|r| r.rule.pattern == "^deploy prod"));
+    assert!(!list.iter().any(|r| r.rule.pattern == first.pattern));
+    // The rest of the bundled rules still apply, with their bundled file and line.
+    let second = bundled.hard_block().iter().nth(1).unwrap();
+    assert!(list.iter().any(|r| r.rule.pattern == second.rule.pattern
+        && r.rule.origin == "bundled"
+        && r.rule.line == second.rule.line));
+    let layer = &rules.layers[0];
+    assert_eq!(layer.added, vec![(1, Cow::from("^deploy prod"))]);
+    assert_eq!(
+        layer.switched_off,
+        vec![(2, first.line, first.pattern.to_string())]
+    );
+    assert_eq!(layer.unmatched_off, vec![(3, "^no such rule".to_string())]);
+}
+
+#[test]
+fn an_untouched_seeded_copy_is_not_a_customisation() {
+    // Every bundled file as shipped now is a known seeded version (rules/seeded_versions.py
+    // regenerates the list), so a copy of it is ignored.
+    for file in RuleFile::ALL {
+        assert!(
+            layers::is_seeded_copy(file, file.bundled()),
+            "{}",
+            file.name()
+        );
+    }
+    // An older seeded safe_commands.txt (with lines the command model replaced) is ignored
+    // as a whole: none of its lines is a rule.
+    let old = "^ls( |$)\n";
+    assert!(!layers::is_seeded_copy(RuleFile::Safe, old));
+    let edited = format!("{}^mytool --check\n", RuleFile::Safe.bundled());
+    assert!(!layers::is_seeded_copy(RuleFile::Safe, &edited));
+}
+
+/// Homes a path list is read with: the usual, and ones `~` lines cannot simply be
+/// appended to (the root, a trailing slash, glob characters, a `.` component, relative).
+const HOMES: [Option<&str>; 8] = [
+    None,
+    Some("/home/u"),
+    Some("/"),
+    Some("/home/u/"),
+    Some("/h/[x]{a,b}"),
+    Some("/home/./u"),
+    Some("C:/Users/u"),
+    Some("rel/u"),
+];
+
+const PATH_LISTS: [RuleFile; 4] = [
+    RuleFile::SafePaths,
+    RuleFile::ExcludedPaths,
+    RuleFile::CredentialPaths,
+    RuleFile::ProtectedPaths,
+];
+
+#[test]
+fn the_built_path_lists_are_the_lists_read_from_the_text() {
+    for home in HOMES {
+        let h = home.map(Path::new);
+        let rules = Rules::bundled(h);
+        for file in PATH_LISTS {
+            let ci = file != RuleFile::SafePaths;
+            let lines: Vec<(usize, &str)> = file
+                .bundled()
+                .lines()
+                .enumerate()
+                .filter_map(|(i, raw)| split_line(raw).map(|(p, _)| (i + 1, p)))
+                .collect();
+            let read = |slowly: bool| -> Vec<(usize, String)> {
+                lines
+                    .iter()
+                    .filter_map(|&(line, p)| {
+                        let parsed = match (file, slowly) {
+                            (RuleFile::ProtectedPaths, _) => PathPattern::parse_relative(p),
+                            (_, false) => PathPattern::parse(p, h, ci),
+                            (_, true) => PathPattern::parse_slowly(p, h, ci),
+                        };
+                        // A `~` line without a home is left out, as the bundled list does.
+                        parsed.ok().map(|p| (line, p.fingerprint(!slowly)))
+                    })
+                    .collect()
+            };
+            let built = |with_mask: bool| -> Vec<(usize, String)> {
+                rules
+                    .paths(file)
+                    .iter()
+                    .map(|(p, r)| (r.line, p.fingerprint(with_mask)))
+                    .collect()
+            };
+            let at = format!("{} with home {home:?}", file.name());
+            assert_eq!(built(true), read(false), "{at}");
+            // Appending a `~` line to a plain home is what expanding it in full gives.
+            assert_eq!(built(false), read(true), "{at}");
+        }
+    }
+}
+
+/// Paths to try the path lists on: every word of the corpora resolved, and around every
+/// line of the lists, the path it names, below it, above it, in other cases and spellings.
+fn sample_paths(home: &str) -> Vec<PathBuf> {
+    let cwd = Path::new("/home/u/proj");
+    let h = Some(Path::new(home));
+    let corpus = include_str!("../../../tests/corpus/sentinel-cases.jsonl");
+    let peer = include_str!("../../../tests/corpus/peer-cases.jsonl");
+    let mut texts: Vec<String> = corpus
+        .lines()
+        .chain(peer.lines())
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .flat_map(|v| {
+            let c = crate::shell::analyse(v["command"].as_str().unwrap());
+            c.commands
+                .iter()
+                .flat_map(|c| c.argv.iter().map(|w| w.text.clone()))
+                .collect::<Vec<_>>()
+        })
+        .flat_map(|w| w.split(['=', '@']).map(String::from).collect::<Vec<_>>())
+        .collect();
+    for file in PATH_LISTS {
+        for (p, _) in file.bundled().lines().filter_map(split_line) {
+            let p = p.trim_start_matches('!').trim();
+            let named = p
+                .replace("**/", "deep/er/")
+                .replace('*', "x")
+                .replace('?', "C")
+                .replace("{rs,", "{")
+                .replace(['{', '}'], "")
+                .replace(",py,ts,tsx,js,jsx,mjs,cjs,go,java,kt,rb,php,cs,swift,c,h,cpp,md,rst,txt,html,css,scss", "");
+            for t in [p.to_string(), named] {
+                texts.push(format!("{t}/child"));
+                texts.push(t.to_ascii_uppercase());
+                texts.push(format!("{t}x"));
+                texts.push(t.replace('/', "//"));
+                texts.push(t.replace('/', "/./"));
+                texts.push(t.rsplit_once('/').map_or(String::new(), |(a, _)| a.into()));
+                texts.push(format!("~/proj/{t}"));
+                texts.push(t.replace('/', "\\"));
+                texts.push(t);
+            }
+        }
+    }
+    texts.extend(
+        [
+            "/",
+            "C:\\Windows\\System32\\x.dll",
+            "c:/users/bob/appdata/roaming",
+            "/dev/null",
+            "/dev/fd/3",
+            "/proc/1/task/2/environ",
+            "/home/u/.ssh/id_rsa.pub",
+            "/home/u/src/credentials",
+            "/p/src/a/credentials",
+            "/p/secrets/x.py",
+            "/p/client_secret.json",
+        ]
+        .map(String::from),
+    );
+    let mut out: Vec<PathBuf> = Vec::new();
+    for t in &texts {
+        if let Some(p) = crate::paths::resolve(t, cwd, h) {
+            // Relative to the project too, as the protected list is asked.
+            if let Ok(rel) = p.strip_prefix(cwd) {
+                out.push(rel.to_path_buf());
+            }
+            out.push(p);
+        }
+        // As written, unresolved (`a//b`, `./x`, relative names).
+        out.push(PathBuf::from(t));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn the_byte_pair_masks_never_change_an_answer() {
+    let persons = "/a//b\n/x/./y\n~/notes*\n~/.cache\nC:\\Tools\n/srv/[ab]*/{c,d}\n/opt/?\n";
+    for home in ["/home/u", "/", "/h/[x]{a,b}"] {
+        let h = Some(Path::new(home));
+        let bundled = Rules::bundled(h);
+        let person = Rules::from_sources(
+            [
+                (RuleFile::SafePaths, "/h/safe_paths.txt", persons),
+                (RuleFile::ExcludedPaths, "/h/excluded_paths.txt", persons),
+            ],
+            h,
+        );
+        let paths = sample_paths(home);
+        assert!(paths.len() > 2_000, "{}", paths.len());
+        let mut matched = 0;
+        for rules in [&bundled, &person] {
+            for file in PATH_LISTS {
+                let list = rules.paths(file);
+                for path in &paths {
+                    let probe = crate::paths::Probe::new(path);
+                    for (p, r) in list {
+                        let plain = p.matches_plainly(&probe);
+                        matched += usize::from(plain);
+                        assert_eq!(p.matches_probe(&probe), plain, "{r} on {path:?}");
+                    }
+                    let line = |m: Option<&RuleRef>| m.map(|r| r.line);
+                    assert_eq!(
+                        line(crate::paths::list_matches(list, path)),
+                        line(crate::paths::list_matches_plainly(list, path)),
+                        "{} on {path:?}",
+                        file.name()
+                    );
+                }
+            }
+        }
+        // The sample reaches the lines: a test that matched nothing would prove nothing.
+        assert!(matched > 1_000, "{matched}");
+    }
+}
+
+#[test]
+fn every_bundled_path_glob_builds() {
+    let rules = Rules::bundled(Some(Path::new("/home/u")));
+    for list in [
+        rules.safe_paths(),
+        rules.excluded_paths(),
+        rules.credential_paths(),
+        rules.protected_paths(),
+    ] {
+        for (p, r) in list {
+            assert_eq!(p.check(), Ok(()), "{r}");
+        }
+    }
+}
+
+#[test]
+fn every_bundled_rule_compiles() {
+    let rules = Rules::bundled(Some(Path::new("/home/u")));
+    assert_eq!(rules.lint(), Vec::<RuleError>::new());
+    assert!(rules.hard_block().len() > 20);
+}
