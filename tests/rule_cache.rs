@@ -2,12 +2,12 @@
 //! fresh parse does, and a damaged cache is rebuilt, never trusted (issue 16).
 
 use sentinel::call::ToolCall;
-use sentinel::decide::decide;
-use sentinel::local::context::Context;
 use sentinel::rules::Rules;
 use std::path::{Path, PathBuf};
 
-const HOME: &str = "/home/dev";
+mod common;
+
+use common::{CACHE_TEST_HOME as HOME, cache_files, cache_names, set_mtime, with_decisions};
 
 /// A SENTINEL_HOME with a rule file of each kind, good lines and bad ones.
 fn home(name: &str) -> PathBuf {
@@ -56,38 +56,15 @@ fn calls() -> Vec<ToolCall> {
 /// Every call's decision and every load error (with its file:line), as text.
 fn answers(dir: &Path) -> Vec<String> {
     let rules = Rules::load(dir, Some(Path::new(HOME)));
-    let ctx = Context::lexical(Path::new("/home/dev/proj"), Some(Path::new(HOME)), dir);
-    let mut out: Vec<String> = rules.errors.iter().map(ToString::to_string).collect();
-    out.extend(
-        calls()
-            .iter()
-            .map(|c| format!("{:?}", decide(c, &rules, &ctx))),
-    );
-    // The same in any home.
-    let here = dir.display().to_string();
-    out.iter()
-        .map(|a| a.replace(&here, "$SENTINEL_HOME"))
-        .collect()
-}
-
-/// The cache files in `dir/cache`, with their bytes.
-fn cached(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir.join("cache"))
-        .map(|d| {
-            d.map(|e| e.unwrap().path())
-                .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
+    let errors = rules.errors.iter().map(ToString::to_string).collect();
+    with_decisions(dir, &rules, errors, &calls())
 }
 
 #[test]
 fn a_cache_hit_answers_as_a_fresh_parse_and_errors_keep_their_line() {
     let dir = home("hit");
     let fresh = answers(&dir);
-    let files = cached(&dir);
+    let files = cache_files(&dir);
     // One cache file per rule file of the person's.
     assert_eq!(files.len(), 5, "{files:?}");
     assert!(
@@ -115,29 +92,18 @@ fn a_cache_hit_answers_as_a_fresh_parse_and_errors_keep_their_line() {
         "{hit:#?}"
     );
     // No other cache file was written on a hit.
-    assert_eq!(names(&cached(&dir)), names(&files));
-}
-
-/// The names of cache files.
-fn names(files: &[(PathBuf, Vec<u8>)]) -> Vec<&Path> {
-    files.iter().map(|(p, _)| p.as_path()).collect()
+    assert_eq!(cache_names(&cache_files(&dir)), cache_names(&files));
 }
 
 /// Whether the cache files are the good ones rebuilt: the same files, each of the good one's
 /// length (the stat record in each is made when it is written), none of them `damaged`.
 fn rebuilt(now: &[(PathBuf, Vec<u8>)], good: &[(PathBuf, Vec<u8>)], damaged: &[Vec<u8>]) -> bool {
-    names(now) == names(good)
+    cache_names(now) == cache_names(good)
         && now
             .iter()
             .zip(good)
             .zip(damaged)
             .all(|(((_, n), (_, g)), d)| n.len() == g.len() && n != d)
-}
-
-/// Sets a file's mtime, as `touch -d` does (its ctime becomes now: no call sets a ctime).
-fn set_mtime(path: &Path, time: std::time::SystemTime) {
-    let f = std::fs::File::options().write(true).open(path).unwrap();
-    f.set_modified(time).unwrap();
 }
 
 #[test]
@@ -148,10 +114,10 @@ fn an_unchanged_file_is_not_read_again_and_an_edit_that_keeps_size_and_mtime_is_
     // Past the racy window (the file's times are then older than any stat record made now).
     std::thread::sleep(std::time::Duration::from_millis(2500));
     let fresh = answers(&dir);
-    let files = cached(&dir);
+    let files = cache_files(&dir);
     // A hit by stat: the record is not made again.
     assert_eq!(answers(&dir), fresh);
-    assert_eq!(cached(&dir), files);
+    assert_eq!(cache_files(&dir), files);
     // The same size, another rule, the mtime put back: the ctime tells.
     let text = std::fs::read_to_string(&rules).unwrap();
     let edited = text.replace("^deploy prod", "^deploy test");
@@ -173,7 +139,7 @@ fn an_unchanged_file_is_not_read_again_and_an_edit_that_keeps_size_and_mtime_is_
     assert!(patterns.contains(&"^deploy test( |$)"), "{patterns:?}");
     assert!(!patterns.contains(&"^deploy prod( |$)"), "{patterns:?}");
     // And its cache replaced the old one: one cache file per rule file.
-    assert_eq!(names(&cached(&dir)), names(&files));
+    assert_eq!(cache_names(&cache_files(&dir)), cache_names(&files));
 }
 
 #[test]
@@ -184,11 +150,11 @@ fn a_racy_file_is_hashed_on_every_load() {
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
     set_mtime(&rules, later);
     let fresh = answers(&dir);
-    let files = cached(&dir);
+    let files = cache_files(&dir);
     // Hashed again, found the same, and its stat record made again.
     assert_eq!(answers(&dir), fresh);
-    let again = cached(&dir);
-    assert_eq!(names(&again), names(&files));
+    let again = cache_files(&dir);
+    assert_eq!(cache_names(&again), cache_names(&files));
     assert_ne!(again, files, "the racy record is made again");
     // An edit of the same size with the same mtime is seen.
     let text = std::fs::read_to_string(&rules).unwrap();
@@ -207,7 +173,7 @@ fn a_racy_file_is_hashed_on_every_load() {
 fn an_old_cache_file_is_removed_when_a_new_one_is_written() {
     let dir = home("prune");
     answers(&dir);
-    let files = cached(&dir);
+    let files = cache_files(&dir);
     // A file of an older format, and one of a rule file that is gone; and not a cache file.
     let cache = dir.join("cache");
     std::fs::write(
@@ -218,11 +184,17 @@ fn an_old_cache_file_is_removed_when_a_new_one_is_written() {
     std::fs::write(cache.join("notes.txt"), b"mine").unwrap();
     std::fs::write(dir.join("hard_block_commands.txt"), "^frobnicate( |$)\n").unwrap();
     answers(&dir);
-    let mut want: Vec<PathBuf> = names(&files).into_iter().map(Path::to_path_buf).collect();
+    let mut want: Vec<PathBuf> = cache_names(&files)
+        .into_iter()
+        .map(Path::to_path_buf)
+        .collect();
     want.push(cache.join("notes.txt"));
     want.sort();
-    let now = cached(&dir);
-    let got: Vec<PathBuf> = names(&now).into_iter().map(Path::to_path_buf).collect();
+    let now = cache_files(&dir);
+    let got: Vec<PathBuf> = cache_names(&now)
+        .into_iter()
+        .map(Path::to_path_buf)
+        .collect();
     assert_eq!(got, want);
 }
 
@@ -230,7 +202,7 @@ fn an_old_cache_file_is_removed_when_a_new_one_is_written() {
 fn a_damaged_cache_is_rebuilt_and_never_trusted() {
     let dir = home("damaged");
     let fresh = answers(&dir);
-    let good = cached(&dir);
+    let good = cache_files(&dir);
     type Damage = fn(&[u8]) -> Vec<u8>;
     let damages: [(&str, Damage); 7] = [
         ("empty", |_| Vec::new()),
@@ -259,7 +231,7 @@ fn a_damaged_cache_is_rebuilt_and_never_trusted() {
         }
         assert_eq!(answers(&dir), fresh, "{what}");
         assert!(
-            rebuilt(&cached(&dir), &good, &damaged),
+            rebuilt(&cache_files(&dir), &good, &damaged),
             "{what}: the cache is rewritten"
         );
     }
@@ -269,7 +241,7 @@ fn a_damaged_cache_is_rebuilt_and_never_trusted() {
     std::fs::write(&b.0, &a.1).unwrap();
     assert_eq!(answers(&dir), fresh, "swapped");
     let swapped = vec![b.1.clone(), a.1.clone()];
-    let now = cached(&dir);
+    let now = cache_files(&dir);
     assert!(
         rebuilt(&now[..2], &good[..2], &swapped),
         "swapped: the cache is rewritten"

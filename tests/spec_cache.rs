@@ -8,7 +8,9 @@ use sentinel::local::context::Context;
 use sentinel::rules::Rules;
 use std::path::{Path, PathBuf};
 
-const HOME: &str = "/home/dev";
+mod common;
+
+use common::{CACHE_TEST_HOME as HOME, cache_files, cache_names, set_mtime, with_decisions};
 
 /// A section that replaces the bundled `git status` (only `-s`), a program of the person's own,
 /// and a pattern section.
@@ -60,36 +62,9 @@ fn calls() -> Vec<ToolCall> {
 /// Every load error (with its file:line), every lint error, and every call's decision, as text.
 fn answers(dir: &Path) -> Vec<String> {
     let rules = Rules::load(dir, Some(Path::new(HOME)));
-    let ctx = Context::lexical(Path::new("/home/dev/proj"), Some(Path::new(HOME)), dir);
-    let mut out: Vec<String> = rules.errors.iter().map(|e| format!("load {e}")).collect();
-    out.extend(rules.lint().iter().map(|e| format!("lint {e}")));
-    out.extend(
-        calls()
-            .iter()
-            .map(|c| format!("{:?}", decide(c, &rules, &ctx))),
-    );
-    // The same in any home.
-    let here = dir.display().to_string();
-    out.iter()
-        .map(|a| a.replace(&here, "$SENTINEL_HOME"))
-        .collect()
-}
-
-/// The cache files in `dir/cache`, with their bytes.
-fn cached(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir.join("cache"))
-        .map(|d| {
-            d.map(|e| e.unwrap().path())
-                .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
-fn names(files: &[(PathBuf, Vec<u8>)]) -> Vec<&Path> {
-    files.iter().map(|(p, _)| p.as_path()).collect()
+    let mut lines: Vec<String> = rules.errors.iter().map(|e| format!("load {e}")).collect();
+    lines.extend(rules.lint().iter().map(|e| format!("lint {e}")));
+    with_decisions(dir, &rules, lines, &calls())
 }
 
 /// The decision of one call in `dir`, as text.
@@ -106,7 +81,7 @@ fn decision(dir: &Path, command: &str) -> String {
 fn a_cache_hit_answers_as_a_fresh_compile_and_errors_keep_their_line() {
     let dir = both("hit");
     let fresh = answers(&dir);
-    let files = cached(&dir);
+    let files = cache_files(&dir);
     // One cache file per spec file.
     assert_eq!(files.len(), 2, "{files:?}");
     assert!(
@@ -133,7 +108,7 @@ fn a_cache_hit_answers_as_a_fresh_compile_and_errors_keep_their_line() {
         "an error in a person's spec leaves no local allow: {hit:#?}"
     );
     // No other cache file was written on a hit.
-    assert_eq!(names(&cached(&dir)), names(&files));
+    assert_eq!(cache_names(&cache_files(&dir)), cache_names(&files));
 }
 
 #[test]
@@ -152,7 +127,7 @@ fn a_persons_section_replaces_the_bundled_one_from_the_cache_too() {
         // The bundled specs still apply to everything else.
         assert!(decision(&dir, "sort -u a").contains("Decision { verdict: Allow"));
         assert!(decision(&dir, "git log --oneline").contains("Decision { verdict: Allow"));
-        assert_eq!(cached(&dir).len(), 1);
+        assert_eq!(cache_files(&dir).len(), 1);
     }
 }
 
@@ -185,13 +160,7 @@ fn an_edited_file_is_seen() {
     .unwrap();
     assert!(decision(&dir, "git status --short").contains("Decision { verdict: Allow"));
     // One cache file per spec file still.
-    assert_eq!(cached(&dir).len(), 2);
-}
-
-/// Sets a file's mtime, as `touch -d` does (its ctime becomes now: no call sets a ctime).
-fn set_mtime(path: &Path, time: std::time::SystemTime) {
-    let f = std::fs::File::options().write(true).open(path).unwrap();
-    f.set_modified(time).unwrap();
+    assert_eq!(cache_files(&dir).len(), 2);
 }
 
 #[test]
@@ -202,10 +171,10 @@ fn an_unchanged_file_is_not_read_again_and_an_edit_that_keeps_size_and_mtime_is_
     // Past the racy window (the file's times are then older than any stat record made now).
     std::thread::sleep(std::time::Duration::from_millis(2500));
     let fresh = answers(&dir);
-    let files = cached(&dir);
+    let files = cache_files(&dir);
     // A hit by stat: the record is not made again.
     assert_eq!(answers(&dir), fresh);
-    assert_eq!(cached(&dir), files);
+    assert_eq!(cache_files(&dir), files);
     // The same size, another flag, the mtime put back: the ctime tells.
     let edited = MINE.replace("flags = \"-s\"", "flags = \"-b\"");
     assert_eq!(edited.len(), MINE.len());
@@ -214,14 +183,14 @@ fn an_unchanged_file_is_not_read_again_and_an_edit_that_keeps_size_and_mtime_is_
     assert_ne!(answers(&dir), fresh);
     assert!(decision(&dir, "git status -b").contains("Decision { verdict: Allow"));
     assert!(!decision(&dir, "git status -s").contains("Decision { verdict: Allow"));
-    assert_eq!(names(&cached(&dir)), names(&files));
+    assert_eq!(cache_names(&cache_files(&dir)), cache_names(&files));
 }
 
 #[test]
 fn a_damaged_or_foreign_cache_is_rebuilt_and_never_trusted() {
     let dir = both("damaged");
     let fresh = answers(&dir);
-    let good = cached(&dir);
+    let good = cache_files(&dir);
     assert_eq!(good.len(), 2);
     type Damage = fn(&[u8]) -> Vec<u8>;
     let damages: [(&str, Damage); 8] = [
@@ -255,8 +224,8 @@ fn a_damaged_or_foreign_cache_is_rebuilt_and_never_trusted() {
             std::fs::write(path, bytes).unwrap();
         }
         assert_eq!(answers(&dir), fresh, "{what}");
-        let now = cached(&dir);
-        assert_eq!(names(&now), names(&good), "{what}");
+        let now = cache_files(&dir);
+        assert_eq!(cache_names(&now), cache_names(&good), "{what}");
         for (((_, n), (_, g)), d) in now.iter().zip(&good).zip(&damaged) {
             assert!(
                 n.len() == g.len() && n != d,
@@ -269,7 +238,7 @@ fn a_damaged_or_foreign_cache_is_rebuilt_and_never_trusted() {
     std::fs::write(&a.0, &b.1).unwrap();
     std::fs::write(&b.0, &a.1).unwrap();
     assert_eq!(answers(&dir), fresh, "swapped");
-    let now = cached(&dir);
+    let now = cache_files(&dir);
     assert_eq!(now[0].1.len(), a.1.len());
     assert_eq!(now[1].1.len(), b.1.len());
     // A directory where a cache file should be: no cache, same answers.
@@ -282,7 +251,7 @@ fn a_damaged_or_foreign_cache_is_rebuilt_and_never_trusted() {
 fn an_old_cache_file_is_removed_when_a_new_one_is_written() {
     let dir = good("prune");
     answers(&dir);
-    let files = cached(&dir);
+    let files = cache_files(&dir);
     let cache = dir.join("cache");
     // An older format's file, one of a spec file that is gone, a rule file's and not a cache
     // file: the first two go when a spec's cache is written.
@@ -299,11 +268,14 @@ fn an_old_cache_file_is_removed_when_a_new_one_is_written() {
     std::fs::write(cache.join("notes.txt"), b"mine").unwrap();
     std::fs::write(dir.join("commands/mine.toml"), "[frob]\n").unwrap();
     answers(&dir);
-    let mut want: Vec<PathBuf> = names(&files).into_iter().map(Path::to_path_buf).collect();
+    let mut want: Vec<PathBuf> = cache_names(&files)
+        .into_iter()
+        .map(Path::to_path_buf)
+        .collect();
     want.push(cache.join("notes.txt"));
     want.push(rules);
     want.sort();
-    let got: Vec<PathBuf> = names(&cached(&dir))
+    let got: Vec<PathBuf> = cache_names(&cache_files(&dir))
         .into_iter()
         .map(Path::to_path_buf)
         .collect();

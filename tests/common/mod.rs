@@ -56,3 +56,53 @@ pub fn spawn(home: &Path, args: &[&str], stdin: &str) -> Child {
 pub fn run(home: &Path, args: &[&str], stdin: &str) -> Output {
     spawn(home, args, stdin).wait_with_output().unwrap()
 }
+
+/// The cache tests' person's home (for `~`).
+pub const CACHE_TEST_HOME: &str = "/home/dev";
+
+/// `lines` (a load's errors, as the test words them), then each call's decision with `dir` as
+/// SENTINEL_HOME, all as text with `dir` written `$SENTINEL_HOME`: the same in any home.
+pub fn with_decisions(
+    dir: &Path,
+    rules: &sentinel::rules::Rules,
+    mut lines: Vec<String>,
+    calls: &[sentinel::call::ToolCall],
+) -> Vec<String> {
+    let home = Path::new(CACHE_TEST_HOME);
+    let ctx =
+        sentinel::local::context::Context::lexical(Path::new("/home/dev/proj"), Some(home), dir);
+    lines.extend(
+        calls
+            .iter()
+            .map(|c| format!("{:?}", sentinel::decide::decide(c, rules, &ctx))),
+    );
+    let here = dir.display().to_string();
+    lines
+        .iter()
+        .map(|a| a.replace(&here, "$SENTINEL_HOME"))
+        .collect()
+}
+
+/// The cache files in `dir/cache`, sorted, with their bytes.
+pub fn cache_files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files: Vec<(std::path::PathBuf, Vec<u8>)> = std::fs::read_dir(dir.join("cache"))
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The names of cache files.
+pub fn cache_names(files: &[(std::path::PathBuf, Vec<u8>)]) -> Vec<&Path> {
+    files.iter().map(|(p, _)| p.as_path()).collect()
+}
+
+/// Sets a file's mtime, as `touch -d` does (its ctime becomes now: no call sets a ctime).
+pub fn set_mtime(path: &Path, time: std::time::SystemTime) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(time).unwrap();
+}
