@@ -10,7 +10,7 @@ evaluator. Scenarios assert on the file system and on what reached the model, in
 
 Usage: tests/e2e/run.py [scenario ...]   (E2E_CACHE: where Claude Code is installed)
 """
-import http.server, json, os, re, shutil, ssl, subprocess, sys, tempfile, threading
+import http.server, json, os, re, shutil, ssl, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VERSION = "2.1.328"
@@ -46,6 +46,10 @@ class StandIn:
         # between two tool calls of one session.
         self.between = None
         self.evaluator = ("ALLOW", "echo")
+        # Seconds before the first turn of a conversation is answered. A real model takes at
+        # least this long; an instant answer can bring the first tool call before Claude Code has
+        # flushed the person's prompt to its transcript.
+        self.first_turn_delay = 0.0
         self.requests = []
         stand_in = self
 
@@ -112,6 +116,8 @@ class StandIn:
                    for c in m["content"] if isinstance(c, dict) and c.get("type") == "tool_result")
         if self.between:
             self.between(body)
+        if done == 0 and body.get("tools"):
+            time.sleep(self.first_turn_delay)
         out = ev("message_start", {"type": "message_start", "message": {"id": f"msg_{done}", "type": "message", "role": "assistant",
                  "model": body.get("model", "m"), "content": [], "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 1}}})
         if body.get("tools") and done < len(self.script):
@@ -240,13 +246,18 @@ def scenario_tier2(claude, stand_in, skip):
         stand_in.evaluator = (verdict, canary)
         stand_in.requests = []
         stand_in.script = [("Bash", {"command": "python3 -c \"open('t2.txt', 'w').write('x')\"", "description": "python"})]
-        run_claude(claude, stand_in, home, project, skip)
+        stand_in.first_turn_delay = 1.0
+        try:
+            run_claude(claude, stand_in, home, project, skip)
+        finally:
+            stand_in.first_turn_delay = 0.0
         evaluations = stand_in.evaluator_requests()
         check(len(evaluations) == 1, f"one evaluator call: {len(evaluations)}")
         check(re.search(r"[0-9a-f]{64}", json.dumps(evaluations[0]["system"])), "the canary was in the request")
         # The person's prompt, read from Claude Code's own transcript, is labelled as theirs.
         # Claude Code writes the transcript asynchronously, so on a loaded machine one call may
-        # come before the prompt is on disk: every run may lack it, but not every run.
+        # come before the prompt is on disk: a run may lack it, but not every run. The stand-in
+        # answers the first turn as late as a real model would (first_turn_delay).
         blocks = evaluations[0]["messages"][0]["content"]
         if len(blocks) == 2:
             check("do the task" in blocks[0]["text"] and "What the person asked for" in blocks[0]["text"],

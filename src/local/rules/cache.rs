@@ -347,9 +347,12 @@ pub(crate) fn by_content(
     stat: Option<Stat>,
 ) -> Option<&'static Image<'static>> {
     let (bytes, at, stale) = RULES.by_content(dir, id, content, stat)?;
+    // Only the stat record changes: the image's bytes, once they decode, are written back as
+    // they are.
+    let payload = stale.then(|| bytes[at..].to_vec());
     let image = intern(id, content, bytes, at)?;
-    if stale {
-        store(dir, id, content, stat, image);
+    if let Some(payload) = payload {
+        RULES.store(dir, id, content, stat, &payload);
     }
     Some(image)
 }
