@@ -19,6 +19,7 @@ macro_rules! out {
 }
 
 mod allow_once;
+pub mod arena;
 mod args;
 mod ask;
 mod audit;
