@@ -67,6 +67,47 @@ fn link() {
         println!("cargo:rustc-link-arg-bin=sentinel=-no-pie");
     }
     println!("cargo:rerun-if-env-changed=SENTINEL_PIE");
+    link_order();
+}
+
+/// The functions a local decision runs are laid out together (`bench/link-order.txt`, written by
+/// `bench/link_order.py`): scattered over the text, they cost a hook ~40 page faults and ~2.5 MiB
+/// of memory, since the kernel maps 64 KiB around each fault. The list is lld's
+/// `--symbol-ordering-file`; rustc links with lld on x86_64-unknown-linux-gnu since 1.90. Another
+/// linker, or `SENTINEL_NO_LINK_ORDER=1`, links as cargo would. A name the list has and the
+/// binary has not is skipped (a stale list costs memory, never correctness).
+fn link_order() {
+    println!("cargo:rerun-if-env-changed=SENTINEL_NO_LINK_ORDER");
+    println!("cargo:rerun-if-env-changed=RUSTFLAGS");
+    println!("cargo:rerun-if-changed=bench/link-order.txt");
+    let target = std::env::var("TARGET").unwrap_or_default();
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let other_linker = ["linker", "fuse-ld", "link-self-contained"]
+        .iter()
+        .any(|f| flags.contains(f))
+        || std::env::var_os("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER").is_some();
+    let lld = target == "x86_64-unknown-linux-gnu" && !other_linker && rustc_minor() >= Some(90);
+    let list = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
+        .join("bench/link-order.txt");
+    if lld && list.is_file() && std::env::var_os("SENTINEL_NO_LINK_ORDER").is_none() {
+        println!(
+            "cargo:rustc-link-arg-bin=sentinel=-Wl,--symbol-ordering-file={},--no-warn-symbol-ordering",
+            list.display()
+        );
+    }
+}
+
+/// The minor version of the rustc that builds this (`1.95.0` → 95).
+fn rustc_minor() -> Option<u32> {
+    let rustc = std::env::var_os("RUSTC")?;
+    let out = std::process::Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()?;
+    let version = String::from_utf8(out.stdout).ok()?;
+    let mut parts = version.split_whitespace().nth(1)?.split('.');
+    (parts.next()? == "1").then_some(())?;
+    parts.next()?.parse().ok()
 }
 
 /// The bundled rule files as tables: each line's pattern, comment, compiled pattern, literal
@@ -102,8 +143,13 @@ fn rules() {
     let mut ranges = Vec::new();
     // Each command file's compiled patterns, by row: the input of its whole-list automata.
     let mut groups: Vec<String> = Vec::new();
+    // Per command file and first byte: the file's rows a command starting with that byte can
+    // match (a literal prefix starts with it, or the rule has no anchored prefix), in order.
+    let mut byte_spans: Vec<String> = Vec::new();
+    let mut byte_rows: Vec<u16> = Vec::new();
     for (file, commands) in files {
         let mut patterns: Vec<String> = Vec::new();
+        let mut firsts: Vec<Option<Vec<u8>>> = Vec::new();
         println!("cargo:rerun-if-changed=rules/{file}");
         let source = std::fs::read_to_string(format!("rules/{file}")).expect("rule file");
         let first = rows.len();
@@ -148,6 +194,11 @@ fn rules() {
                 compiled = span(&pattern);
                 let (lits, a, req) = rule_scan::literal_filters(&pattern);
                 anchored = a;
+                // As `RuleList::unprefixed` and `Literals::any_starts_with` read them.
+                firsts.push(match a && !lits.is_empty() {
+                    true => Some(lits.iter().filter_map(|l| l.first().copied()).collect()),
+                    false => None,
+                });
                 // Literals as spans of one blob: offsets need no relocation when the binary loads.
                 let mut spans = |ls: &[Vec<u8>]| -> String {
                     let first = lit_spans.len();
@@ -195,6 +246,17 @@ fn rules() {
             ));
         }
         ranges.push(format!("({first}, {})", rows.len()));
+        if commands {
+            for b in 0..=255u8 {
+                let start = byte_rows.len();
+                for (row, f) in firsts.iter().enumerate() {
+                    if f.as_ref().is_none_or(|f| f.contains(&b)) {
+                        byte_rows.push(u16::try_from(row).expect("a rule file under 65,536 rules"));
+                    }
+                }
+                byte_spans.push(format!("({start}, {})", byte_rows.len() - start));
+            }
+        }
         let mut put = |bytes: &[u8]| {
             while !dfas.len().is_multiple_of(8) {
                 dfas.push(0);
@@ -228,12 +290,17 @@ fn rules() {
          /// Whole-list automata: (first line, end line) of LINES, one file's, and the span of\n\
          /// DFAS of the DFA that matches where any of those lines' patterns does.\n\
          pub const GROUPS: &[(u32, u32, (u32, u32))] = &[{}];\n\
+         /// Per command file (in `RuleFile` order) and first byte: a span of BYTE_ROWS, the\n\
+         /// file's rows a command starting with that byte can match, in order.\n\
+         pub const BYTES: &[(u32, u32)] = &[{}];\n\
+         pub const BYTE_ROWS: &[u16] = &{byte_rows:?};\n\
          pub static DFAS: &regex_automata::util::wire::AlignAs<[u8], u64> =\n    \
          &regex_automata::util::wire::AlignAs {{ _align: [], bytes: *include_bytes!(concat!(env!(\"OUT_DIR\"), \"/bundled_dfas.bin\")) }};\n",
         rows.join("\n"),
         ranges.join(", "),
         lit_spans.join(", "),
         groups.join(", "),
+        byte_spans.join(", "),
     );
     std::fs::write(out_dir.join("bundled_rules.rs"), out).expect("write bundled_rules.rs");
 }

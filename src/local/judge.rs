@@ -538,17 +538,18 @@ pub(super) fn first_match<'r>(
     list: &'r RuleList,
     text: &str,
 ) -> Option<(&'r CommandRule, RuleMatch)> {
-    list.candidates(text).find_map(|r| match r.test(text) {
-        RuleMatch::No => None,
-        m => Some((r, m)),
-    })
+    list.candidates(text)
+        .find_map(|r| match r.test_unfiltered(text) {
+            RuleMatch::No => None,
+            m => Some((r, m)),
+        })
 }
 
 /// A positive safe rule matches the whole command and no `!` exception does.
 pub(super) fn safe_match(list: &RuleList, text: &str) -> Option<RuleRef> {
     let mut positive = None;
     for r in list.candidates(text) {
-        match (r.negated, r.test(text)) {
+        match (r.negated, r.test_unfiltered(text)) {
             (true, RuleMatch::Yes | RuleMatch::Broken(_)) => return None,
             (false, RuleMatch::Yes) if positive.is_none() => positive = Some(r.rule.clone()),
             _ => {}

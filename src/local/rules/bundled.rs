@@ -58,6 +58,13 @@ pub fn lines(file: super::RuleFile) -> &'static [Line] {
     &LINES[start as usize..end as usize]
 }
 
+/// The rows of command file `file` (indexes among its lines) that a command starting with `b`
+/// can match, in order: the build's first-byte index.
+pub fn rows_for_byte(file: super::RuleFile, b: u8) -> &'static [u16] {
+    let (start, n) = BYTES[file as usize * 256 + usize::from(b)];
+    &BYTE_ROWS[start as usize..(start + n) as usize]
+}
+
 /// The index in LINES of one file's first line.
 pub fn first(file: super::RuleFile) -> usize {
     FILES[file as usize].0 as usize

@@ -23,9 +23,9 @@ pub struct CommandRule {
     pub(super) compiled_pattern: Option<&'static str>,
     /// A safe rule: anchored to the whole command.
     pub(super) whole: bool,
-    /// A bundled rule's line in the build's tables, whose DFA answers for it (None: the regex is
-    /// compiled here when needed).
-    pub(super) dfa: Option<usize>,
+    /// A bundled rule's line in the build's tables (an index of `bundled::LINES`), whose DFA,
+    /// if the build made one, answers for it (else the regex is compiled here when needed).
+    pub(super) bundled: Option<usize>,
     /// A bundled rule's whole-list automaton (an index of `bundled::GROUPS`): when it finds no
     /// match, neither can this rule.
     pub(super) group: Option<usize>,
@@ -74,7 +74,7 @@ impl CommandRule {
             negated,
             compiled_pattern: Some(bundled::text(b.compiled)),
             whole,
-            dfa: b.dfa.map(|_| index),
+            bundled: Some(index),
             group: bundled::group_of(index),
             regex: OnceLock::new(),
         }
@@ -96,7 +96,7 @@ impl CommandRule {
             negated,
             compiled_pattern: None,
             whole,
-            dfa: None,
+            bundled: None,
             group: None,
             regex: OnceLock::new(),
         }
@@ -118,8 +118,13 @@ impl CommandRule {
         if !self.could_match(text) {
             return RuleMatch::No;
         }
+        self.test_unfiltered(text)
+    }
+
+    /// [`test`](Self::test) for a text the prefilter has let through (a list's candidates).
+    pub(crate) fn test_unfiltered(&self, text: &str) -> RuleMatch {
         if let Some(found) = self
-            .dfa
+            .bundled
             .and_then(bundled::dfa)
             .and_then(|d| dfa_match(d, text))
         {
@@ -238,9 +243,15 @@ impl Literals {
 #[derive(Debug, Default)]
 pub struct RuleList {
     pub(super) rules: Vec<CommandRule>,
-    /// For each first byte: the rules filed under it and every rule without a prefix, in order.
-    /// Each is built on first use: a call looks at a few first bytes, not 256.
+    /// When the list begins with every line of a bundled file in order (no `off:` took one
+    /// away): that file and how many rules it gave. Their first-byte index is the build's.
+    pub(super) lead: Option<(RuleFile, usize)>,
+    /// For each first byte: the rules after `lead` filed under it and every such rule without
+    /// a prefix, in order. Each is built on first use: a call looks at a few first bytes, not
+    /// 256. Empty when no rule follows `lead`.
     pub(super) by_first_byte: Vec<std::sync::OnceLock<Vec<usize>>>,
+    /// `index` has run (else every rule is a candidate).
+    pub(super) indexed: bool,
     /// Rules without a literal prefix: tested against every command.
     pub(super) unindexed: Vec<usize>,
 }
@@ -253,20 +264,48 @@ impl RuleList {
     /// Prepares the index; called once the list is complete. The rules without a literal
     /// prefix are found now; each first byte's list when a command first starts with it.
     pub(crate) fn index(&mut self) {
+        self.lead = self.bundled_lead();
         self.unindexed = (0..self.rules.len())
             .filter(|&i| Self::unprefixed(&self.rules[i]))
             .collect();
-        self.by_first_byte = (0..256).map(|_| std::sync::OnceLock::new()).collect();
+        let rest = self.rules.len() - self.lead.map_or(0, |(_, n)| n);
+        self.by_first_byte = match rest {
+            0 => Vec::new(),
+            _ => (0..256).map(|_| std::sync::OnceLock::new()).collect(),
+        };
+        self.indexed = true;
+    }
+
+    /// The bundled file whose lines, all of them and in order, begin the list.
+    fn bundled_lead(&self) -> Option<(RuleFile, usize)> {
+        let first = self.rules.first()?.bundled?;
+        let file = [
+            RuleFile::HardBlock,
+            RuleFile::Safe,
+            RuleFile::ConditionalBlock,
+        ]
+        .into_iter()
+        .find(|&f| bundled::first(f) == first && !bundled::lines(f).is_empty())?;
+        let n = bundled::lines(file).len();
+        let whole =
+            self.rules.len() >= n && (0..n).all(|j| self.rules[j].bundled == Some(first + j));
+        whole.then_some((file, n))
     }
 
     pub(super) fn unprefixed(r: &CommandRule) -> bool {
         r.prefixes.is_empty() || !r.anchored
     }
 
-    /// The rules that could match `text`, in file order. A bundled rule is offered only when
-    /// its whole-list automaton finds a match in `text` (asked once, when the first such rule
-    /// comes up): a command no bundled rule matches is scanned once, not once per rule.
-    pub fn candidates<'a>(&'a self, text: &str) -> impl Iterator<Item = &'a CommandRule> {
+    /// The rules that could match `text`, in file order: those filed under its first byte
+    /// whose literal prefilter lets it through; then a bundled rule only when its whole-list
+    /// automaton finds a match in `text` (asked once, when the first such rule comes up), so a
+    /// command no bundled rule matches is scanned once, not once per rule, and an automaton is
+    /// not even read when the literals ruled its rules out. Test each with
+    /// [`CommandRule::test_unfiltered`].
+    pub fn candidates<'a, 't>(
+        &'a self,
+        text: &'t str,
+    ) -> impl Iterator<Item = &'a CommandRule> + use<'a, 't> {
         // Per automaton: asked, and its answer (a DFA that cannot answer says "maybe").
         let (mut asked, mut found) = (0u64, 0u64);
         let mut any = move |g: usize| {
@@ -280,22 +319,37 @@ impl RuleList {
             }
             found & bit != 0
         };
-        let ids = match (text.as_bytes().first(), self.by_first_byte.is_empty()) {
-            (Some(&b), false) => self.by_first_byte[b as usize].get_or_init(|| {
-                // The rules filed under `b` (a prefix starts with it) and every unprefixed
-                // rule, in file order.
-                (0..self.rules.len())
-                    .filter(|&i| {
-                        let r = &self.rules[i];
-                        Self::unprefixed(r) || r.prefixes.any_starts_with(b)
-                    })
-                    .collect()
-            }),
-            _ => &self.unindexed,
+        let all = (!self.indexed).then_some(0..self.rules.len());
+        let (lead, ids): (&[u16], &[usize]) = match text.as_bytes().first() {
+            _ if !self.indexed => (&[], &[]),
+            Some(&b) => {
+                let (lead, from) = match self.lead {
+                    Some((file, n)) => (bundled::rows_for_byte(file, b), n),
+                    None => (&[][..], 0),
+                };
+                let rest = match self.by_first_byte.get(usize::from(b)) {
+                    Some(slot) => slot.get_or_init(|| {
+                        // The rules filed under `b` (a prefix starts with it) and every
+                        // unprefixed rule, in file order.
+                        (from..self.rules.len())
+                            .filter(|&i| {
+                                let r = &self.rules[i];
+                                Self::unprefixed(r) || r.prefixes.any_starts_with(b)
+                            })
+                            .collect()
+                    }),
+                    None => &[][..],
+                };
+                (lead, rest)
+            }
+            None => (&[], &self.unindexed),
         };
-        ids.iter()
-            .map(|&i| &self.rules[i])
-            .filter(move |r| r.group.is_none_or(&mut any))
+        lead.iter()
+            .map(|&i| usize::from(i))
+            .chain(ids.iter().copied())
+            .chain(all.into_iter().flatten())
+            .map(|i| &self.rules[i])
+            .filter(move |r| r.could_match(text) && r.group.is_none_or(&mut any))
     }
 
     /// Appends another file's rules after these (a project's over SENTINEL_HOME's).

@@ -170,7 +170,11 @@ fn the_prefilter_never_skips_a_rule_that_matches() {
     // build's DFA) answers as the regex does: never a match where it has none, never a miss.
     for list in [rules.hard_block(), rules.safe(), rules.conditional()] {
         for r in list {
-            assert!(r.dfa.is_some(), "{} has no DFA", r.rule.pattern);
+            assert!(
+                r.bundled.is_some_and(|i| bundled::LINES[i].dfa.is_some()),
+                "{} has no DFA",
+                r.rule.pattern
+            );
             let re = compile(&r.compiled_pattern()).unwrap();
             for t in &texts {
                 let expected = if re.is_match(t.as_bytes()) {
@@ -485,4 +489,120 @@ fn every_bundled_rule_compiles() {
     let rules = Rules::bundled(Some(Path::new("/home/u")));
     assert_eq!(rules.lint(), Vec::<RuleError>::new());
     assert!(rules.hard_block().len() > 20);
+}
+
+#[test]
+fn the_builds_first_byte_index_offers_what_the_rules_prefixes_say() {
+    // For every first byte, the candidates (before the whole-list automata pass over them) are
+    // the rules whose prefixes allow it, in order: with the build's index for a whole bundled
+    // file, and computed when an `off:` took a line away or a person's rule follows.
+    let brute = |list: &RuleList, b: u8| -> Vec<usize> {
+        (0..list.len())
+            .filter(|&i| {
+                let r = &list.rules[i];
+                RuleList::unprefixed(r) || r.prefixes.any_starts_with(b)
+            })
+            .collect()
+    };
+    let offered = |list: &RuleList, b: u8| -> Vec<usize> {
+        let (lead, ids) = match list.lead {
+            Some((file, n)) => (bundled::rows_for_byte(file, b), n),
+            None => (&[][..], 0),
+        };
+        let rest = brute(list, b).into_iter().filter(|&i| i >= ids);
+        lead.iter().map(|&i| usize::from(i)).chain(rest).collect()
+    };
+    for file in [
+        RuleFile::HardBlock,
+        RuleFile::Safe,
+        RuleFile::ConditionalBlock,
+    ] {
+        let home = Some(Path::new("/home/u"));
+        let Parsed::Commands(mut whole) = parse_file(
+            file,
+            "bundled",
+            Lines::Bundled,
+            home,
+            false,
+            Layer::Home,
+            None,
+        )
+        .0
+        else {
+            panic!("{} holds commands", file.name());
+        };
+        let n = bundled::lines(file).len();
+        assert_eq!(whole.lead, (n > 0).then_some((file, n)), "{}", file.name());
+        let person = CommandRule::new(
+            RuleRef {
+                file: "t".into(),
+                line: 1,
+                origin: "t".into(),
+                pattern: "^zz-mine( |$)".into(),
+                why: None,
+            },
+            false,
+            file == RuleFile::Safe,
+            None,
+        );
+        whole.rules.push(person);
+        whole.index();
+        assert_eq!(
+            whole.lead.is_some(),
+            n > 0,
+            "{}: a person's rule after",
+            file.name()
+        );
+        let Parsed::Commands(mut less) = parse_file(
+            file,
+            "bundled",
+            Lines::Bundled,
+            home,
+            false,
+            Layer::Home,
+            None,
+        )
+        .0
+        else {
+            unreachable!()
+        };
+        if n == 0 {
+            continue;
+        }
+        less.rules.remove(n / 2);
+        less.index();
+        assert_eq!(less.lead, None, "{}: a line switched off", file.name());
+        for list in [&whole, &less] {
+            for b in 0..=255u8 {
+                assert_eq!(offered(list, b), brute(list, b), "{} byte {b}", file.name());
+            }
+            // What `candidates` offers is a subsequence of that (the automata skip some).
+            for t in [
+                "git push --force",
+                "rm -rf /",
+                "zz-mine now",
+                "ls",
+                "sudo x",
+            ] {
+                let all = brute(list, t.as_bytes()[0]);
+                let got: Vec<usize> = list
+                    .candidates(t)
+                    .map(|r| list.iter().position(|c| std::ptr::eq(c, r)).unwrap())
+                    .collect();
+                assert!(
+                    got.iter().all(|i| all.contains(i)) && got.is_sorted(),
+                    "{}: {t}",
+                    file.name()
+                );
+                let firsts = list.iter().position(|r| r.test(t) == RuleMatch::Yes);
+                assert_eq!(
+                    got.into_iter()
+                        .find(|&i| list.rules[i].test(t) == RuleMatch::Yes),
+                    firsts,
+                    "{}: {t}",
+                    file.name()
+                );
+            }
+        }
+    }
 }
