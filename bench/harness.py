@@ -111,6 +111,9 @@ def scaled(command, user_rules):
         if user_rules:
             with open(os.path.join(home, "hard_block_commands.txt"), "w") as f:
                 f.writelines(f"^tool{i} --danger( |$)   # rule {i}\n" for i in range(user_rules))
+            # A file changed within 2 s of a call is hashed on every call (the stat fast path's
+            # racy window, docs/performance.md); a person's file was written earlier than that.
+            time.sleep(2.1)
     env = {"PATH": os.environ.get("PATH", ""), "HOME": "/home/dev/demo/home", "SENTINEL_HOME": home}
     log = os.path.join(work, "cg.log")
     subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={work}/cg.out", f"--log-file={log}",
@@ -134,7 +137,8 @@ for n in paths:
 worst_i = max(instr[n] / instr[floor_name] for n in paths if n != floor_name and "Tier 2" not in n) if instr[floor_name] else 0
 worst_w = max(median[n] / median[floor_name] for n in paths if n != floor_name and "Tier 2" not in n)
 print(f"local paths: at most {worst_i:.2f}× the floor's instructions (target 3, aim 2), {worst_w:.2f}× its wall time "
-      f"(target 1.5); peak RSS at most {max(rss.values())/1024:.1f} MiB (target 4)")
+      f"(target 1.5); peak RSS at most {max(rss[n] for n in paths if 'Tier 2' not in n)/1024:.1f} MiB "
+      f"(target 4; Tier 2 {max(rss[n] for n in paths if 'Tier 2' in n)/1024:.1f} MiB)")
 
 if have_valgrind:
     print("\ninstructions against command size (N copies of `git status` joined by &&):")
@@ -149,5 +153,4 @@ if have_valgrind:
         cost = scaled("git status", n)
         print(f"  {n:>5} rules {cost:>13,}  {cost / none:6.2f}× none (target 2 at 2,000); "
               f"first run {miss:,} ({miss / none:.2f}×)")
-server.shutdown()
 shutil.rmtree(work)

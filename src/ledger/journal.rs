@@ -23,6 +23,8 @@ pub struct Journal {
 pub struct Locked<'a> {
     journal: &'a Journal,
     lock: File,
+    /// The current file as `lock` opened it (to check its last line), kept for the append.
+    current: Option<File>,
     /// Set when a torn last line was found and terminated.
     pub repaired: Option<String>,
 }
@@ -68,16 +70,26 @@ impl Journal {
 
     /// Takes the exclusive lock, terminates a torn last line and rotates if the file is full.
     pub fn lock(&self) -> std::io::Result<Locked<'_>> {
-        std::fs::create_dir_all(&self.dir)?;
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.sibling("lock"))?;
+        let open_lock = || {
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(self.sibling("lock"))
+        };
+        // The folder is made only when it is missing (two system calls less on every call).
+        let lock = match open_lock() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir_all(&self.dir)?;
+                open_lock()?
+            }
+            lock => lock?,
+        };
         lock.lock_exclusive()?;
         let mut locked = Locked {
             journal: self,
             lock,
+            current: None,
             repaired: None,
         };
         let path = self.current();
@@ -98,6 +110,8 @@ impl Journal {
             if len >= self.max_bytes {
                 let next = self.rotated().last().map(|(n, _)| n + 1).unwrap_or(1);
                 std::fs::rename(&path, self.dir.join(format!("{}.{next}.jsonl", self.name)))?;
+            } else {
+                locked.current = Some(f);
             }
         }
         Ok(locked)
@@ -157,8 +171,13 @@ impl Journal {
 impl Locked<'_> {
     /// Appends one line (a newline is added), whole or not at all.
     pub fn append(&mut self, line: &str) -> std::io::Result<()> {
-        let path = self.journal.current();
-        let mut f = OpenOptions::new().create(true).append(true).open(&path)?;
+        let mut f = match self.current.take() {
+            Some(f) => f,
+            None => OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.journal.current())?,
+        };
         let before = f.metadata()?.len();
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());

@@ -43,9 +43,11 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The same context with the project root set (by default it is `cwd`).
+    /// The same context with the project root set (by default it is `cwd`, already resolved).
     pub fn with_project(mut self, project: &Path) -> Context<'a> {
-        self.project_real = self.fs.real_path(project);
+        if project != self.cwd {
+            self.project_real = self.fs.real_path(project);
+        }
         self
     }
 
