@@ -517,20 +517,21 @@ fn the_builds_first_byte_index_offers_what_the_rules_prefixes_say() {
         RuleFile::Safe,
         RuleFile::ConditionalBlock,
     ] {
-        let home = Some(Path::new("/home/u"));
-        let Parsed::Commands(mut whole) = parse_file(
+        let bundled_list = || match parse_file(
             file,
             "bundled",
             Lines::Bundled,
-            home,
+            Some(Path::new("/home/u")),
             false,
             Layer::Home,
             None,
         )
         .0
-        else {
-            panic!("{} holds commands", file.name());
+        {
+            Parsed::Commands(list) => list,
+            Parsed::Paths(_) => panic!("{} holds commands", file.name()),
         };
+        let mut whole = bundled_list();
         let n = bundled::lines(file).len();
         assert_eq!(whole.lead, (n > 0).then_some((file, n)), "{}", file.name());
         let person = CommandRule::new(
@@ -553,19 +554,7 @@ fn the_builds_first_byte_index_offers_what_the_rules_prefixes_say() {
             "{}: a person's rule after",
             file.name()
         );
-        let Parsed::Commands(mut less) = parse_file(
-            file,
-            "bundled",
-            Lines::Bundled,
-            home,
-            false,
-            Layer::Home,
-            None,
-        )
-        .0
-        else {
-            unreachable!()
-        };
+        let mut less = bundled_list();
         if n == 0 {
             continue;
         }
