@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::{CACHE_TEST_HOME as HOME, cache_files, cache_names, set_mtime, with_decisions};
+use common::{
+    CACHE_TEST_HOME as HOME, cache_files, cache_names, damaged_caches_are_rebuilt, set_mtime,
+    with_decisions,
+};
 
 /// A SENTINEL_HOME with a rule file of each kind, good lines and bad ones.
 fn home(name: &str) -> PathBuf {
@@ -93,17 +96,6 @@ fn a_cache_hit_answers_as_a_fresh_parse_and_errors_keep_their_line() {
     );
     // No other cache file was written on a hit.
     assert_eq!(cache_names(&cache_files(&dir)), cache_names(&files));
-}
-
-/// Whether the cache files are the good ones rebuilt: the same files, each of the good one's
-/// length (the stat record in each is made when it is written), none of them `damaged`.
-fn rebuilt(now: &[(PathBuf, Vec<u8>)], good: &[(PathBuf, Vec<u8>)], damaged: &[Vec<u8>]) -> bool {
-    cache_names(now) == cache_names(good)
-        && now
-            .iter()
-            .zip(good)
-            .zip(damaged)
-            .all(|(((_, n), (_, g)), d)| n.len() == g.len() && n != d)
 }
 
 #[test]
@@ -202,54 +194,7 @@ fn an_old_cache_file_is_removed_when_a_new_one_is_written() {
 fn a_damaged_cache_is_rebuilt_and_never_trusted() {
     let dir = home("damaged");
     let fresh = answers(&dir);
-    let good = cache_files(&dir);
-    type Damage = fn(&[u8]) -> Vec<u8>;
-    let damages: [(&str, Damage); 7] = [
-        ("empty", |_| Vec::new()),
-        ("truncated", |b| b[..b.len() / 2].to_vec()),
-        ("one byte short", |b| b[..b.len() - 1].to_vec()),
-        ("a byte flipped", |b| {
-            let mut b = b.to_vec();
-            let i = b.len() * 2 / 3;
-            b[i] ^= 0x20;
-            b
-        }),
-        ("garbage", |b| {
-            (0..b.len()).map(|i| (i * 37 % 251) as u8).collect()
-        }),
-        ("trailing bytes", |b| [b, b"more"].concat()),
-        ("another magic", |b| {
-            let mut b = b.to_vec();
-            b[7] ^= 0xff;
-            b
-        }),
-    ];
-    for (what, damage) in damages {
-        let damaged: Vec<Vec<u8>> = good.iter().map(|(_, b)| damage(b)).collect();
-        for ((path, _), bytes) in good.iter().zip(&damaged) {
-            std::fs::write(path, bytes).unwrap();
-        }
-        assert_eq!(answers(&dir), fresh, "{what}");
-        assert!(
-            rebuilt(&cache_files(&dir), &good, &damaged),
-            "{what}: the cache is rewritten"
-        );
-    }
-    // Another file's cache put under this one's name: its lines do not fit.
-    let (a, b) = (&good[0], &good[1]);
-    std::fs::write(&a.0, &b.1).unwrap();
-    std::fs::write(&b.0, &a.1).unwrap();
-    assert_eq!(answers(&dir), fresh, "swapped");
-    let swapped = vec![b.1.clone(), a.1.clone()];
-    let now = cache_files(&dir);
-    assert!(
-        rebuilt(&now[..2], &good[..2], &swapped),
-        "swapped: the cache is rewritten"
-    );
-    // A directory where a cache file should be: no cache, same answers.
-    std::fs::remove_file(&a.0).unwrap();
-    std::fs::create_dir(&a.0).unwrap();
-    assert_eq!(answers(&dir), fresh, "a directory");
+    damaged_caches_are_rebuilt(&dir, &fresh, answers, &[]);
 }
 
 #[test]

@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::{CACHE_TEST_HOME as HOME, cache_files, cache_names, set_mtime, with_decisions};
+use common::{
+    CACHE_TEST_HOME as HOME, Damage, cache_files, cache_names, damaged_caches_are_rebuilt,
+    set_mtime, with_decisions,
+};
 
 /// A section that replaces the bundled `git status` (only `-s`), a program of the person's own,
 /// and a pattern section.
@@ -190,61 +193,19 @@ fn an_unchanged_file_is_not_read_again_and_an_edit_that_keeps_size_and_mtime_is_
 fn a_damaged_or_foreign_cache_is_rebuilt_and_never_trusted() {
     let dir = both("damaged");
     let fresh = answers(&dir);
-    let good = cache_files(&dir);
-    assert_eq!(good.len(), 2);
-    type Damage = fn(&[u8]) -> Vec<u8>;
-    let damages: [(&str, Damage); 8] = [
-        ("empty", |_| Vec::new()),
-        ("truncated", |b| b[..b.len() / 2].to_vec()),
-        ("one byte short", |b| b[..b.len() - 1].to_vec()),
-        ("a byte flipped", |b| {
-            let mut b = b.to_vec();
-            let i = b.len() * 2 / 3;
-            b[i] ^= 0x20;
-            b
-        }),
-        ("garbage", |b| {
-            (0..b.len()).map(|i| (i * 37 % 251) as u8).collect()
-        }),
-        ("trailing bytes", |b| [b, b"more"].concat()),
-        ("another magic", |b| {
-            let mut b = b.to_vec();
-            b[7] ^= 0xff;
-            b
-        }),
-        ("a rule file's magic", |b| {
-            let mut b = b.to_vec();
-            b[..8].copy_from_slice(b"SNTLRUL\x02");
-            b
-        }),
-    ];
-    for (what, damage) in damages {
-        let damaged: Vec<Vec<u8>> = good.iter().map(|(_, b)| damage(b)).collect();
-        for ((path, _), bytes) in good.iter().zip(&damaged) {
-            std::fs::write(path, bytes).unwrap();
-        }
-        assert_eq!(answers(&dir), fresh, "{what}");
-        let now = cache_files(&dir);
-        assert_eq!(cache_names(&now), cache_names(&good), "{what}");
-        for (((_, n), (_, g)), d) in now.iter().zip(&good).zip(&damaged) {
-            assert!(
-                n.len() == g.len() && n != d,
-                "{what}: the cache is rewritten"
-            );
-        }
-    }
-    // Another file's cache put under this one's name: refused, rebuilt.
-    let (a, b) = (&good[0], &good[1]);
-    std::fs::write(&a.0, &b.1).unwrap();
-    std::fs::write(&b.0, &a.1).unwrap();
-    assert_eq!(answers(&dir), fresh, "swapped");
-    let now = cache_files(&dir);
-    assert_eq!(now[0].1.len(), a.1.len());
-    assert_eq!(now[1].1.len(), b.1.len());
-    // A directory where a cache file should be: no cache, same answers.
-    std::fs::remove_file(&a.0).unwrap();
-    std::fs::create_dir(&a.0).unwrap();
-    assert_eq!(answers(&dir), fresh, "a directory");
+    assert_eq!(cache_files(&dir).len(), 2);
+    // A rule file's cache under a spec file's name is foreign too.
+    let rules_magic: Damage = |b| {
+        let mut b = b.to_vec();
+        b[..8].copy_from_slice(b"SNTLRUL\x02");
+        b
+    };
+    damaged_caches_are_rebuilt(
+        &dir,
+        &fresh,
+        answers,
+        &[("a rule file's magic", rules_magic)],
+    );
 }
 
 #[test]

@@ -106,3 +106,81 @@ pub fn set_mtime(path: &Path, time: std::time::SystemTime) {
     let f = std::fs::File::options().write(true).open(path).unwrap();
     f.set_modified(time).unwrap();
 }
+
+/// One way a cache file can be damaged.
+pub type Damage = fn(&[u8]) -> Vec<u8>;
+
+/// The damage any cache file must survive: each is refused and the file written again.
+pub const DAMAGES: [(&str, Damage); 7] = [
+    ("empty", |_| Vec::new()),
+    ("truncated", |b| b[..b.len() / 2].to_vec()),
+    ("one byte short", |b| b[..b.len() - 1].to_vec()),
+    ("a byte flipped", |b| {
+        let mut b = b.to_vec();
+        let i = b.len() * 2 / 3;
+        b[i] ^= 0x20;
+        b
+    }),
+    ("garbage", |b| {
+        (0..b.len()).map(|i| (i * 37 % 251) as u8).collect()
+    }),
+    ("trailing bytes", |b| [b, b"more"].concat()),
+    ("another magic", |b| {
+        let mut b = b.to_vec();
+        b[7] ^= 0xff;
+        b
+    }),
+];
+
+/// Whether the cache files `now` are the `good` ones rebuilt: the same files, each of the good
+/// one's length (the stat record in each is made when it is written), none of them `damaged`.
+pub fn rebuilt(
+    now: &[(std::path::PathBuf, Vec<u8>)],
+    good: &[(std::path::PathBuf, Vec<u8>)],
+    damaged: &[Vec<u8>],
+) -> bool {
+    cache_names(now) == cache_names(good)
+        && now
+            .iter()
+            .zip(good)
+            .zip(damaged)
+            .all(|(((_, n), (_, g)), d)| n.len() == g.len() && n != d)
+}
+
+/// Damages the cache files of `dir` (at least two, as `answers` left them) in every way of
+/// `DAMAGES` and `more`, then swaps the first two, then puts a directory where the first was:
+/// each time `answers` gives `fresh` again, and every damaged file is written again.
+pub fn damaged_caches_are_rebuilt(
+    dir: &Path,
+    fresh: &[String],
+    answers: impl Fn(&Path) -> Vec<String>,
+    more: &[(&str, Damage)],
+) {
+    let good = cache_files(dir);
+    assert!(good.len() >= 2, "{good:?}");
+    for (what, damage) in DAMAGES.iter().chain(more) {
+        let damaged: Vec<Vec<u8>> = good.iter().map(|(_, b)| damage(b)).collect();
+        for ((path, _), bytes) in good.iter().zip(&damaged) {
+            std::fs::write(path, bytes).unwrap();
+        }
+        assert_eq!(answers(dir), fresh, "{what}");
+        assert!(
+            rebuilt(&cache_files(dir), &good, &damaged),
+            "{what}: the cache is rewritten"
+        );
+    }
+    // Another file's cache put under this one's name: refused, rebuilt.
+    let (a, b) = (&good[0], &good[1]);
+    std::fs::write(&a.0, &b.1).unwrap();
+    std::fs::write(&b.0, &a.1).unwrap();
+    assert_eq!(answers(dir), fresh, "swapped");
+    let swapped = vec![b.1.clone(), a.1.clone()];
+    assert!(
+        rebuilt(&cache_files(dir)[..2], &good[..2], &swapped),
+        "swapped: the cache is rewritten"
+    );
+    // A directory where a cache file should be: no cache, same answers.
+    std::fs::remove_file(&a.0).unwrap();
+    std::fs::create_dir(&a.0).unwrap();
+    assert_eq!(answers(dir), fresh, "a directory");
+}
