@@ -169,6 +169,7 @@ fn rules() {
                 "(0, 0)".to_string(),
             );
             let (mut anchored, mut dfa) = (false, "None".to_string());
+            let mut mask = "Mask::EMPTY".to_string();
             let path = match commands {
                 true => "None".to_string(),
                 false => path_line(file, pattern, &at, &mut span),
@@ -210,6 +211,7 @@ fn rules() {
                 };
                 prefixes = spans(&lits);
                 required = spans(&req);
+                mask = format!("Mask({:?})", rule_scan::literal_mask(&lits, &req).0);
                 // The same syntax as the runtime's compile; a DFA too big to build is left to
                 // the runtime, which compiles the regex when a command passes the prefilter.
                 let built = dense::Builder::new()
@@ -240,8 +242,8 @@ fn rules() {
             }
             rows.push(format!(
                 "    Line {{ line: {}, pattern: {pattern_span}, why: {why}, compiled: {compiled}, \
-                 anchored: {anchored}, prefixes: {prefixes}, required: {required}, dfa: {dfa}, \
-                 path: {path} }},",
+                 anchored: {anchored}, prefixes: {prefixes}, required: {required}, mask: {mask}, \
+                 dfa: {dfa}, path: {path} }},",
                 i + 1
             ));
         }

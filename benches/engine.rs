@@ -32,9 +32,17 @@ fn main() {
     for call in &corpus {
         std::hint::black_box(decide(call, &rules, &ctx));
     }
+    // `ENGINE_PASSES=N` runs exactly N passes instead of 3 s (for callgrind, which counts
+    // instructions and has no use for a clock).
+    let passes: Option<u64> = std::env::var("ENGINE_PASSES")
+        .ok()
+        .and_then(|n| n.parse().ok());
     let started = Instant::now();
     let mut decisions = 0u64;
-    while started.elapsed() < Duration::from_secs(3) {
+    while match passes {
+        Some(n) => decisions < n * corpus.len() as u64,
+        None => started.elapsed() < Duration::from_secs(3),
+    } {
         for call in &corpus {
             std::hint::black_box(decide(call, &rules, &ctx));
         }

@@ -326,6 +326,16 @@ impl Mask {
         }
     }
 
+    /// The pairs of either.
+    pub fn or(&self, other: &Mask) -> Mask {
+        Mask(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
+    /// The pairs of both.
+    pub fn and(&self, other: &Mask) -> Mask {
+        Mask(std::array::from_fn(|i| self.0[i] & other.0[i]))
+    }
+
     /// Every pair of `self` is in `other`.
     pub fn within(&self, other: &Mask) -> bool {
         (self.0[0] & !other.0[0])

@@ -102,3 +102,21 @@ pub fn split_line(raw: &str) -> Option<(&str, Option<&str>)> {
         None => Some((line, None)),
     }
 }
+
+/// The byte pairs every text a rule can match contains, from its prefilter: each required
+/// literal's pairs, and the pairs all of its prefixes share. A text whose pairs do not hold
+/// them is ruled out in a few instructions, before any substring search.
+pub fn literal_mask(prefixes: &[Vec<u8>], required: &[Vec<u8>]) -> super::path_scan::Mask {
+    use super::path_scan::Mask;
+    let mut m = Mask::EMPTY;
+    for r in required {
+        m = m.or(&Mask::of(r));
+    }
+    if let Some((first, rest)) = prefixes.split_first() {
+        let shared = rest
+            .iter()
+            .fold(Mask::of(first), |acc, p| acc.and(&Mask::of(p)));
+        m = m.or(&shared);
+    }
+    m
+}

@@ -2,6 +2,7 @@
 //! rule, its DFA from the build; a list of them indexed by first byte.
 
 use super::*;
+use crate::local::path_scan::Mask;
 
 /// A regex rule over simple commands.
 #[derive(Debug)]
@@ -18,6 +19,9 @@ pub struct CommandRule {
     pub(super) anchored: bool,
     /// Literals every matching command contains.
     pub(super) required: Literals,
+    /// The byte pairs every matching command contains (`rule_scan::literal_mask`); empty for
+    /// a person's rule, whose literals are searched for directly.
+    pub(super) mask: Mask,
     /// The pattern as compiled, for a bundled rule (None: made from `rule.pattern` when the
     /// regex is compiled).
     pub(super) compiled_pattern: Option<&'static str>,
@@ -70,6 +74,7 @@ impl CommandRule {
             prefixes: Literals::Static(spans(b.prefixes)),
             anchored: b.anchored,
             required: Literals::Static(spans(b.required)),
+            mask: b.mask,
             rule,
             negated,
             compiled_pattern: Some(bundled::text(b.compiled)),
@@ -92,6 +97,7 @@ impl CommandRule {
             prefixes,
             anchored,
             required,
+            mask: Mask::EMPTY,
             rule,
             negated,
             compiled_pattern: None,
@@ -319,6 +325,7 @@ impl RuleList {
             }
             found & bit != 0
         };
+        let pairs = Mask::of(text.as_bytes());
         let all = (!self.indexed).then_some(0..self.rules.len());
         let (lead, ids): (&[u16], &[usize]) = match text.as_bytes().first() {
             _ if !self.indexed => (&[], &[]),
@@ -349,7 +356,9 @@ impl RuleList {
             .chain(ids.iter().copied())
             .chain(all.into_iter().flatten())
             .map(|i| &self.rules[i])
-            .filter(move |r| r.could_match(text) && r.group.is_none_or(&mut any))
+            .filter(move |r| {
+                r.mask.within(&pairs) && r.could_match(text) && r.group.is_none_or(&mut any)
+            })
     }
 
     /// Appends another file's rules after these (a project's over SENTINEL_HOME's).

@@ -6,6 +6,7 @@
 //! [`Analysis::unknowns`], which makes the command UNCERTAIN: it never turns into an ALLOW.
 
 mod decode;
+mod plain;
 mod unwrap;
 mod walk;
 

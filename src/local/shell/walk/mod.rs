@@ -24,8 +24,8 @@ pub(super) enum Stdin {
     Paths(Vec<Word>, bool),
 }
 
-pub(super) struct Walker {
-    pub(super) out: Analysis,
+pub(in crate::local::shell) struct Walker {
+    pub(in crate::local::shell) out: Analysis,
     cwd: Cwd,
     depth: usize,
     via: Vec<String>,
@@ -38,7 +38,7 @@ mod emit;
 mod words;
 
 impl Walker {
-    pub(super) fn new() -> Walker {
+    pub(in crate::local::shell) fn new() -> Walker {
         Walker {
             out: Analysis::default(),
             cwd: Cwd::Start,
@@ -63,10 +63,12 @@ impl Walker {
         if bracket_nesting(src) > MAX_BRACKET_NESTING {
             return Err(format!("brackets nest deeper than {MAX_BRACKET_NESTING}"));
         }
-        let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src), &self.options);
-        let program = parser
-            .parse_program()
-            .map_err(|e| one_line(&e.to_string()))?;
+        let program = match super::plain::parse(src) {
+            Some(program) => program,
+            None => brush_parser::Parser::new(std::io::Cursor::new(src), &self.options)
+                .parse_program()
+                .map_err(|e| one_line(&e.to_string()))?,
+        };
         self.last_output = None;
         for list in &program.complete_commands {
             self.list(list);

@@ -5,7 +5,20 @@ use super::*;
 
 impl Walker {
     /// Quote removal and expansion discovery for one word; substitutions inside are walked.
-    pub(super) fn word(&mut self, raw: &str) -> Word {
+    pub(in crate::local::shell) fn word(&mut self, raw: &str) -> Word {
+        // Most words are plain text and quotes: their value is known without brush's parse.
+        match super::super::plain::literal_word(raw) {
+            Some(text) => Word {
+                text,
+                kind: WordKind::Literal,
+                value: None,
+            },
+            None => self.word_by_pieces(raw),
+        }
+    }
+
+    /// [`Walker::word`] through brush's word parser, for any word.
+    pub(in crate::local::shell) fn word_by_pieces(&mut self, raw: &str) -> Word {
         match word::parse(raw, &self.options) {
             Ok(pieces) => self.assemble(&pieces, raw, false),
             Err(_) => {
