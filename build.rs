@@ -211,7 +211,7 @@ fn rules() {
                 };
                 prefixes = spans(&lits);
                 required = spans(&req);
-                mask = format!("Mask({:?})", rule_scan::literal_mask(&lits, &req).0);
+                mask = format!("Mask({:?})", rule_scan::pair_mask(&pattern).0);
                 // The same syntax as the runtime's compile; a DFA too big to build is left to
                 // the runtime, which compiles the regex when a command passes the prefilter.
                 let built = dense::Builder::new()

@@ -167,13 +167,11 @@ pub fn shell_signs(
         let stages: Vec<&str> = p.split(" | ").collect();
         stages
             .iter()
-            .position(|s| DOWNLOADERS.iter().any(|d| s.starts_with(&format!("{d} "))))
+            .position(|s| DOWNLOADERS.iter().any(|d| runs(s, d) && *s != *d))
             .is_some_and(|i| {
-                stages[i + 1..].iter().any(|s| {
-                    INTERPRETERS
-                        .iter()
-                        .any(|n| s == n || s.starts_with(&format!("{n} ")))
-                })
+                stages[i + 1..]
+                    .iter()
+                    .any(|s| INTERPRETERS.iter().any(|n| runs(s, n)))
             })
     }) {
         add(sign(SignKind::DownloadExecute, command));
@@ -193,11 +191,9 @@ pub fn shell_signs(
                 .iter()
                 .position(|s| is_decoder_text(s))
                 .is_some_and(|i| {
-                    stages[i + 1..].iter().any(|s| {
-                        INTERPRETERS
-                            .iter()
-                            .any(|n| s == n || s.starts_with(&format!("{n} ")))
-                    })
+                    stages[i + 1..]
+                        .iter()
+                        .any(|s| INTERPRETERS.iter().any(|n| runs(s, n)))
                 })
         });
     if let Some(d) = decoder
@@ -206,6 +202,13 @@ pub fn shell_signs(
         add(sign(SignKind::EncodedPayload, &d.text()));
     }
     out
+}
+
+/// Whether a pipeline stage's text runs `name`: it is `name`, or `name` and its arguments.
+fn runs(stage: &str, name: &str) -> bool {
+    stage
+        .strip_prefix(name)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
 }
 
 fn is_decoder(c: &SimpleCommand) -> bool {

@@ -15,7 +15,7 @@ pub struct Line {
     pub anchored: bool,
     pub prefixes: (u32, u32),
     pub required: (u32, u32),
-    /// The pairs every match contains (`rule_scan::literal_mask`).
+    /// The pairs every match contains (`rule_scan::pair_mask`).
     pub mask: Mask,
     pub dfa: Option<(u32, u32)>,
     pub path: Option<PathLine>,

@@ -19,7 +19,7 @@ pub struct CommandRule {
     pub(super) anchored: bool,
     /// Literals every matching command contains.
     pub(super) required: Literals,
-    /// The byte pairs every matching command contains (`rule_scan::literal_mask`); empty for
+    /// The byte pairs every matching command contains (`rule_scan::pair_mask`); empty for
     /// a person's rule, whose literals are searched for directly.
     pub(super) mask: Mask,
     /// The pattern as compiled, for a bundled rule (None: made from `rule.pattern` when the
