@@ -71,7 +71,7 @@ pub fn diff(json: bool) -> Result<u8> {
                     "file": file.name(),
                     "layer": if l.seeded_copy { "seeded-copy-ignored" } else { "bundled+person" },
                     "origin": l.origin,
-                    "added": l.added.iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
+                    "added": rules.added(l).iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
                     "switched_off": l.switched_off.iter().map(|(line, bl, p)| serde_json::json!({"line": line, "bundled_line": bl, "pattern": p})).collect::<Vec<_>>(),
                     "unmatched_off": l.unmatched_off.iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
                 }),
@@ -93,10 +93,10 @@ pub fn diff(json: bool) -> Result<u8> {
                     "{}: bundled + {} ({} added, {} bundled switched off)",
                     file.name(),
                     l.origin,
-                    l.added.len(),
+                    rules.added(l).len(),
                     l.switched_off.len()
                 );
-                for (line, pattern) in &l.added {
+                for (line, pattern) in &rules.added(l) {
                     outln!("  + line {line}: {pattern}");
                 }
                 for (line, bundled_line, pattern) in &l.switched_off {

@@ -152,7 +152,7 @@ impl Parsed {
     fn added(&self, from: usize) -> Vec<(usize, Cow<'static, str>)> {
         let rule = |r: &RuleRef| (r.line, r.pattern.clone());
         match self {
-            Parsed::Commands(list) => list.rules[from..].iter().map(|r| rule(&r.rule)).collect(),
+            Parsed::Commands(list) => list.iter().skip(from).map(|r| rule(&r.rule)).collect(),
             Parsed::Paths(list) => list[from..].iter().map(|(_, r)| rule(r)).collect(),
         }
     }
@@ -349,7 +349,7 @@ impl Rules {
             let (merged, errors, _) =
                 parse_file(file, &origin, lines, home, true, Layer::Home, Some(base));
             rules.errors.extend(errors);
-            layer.added = merged.added(from);
+            layer.added_from = from;
             rules.layers.push(layer);
             let _ = slot.parsed.set(merged);
         }
@@ -398,6 +398,8 @@ impl Rules {
             let suspended = &mut self.suspended;
             match (slot, parsed) {
                 (Parsed::Commands(list), Parsed::Commands(mut extra)) => {
+                    // Rule by rule from here: the project's cached rules are built now.
+                    extra.build_all();
                     if file == RuleFile::Safe && !trusted {
                         // `!` exceptions tighten and stay; positive safe rules wait for trust.
                         let (keep, held): (Vec<_>, Vec<_>) =
@@ -419,6 +421,14 @@ impl Rules {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A person's file's own lines (line, pattern; the rule's own string, not a copy).
+    pub fn added(&self, layer: &layers::FileLayer) -> Vec<(usize, Cow<'static, str>)> {
+        match layer.file {
+            Some(file) if !layer.seeded_copy => self.parsed(file).added(layer.added_from),
+            _ => Vec::new(),
         }
     }
 

@@ -103,8 +103,9 @@ struct Stored<'a> {
     origin: &'a str,
     #[serde(borrow)]
     off: Vec<(u32, &'a str)>,
-    /// Patterns, comments and error messages, one after another.
-    text: &'a str,
+    /// Patterns, comments and error messages, one after another (UTF-8, checked a string at
+    /// a time when a line is read).
+    text: &'a [u8],
     /// The literals' bytes.
     blob: &'a [u8],
     /// Each literal as (start, len) in `blob`, u32 LE.
@@ -119,43 +120,126 @@ struct Stored<'a> {
 const FIELDS: usize = 10;
 const NONE: u32 = u32::MAX;
 
-impl<'a> Stored<'a> {
-    /// The image, when every span of it is within its tables (else the file is not used).
-    fn image(&self) -> Option<Image<'a>> {
-        (self.spans.len().is_multiple_of(8) && self.lines.len().is_multiple_of(4 * FIELDS))
+/// A cached image as it is stored, read a line at a time: a load looks only at each line's
+/// kind (to report the bad ones), and a command rule is built when a command could match it,
+/// so a file of thousands of rules costs a few instructions a rule, not a parse. Every read is
+/// bounds-checked; a line that does not read is a damaged line (see [`Compiled::line`]).
+#[derive(Debug)]
+pub(crate) struct Compiled<'a> {
+    pub kind: Kind,
+    /// Where the file was read from (each rule's origin).
+    pub origin: &'a str,
+    /// Its `off: PATTERN` lines (line, pattern).
+    pub off: Vec<(u32, &'a str)>,
+    text: &'a [u8],
+    blob: &'a [u8],
+    spans: &'a [u8],
+    lines: &'a [u8],
+}
+
+impl<'a> Compiled<'a> {
+    fn new(stored: Stored<'a>) -> Option<Compiled<'a>> {
+        (stored.spans.len().is_multiple_of(8) && stored.lines.len().is_multiple_of(4 * FIELDS))
             .then_some(())?;
-        let range = |a: u32, n: u32| (a as usize)..(a as usize + n as usize);
-        let mut literals = Vec::with_capacity(self.spans.len() / 8);
-        for span in self.spans.chunks_exact(8) {
-            let [a, n] = words::<8, 2>(span.try_into().ok()?);
-            literals.push(self.blob.get(range(a, n))?);
+        Some(Compiled {
+            kind: stored.kind,
+            origin: stored.origin,
+            off: stored.off,
+            text: stored.text,
+            blob: stored.blob,
+            spans: stored.spans,
+            lines: stored.lines,
+        })
+    }
+
+    /// How many lines (rule lines and bad lines).
+    pub fn len(&self) -> usize {
+        self.lines.len() / (4 * FIELDS)
+    }
+
+    fn record(&self, i: usize) -> Option<[u32; FIELDS]> {
+        let at = i * 4 * FIELDS;
+        let bytes = self.lines.get(at..at + 4 * FIELDS)?;
+        Some(words::<{ 4 * FIELDS }, FIELDS>(bytes.try_into().ok()?))
+    }
+
+    /// Whether line `i` is a bad line (reported at load), without reading the rest of it.
+    pub fn is_error(&self, i: usize) -> bool {
+        self.record(i).is_some_and(|f| f[5] == 0)
+    }
+
+    /// For a command line: whether it is filed under first byte `b` (a prefix starts with
+    /// it) or under every byte (no prefix, not anchored, or a line that does not read).
+    /// False for a bad line, which has no rule.
+    pub fn filed_under(&self, i: usize, b: u8) -> bool {
+        let Some(f) = self.record(i) else {
+            return true;
+        };
+        match f[5] {
+            0 => false,
+            1 => true,
+            2 if f[7] == 0 => true,
+            2 => (f[6]..f[6].saturating_add(f[7])).any(|k| {
+                self.literal(k as usize)
+                    .is_none_or(|l| l.first().is_none_or(|&c| c == b))
+            }),
+            _ => true,
         }
-        let text = |a: u32, n: u32| self.text.get(range(a, n));
-        let of = |a: u32, n: u32| (a as usize + n as usize <= literals.len()).then_some((a, n));
-        let mut lines = Vec::with_capacity(self.lines.len() / (4 * FIELDS));
-        for record in self.lines.chunks_exact(4 * FIELDS) {
-            let f: [u32; FIELDS] = words::<{ 4 * FIELDS }, FIELDS>(record.try_into().ok()?);
-            let why = match f[3] {
-                NONE => None,
-                a => Some(text(a, f[4])?),
-            };
-            let found = match f[5] {
-                0 => Found::Error(Cow::Borrowed(text(f[6], f[7])?)),
-                1 | 2 => Found::Command {
-                    anchored: f[5] == 2,
-                    prefixes: of(f[6], f[7])?,
-                    required: of(f[8], f[9])?,
-                },
-                3 => Found::Path,
-                _ => return None,
-            };
-            lines.push(Line {
-                line: f[0],
-                pattern: text(f[1], f[2])?,
-                why,
-                found,
-            });
-        }
+    }
+
+    /// Literal `k` of the table.
+    fn literal(&self, k: usize) -> Option<&'a [u8]> {
+        let span = self.spans.get(8 * k..8 * k + 8)?;
+        let [a, n] = words::<8, 2>(span.try_into().ok()?);
+        self.blob.get(a as usize..a as usize + n as usize)
+    }
+
+    /// Literals `first..first + n`, each checked to be within the table.
+    pub fn literals(&self, (first, n): (u32, u32)) -> Option<Vec<&'a [u8]>> {
+        (first as usize..first as usize + n as usize)
+            .map(|k| self.literal(k))
+            .collect()
+    }
+
+    /// Line `i` in full, or None when it does not read (a damaged file the checksum missed:
+    /// the caller makes it a rule that never allows).
+    pub fn line(&self, i: usize) -> Option<Line<'a>> {
+        let f = self.record(i)?;
+        let text = |a: u32, n: u32| {
+            let bytes = self.text.get(a as usize..a as usize + n as usize)?;
+            std::str::from_utf8(bytes).ok()
+        };
+        let of =
+            |a: u32, n: u32| ((a as usize + n as usize) * 8 <= self.spans.len()).then_some((a, n));
+        let why = match f[3] {
+            NONE => None,
+            a => Some(text(a, f[4])?),
+        };
+        let found = match f[5] {
+            0 => Found::Error(Cow::Borrowed(text(f[6], f[7])?)),
+            1 | 2 => Found::Command {
+                anchored: f[5] == 2,
+                prefixes: of(f[6], f[7])?,
+                required: of(f[8], f[9])?,
+            },
+            3 => Found::Path,
+            _ => return None,
+        };
+        Some(Line {
+            line: f[0],
+            pattern: text(f[1], f[2])?,
+            why,
+            found,
+        })
+    }
+
+    /// Every line decoded, as an [`Image`] (tests, and what a miss compiled).
+    #[cfg(test)]
+    fn image(&self) -> Option<Image<'a>> {
+        let literals = self.literals((0, (self.spans.len() / 8) as u32))?;
+        let lines = (0..self.len())
+            .map(|i| self.line(i))
+            .collect::<Option<Vec<_>>>()?;
         Some(Image {
             kind: self.kind,
             origin: self.origin,
@@ -225,7 +309,7 @@ fn encode_image(image: &Image) -> Option<Vec<u8>> {
         kind: image.kind,
         origin: image.origin,
         off: image.off.clone(),
-        text: &text,
+        text: text.as_bytes(),
         blob: &blob,
         spans: &spans,
         lines: &lines,
@@ -233,16 +317,15 @@ fn encode_image(image: &Image) -> Option<Vec<u8>> {
     .ok()
 }
 
-/// The image stored in `bytes`, all of them.
-fn decode_image(bytes: &[u8]) -> Option<Image<'_>> {
-    postcard::from_bytes::<Stored>(bytes).ok()?.image()
+/// The image stored in `bytes`, all of them, to be read a line at a time.
+fn decode(bytes: &[u8]) -> Option<Compiled<'_>> {
+    Compiled::new(postcard::from_bytes::<Stored>(bytes).ok()?)
 }
 
-impl Image<'_> {
-    /// A command line's prefilter literals.
-    pub fn literals(&self, (first, n): (u32, u32)) -> &[&[u8]] {
-        &self.literals[first as usize..(first + n) as usize]
-    }
+/// The image stored in `bytes`, every line decoded.
+#[cfg(test)]
+fn decode_image(bytes: &[u8]) -> Option<Image<'_>> {
+    decode(bytes)?.image()
 }
 
 /// A file's stat as the cache compares it (ns times).
@@ -332,7 +415,7 @@ pub(crate) fn now() -> i128 {
 
 /// The image cached for `id` in `dir` when the file's stat (taken now) is the recorded one and
 /// not racy: the file need not be read.
-pub(crate) fn by_stat(dir: &Path, id: &[u8; 32], stat: Stat) -> Option<&'static Image<'static>> {
+pub(crate) fn by_stat(dir: &Path, id: &[u8; 32], stat: Stat) -> Option<&'static Compiled<'static>> {
     let (bytes, at, content) = RULES.by_stat(dir, id, stat)?;
     intern(id, &content, bytes, at)
 }
@@ -345,7 +428,7 @@ pub(crate) fn by_content(
     id: &[u8; 32],
     content: &[u8; 32],
     stat: Option<Stat>,
-) -> Option<&'static Image<'static>> {
+) -> Option<&'static Compiled<'static>> {
     let (bytes, at, stale) = RULES.by_content(dir, id, content, stat)?;
     // Only the stat record changes: the image's bytes, once they decode, are written back as
     // they are.
@@ -368,7 +451,7 @@ fn header<'b>(bytes: &'b [u8], id: &[u8; 32]) -> Option<(Header<'b>, usize)> {
 /// pattern, why and origin for as long as the rules live, so its bytes are kept for the process
 /// (no copy per rule); each distinct image once, so loading the same files again keeps nothing
 /// more.
-type Interned = Vec<([u8; 32], [u8; 32], &'static Image<'static>)>;
+type Interned = Vec<([u8; 32], [u8; 32], &'static Compiled<'static>)>;
 static INTERNED: Mutex<Interned> = Mutex::new(Vec::new());
 
 /// The image stored in `bytes` from `at` on, decoded once per process (the bytes are kept, not
@@ -378,13 +461,13 @@ fn intern(
     content: &[u8; 32],
     bytes: Vec<u8>,
     at: usize,
-) -> Option<&'static Image<'static>> {
+) -> Option<&'static Compiled<'static>> {
     let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((.., image)) = interned.iter().find(|(i, c, _)| i == id && c == content) {
         return Some(*image);
     }
     let bytes: &'static [u8] = bytes.leak();
-    let image: &'static Image = Box::leak(Box::new(decode_image(bytes.get(at..)?)?));
+    let image: &'static Compiled = Box::leak(Box::new(decode(bytes.get(at..)?)?));
     interned.push((*id, *content, image));
     Some(image)
 }
@@ -395,7 +478,7 @@ pub(crate) fn reload(
     id: &[u8; 32],
     content: &[u8; 32],
     image: &Image,
-) -> Option<&'static Image<'static>> {
+) -> Option<&'static Compiled<'static>> {
     intern(id, content, encode_image(image)?, 0)
 }
 
@@ -429,7 +512,7 @@ const RULES: Shelf = Shelf {
 
 /// Where an image's rule file was read from, when `bytes` hold an image.
 fn image_origin(bytes: &[u8]) -> Option<&str> {
-    decode_image(bytes).map(|i| i.origin)
+    decode(bytes).map(|i| i.origin)
 }
 
 /// One kind of cache file (a rule file's image, a spec file's): what its name starts with, its
@@ -747,10 +830,13 @@ mod tests {
         // content it does not hash to (what an edit within one clock tick would look like).
         let late = stat.mtime.max(stat.ctime) + 2 * RACY_NS;
         forge(dir, &id, [9; 32], stat, late, &origin);
-        assert_eq!(by_stat(dir, &id, stat).cloned(), Some(image(&origin)));
+        assert_eq!(
+            by_stat(dir, &id, stat).and_then(|c| c.image()),
+            Some(image(&origin))
+        );
         // The same record made right after the change (racy): the file must be hashed.
         forge(dir, &id, [9; 32], stat, stat.ctime + 1, &origin);
-        assert_eq!(by_stat(dir, &id, stat), None);
+        assert!(by_stat(dir, &id, stat).is_none());
         // Any field of the stat that differs: hashed.
         for other in [
             Stat {
@@ -775,7 +861,7 @@ mod tests {
             },
         ] {
             forge(dir, &id, [9; 32], stat, late, &origin);
-            assert_eq!(by_stat(dir, &id, other), None, "{other:?}");
+            assert!(by_stat(dir, &id, other).is_none(), "{other:?}");
         }
     }
 
@@ -788,7 +874,7 @@ mod tests {
         let mine = id("hard_block_commands.txt", b"home", None, &origin);
         forge(dir, &mine, [5; 32], stat, stat.ctime, &origin);
         // Racy: not by stat; by content, and the record is made again, now.
-        assert_eq!(by_stat(dir, &mine, stat), None);
+        assert!(by_stat(dir, &mine, stat).is_none());
         assert!(
             by_content(dir, &mine, &[6; 32], Some(stat)).is_none(),
             "another content"

@@ -108,6 +108,25 @@ impl CommandRule {
         }
     }
 
+    /// A line of a cached image that does not read (damage the checksum missed): a candidate
+    /// for every command, whose test is `Broken`, so it never lets one through.
+    pub(super) fn broken(rule: RuleRef) -> CommandRule {
+        let rule = CommandRule::written(
+            rule,
+            false,
+            false,
+            (
+                Literals::Owned(Vec::new()),
+                false,
+                Literals::Owned(Vec::new()),
+            ),
+        );
+        let _ = rule
+            .regex
+            .set(Err("its line in the rule cache is damaged".to_string()));
+        rule
+    }
+
     /// The pattern as compiled (safe rules are anchored to the whole command).
     pub(super) fn compiled_pattern(&self) -> Cow<'static, str> {
         match self.compiled_pattern {
@@ -205,7 +224,7 @@ pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
 #[derive(Debug)]
 pub(super) enum Literals {
     Static(&'static [(u32, u32)]),
-    Slices(&'static [&'static [u8]]),
+    Slices(Vec<&'static [u8]>),
     Owned(Vec<Vec<u8>>),
 }
 
@@ -214,7 +233,7 @@ impl Literals {
         type Parts<'a> = (&'a [(u32, u32)], &'a [&'static [u8]], &'a [Vec<u8>]);
         let (s, l, o): Parts = match self {
             Literals::Static(s) => (s, &[], &[]),
-            Literals::Slices(l) => (&[], l, &[]),
+            Literals::Slices(l) => (&[], l.as_slice(), &[]),
             Literals::Owned(o) => (&[], &[], o),
         };
         s.iter()
@@ -260,6 +279,92 @@ pub struct RuleList {
     pub(super) indexed: bool,
     /// Rules without a literal prefix: tested against every command.
     pub(super) unindexed: Vec<usize>,
+    /// A person's cached rules after `rules`, built from their image only when a command
+    /// could match them.
+    pub(super) pending: Option<Pending>,
+}
+
+/// A person's rule file from its cached image, after a list's other rules: each first byte's
+/// rules are built the first time a command starts with it (a file of thousands of rules then
+/// costs a few instructions a rule, not a parse of each).
+#[derive(Debug)]
+pub(super) struct Pending {
+    image: &'static cache::Compiled<'static>,
+    file: RuleFile,
+    label: Cow<'static, str>,
+    /// For each first byte: the rules filed under it and every unprefixed one, in file order.
+    by_first_byte: Vec<OnceLock<Vec<CommandRule>>>,
+    /// Every rule, in file order (for an empty text and for [`RuleList::iter`]).
+    all: OnceLock<Vec<CommandRule>>,
+}
+
+impl Pending {
+    pub(super) fn new(
+        image: &'static cache::Compiled<'static>,
+        file: RuleFile,
+        label: Cow<'static, str>,
+    ) -> Pending {
+        Pending {
+            image,
+            file,
+            label,
+            by_first_byte: (0..256).map(|_| OnceLock::new()).collect(),
+            all: OnceLock::new(),
+        }
+    }
+
+    /// The rules a text starting with `first` could match, in file order.
+    fn for_byte(&self, first: Option<u8>) -> &[CommandRule] {
+        let Some(b) = first else {
+            return self.all();
+        };
+        self.by_first_byte[usize::from(b)].get_or_init(|| {
+            (0..self.image.len())
+                .filter(|&i| self.image.filed_under(i, b))
+                .filter_map(|i| self.rule(i))
+                .collect()
+        })
+    }
+
+    fn all(&self) -> &[CommandRule] {
+        self.all
+            .get_or_init(|| (0..self.image.len()).filter_map(|i| self.rule(i)).collect())
+    }
+
+    /// Line `i`'s rule (None for a bad line, reported at load).
+    fn rule(&self, i: usize) -> Option<CommandRule> {
+        let rule = |line: usize, pattern: &'static str, why: Option<&'static str>| RuleRef {
+            file: self.label.clone(),
+            line,
+            origin: Cow::Borrowed(self.image.origin),
+            pattern: Cow::Borrowed(pattern),
+            why: why.map(Cow::Borrowed),
+        };
+        let Some(line) = self.image.line(i) else {
+            return Some(CommandRule::broken(rule(0, "?", None)));
+        };
+        let whole = self.file == RuleFile::Safe;
+        let negated = whole && line.pattern.starts_with('!');
+        let made = rule(line.line as usize, line.pattern, line.why);
+        match line.found {
+            cache::Found::Error(_) => None,
+            cache::Found::Command {
+                anchored,
+                prefixes,
+                required,
+            } => match (self.image.literals(prefixes), self.image.literals(required)) {
+                (Some(p), Some(r)) => Some(CommandRule::written(
+                    made,
+                    negated,
+                    whole,
+                    (Literals::Slices(p), anchored, Literals::Slices(r)),
+                )),
+                _ => Some(CommandRule::broken(made)),
+            },
+            // A path line in a command file: not what this file's cache holds.
+            cache::Found::Path => Some(CommandRule::broken(made)),
+        }
+    }
 }
 
 impl RuleList {
@@ -351,44 +456,69 @@ impl RuleList {
             }
             None => (&[], &self.unindexed),
         };
+        let pending = match &self.pending {
+            Some(p) => p.for_byte(text.as_bytes().first().copied()),
+            None => &[],
+        };
         lead.iter()
             .map(|&i| usize::from(i))
             .chain(ids.iter().copied())
             .chain(all.into_iter().flatten())
             .map(|i| &self.rules[i])
+            .chain(pending)
             .filter(move |r| {
                 r.mask.within(&pairs) && r.could_match(text) && r.group.is_none_or(&mut any)
             })
     }
 
+    /// Builds every pending rule into `rules` (before rules are appended after them, or the
+    /// list is changed rule by rule).
+    pub(crate) fn build_all(&mut self) {
+        if let Some(p) = self.pending.take() {
+            p.all();
+            self.rules.extend(p.all.into_inner().unwrap_or_default());
+            self.index();
+        }
+    }
+
     /// Appends another file's rules after these (a project's over SENTINEL_HOME's).
-    pub(crate) fn extend(&mut self, other: RuleList) {
+    pub(crate) fn extend(&mut self, mut other: RuleList) {
+        self.build_all();
+        other.build_all();
         self.rules.extend(other.rules);
         self.index();
     }
 
     /// Every rule, in file order.
-    pub fn iter(&self) -> std::slice::Iter<'_, CommandRule> {
-        self.rules.iter()
+    pub fn iter(&self) -> RuleIter<'_> {
+        let pending = match &self.pending {
+            Some(p) => p.all(),
+            None => &[],
+        };
+        self.rules.iter().chain(pending.iter())
     }
 
     /// How many rules.
     pub fn len(&self) -> usize {
-        self.rules.len()
+        self.rules.len() + self.pending.as_ref().map_or(0, |p| p.all().len())
     }
 
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
+        self.len() == 0
     }
 }
 
+/// A list's rules in file order.
+pub type RuleIter<'a> =
+    std::iter::Chain<std::slice::Iter<'a, CommandRule>, std::slice::Iter<'a, CommandRule>>;
+
 impl<'a> IntoIterator for &'a RuleList {
     type Item = &'a CommandRule;
-    type IntoIter = std::slice::Iter<'a, CommandRule>;
+    type IntoIter = RuleIter<'a>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.rules.iter()
+        self.iter()
     }
 }
 

@@ -7,7 +7,6 @@
 //! customisation and is ignored, so an old install gets this version's rules.
 
 use super::{Parsed, RuleFile};
-use std::borrow::Cow;
 
 /// The hashes of every bundled rule file a release has seeded.
 const SEEDED_VERSIONS: &str = include_str!("../../../rules/seeded_versions.txt");
@@ -21,8 +20,9 @@ pub struct FileLayer {
     pub origin: String,
     /// An untouched copy of a bundled file an earlier install seeded: ignored.
     pub seeded_copy: bool,
-    /// Its own lines (line, pattern; the rule's own string, not a copy).
-    pub added: Vec<(usize, Cow<'static, str>)>,
+    /// Where its own lines start in the file's merged rules ([`super::Rules::added`] lists
+    /// them when asked: a load does not build a list of thousands of rules it never shows).
+    pub added_from: usize,
     /// The bundled rules it switches off (its line, the bundled line, the pattern).
     pub switched_off: Vec<(usize, usize, String)>,
     /// `off:` lines that match no bundled rule (line, pattern): harmless, but probably stale.

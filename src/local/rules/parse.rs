@@ -19,7 +19,7 @@ pub(super) fn compile_written(
     layer: Layer,
     cache: Option<&Path>,
     stat: Option<cache::Stat>,
-) -> Option<&'static cache::Image<'static>> {
+) -> Option<&'static cache::Compiled<'static>> {
     let id = cache_id(file, origin, home, layer);
     if let Some(image) = cache.and_then(|dir| cache::by_content(dir, &id, content, stat)) {
         return Some(image);
@@ -100,7 +100,7 @@ pub(super) enum Source {
     /// Its text, and its stat before it was read.
     Text(String, Option<cache::Stat>),
     /// Its image from the cache (the stat fast path).
-    Image(&'static cache::Image<'static>),
+    Image(&'static cache::Compiled<'static>),
 }
 
 /// Where a file's rule lines come from: the build's tables (the bundled file), a text, or a
@@ -109,7 +109,7 @@ pub(super) enum Source {
 pub(super) enum Lines<'t> {
     Bundled,
     Text(&'t str),
-    Image(&'static cache::Image<'static>),
+    Image(&'static cache::Compiled<'static>),
 }
 
 /// What a parse of a text found for each line, for its image: the lines, and the prefilter
@@ -151,7 +151,10 @@ pub(super) fn parse_file<'t>(
         Some(Parsed::Paths(list)) => (RuleList::default(), list),
         None => (RuleList::default(), Vec::new()),
     };
-    let more = image.map_or(0, |i| i.lines.len());
+    // A command file's cached lines become rules when a command could match them (`Pending`);
+    // a path list's are read now.
+    let image_paths = image.filter(|_| file.is_path_list());
+    let more = image_paths.map_or(0, |i| i.len());
     commands
         .rules
         .reserve(if file.is_path_list() { 0 } else { more });
@@ -175,7 +178,7 @@ pub(super) fn parse_file<'t>(
         &'t str,
         Option<&'t str>,
         Option<(usize, &'static bundled::Line)>,
-        Option<&'static cache::Line<'static>>,
+        Option<cache::Line<'static>>,
     );
     let built = match source {
         Lines::Bundled => bundled::lines(file),
@@ -198,22 +201,27 @@ pub(super) fn parse_file<'t>(
         .filter_map(|(i, raw)| {
             split_line(raw).map(|(pattern, why)| -> Item<'_> { (i + 1, pattern, why, None, None) })
         });
-    let cached = image
-        .map_or(&[][..], |i| &i.lines[..])
-        .iter()
-        .map(|l| -> Item<'_> { (l.line as usize, l.pattern, l.why, None, Some(l)) });
+    let cached = image_paths.into_iter().flat_map(|image| {
+        (0..image.len()).map(|i| -> Item<'_> {
+            match image.line(i) {
+                Some(l) => (l.line as usize, l.pattern, l.why, None, Some(l)),
+                // Damage the checksum missed: an error, so no allow rests on this file.
+                None => (0, "", None, None, None),
+            }
+        })
+    });
     for (line, pattern, why, compiled, cached) in built.chain(written).chain(cached) {
         // The rule's strings: the build's or the image's (no copy), or the text's.
         let rule = RuleRef {
             file: label.clone(),
             line,
             origin: origin_ref.clone(),
-            pattern: match (compiled, cached) {
+            pattern: match (compiled, &cached) {
                 (Some((_, l)), _) => Cow::Borrowed(bundled::text(l.pattern)),
                 (None, Some(l)) => Cow::Borrowed(l.pattern),
                 (None, None) => Cow::Owned(pattern.to_string()),
             },
-            why: match (compiled, cached) {
+            why: match (compiled, &cached) {
                 (Some((_, l)), _) => l.why.map(|w| Cow::Borrowed(bundled::text(w))),
                 (None, Some(l)) => l.why.map(Cow::Borrowed),
                 (None, None) => why.map(|w| Cow::Owned(w.to_string())),
@@ -225,7 +233,11 @@ pub(super) fn parse_file<'t>(
             message,
         };
         // What the image says of this line, when it fits the file (else it is parsed afresh).
-        let hint = cached.map(|l| &l.found).filter(|f| match f {
+        if image.is_some() && cached.is_none() {
+            errors.push(error("its line in the rule cache is damaged".to_string()));
+            continue;
+        }
+        let hint = cached.as_ref().map(|l| &l.found).filter(|f| match f {
             cache::Found::Error(_) => true,
             cache::Found::Command { .. } => !file.is_path_list(),
             cache::Found::Path => file.is_path_list(),
@@ -248,20 +260,8 @@ pub(super) fn parse_file<'t>(
                     commands.push(CommandRule::new(rule, negated, whole, compiled));
                     continue;
                 }
-                let filters = match (hint, image) {
-                    (
-                        Some(&cache::Found::Command {
-                            anchored,
-                            prefixes,
-                            required,
-                        }),
-                        Some(image),
-                    ) => Ok((
-                        Literals::Slices(image.literals(prefixes)),
-                        anchored,
-                        Literals::Slices(image.literals(required)),
-                    )),
-                    (Some(cache::Found::Error(message)), _) => Err(message.to_string()),
+                let filters = match hint {
+                    Some(cache::Found::Error(message)) => Err(message.to_string()),
                     _ => command_filters(file, pattern, whole, validate).map(
                         |(prefixes, anchored, required)| {
                             let mut span = |l: Vec<Vec<u8>>| {
@@ -335,6 +335,25 @@ pub(super) fn parse_file<'t>(
                 }
             }
         }
+    }
+    if let (Some(image), false) = (image, file.is_path_list()) {
+        // Only the bad lines are read now, to be reported.
+        for i in (0..image.len()).filter(|&i| image.is_error(i)) {
+            let (line, message) = match image.line(i) {
+                Some(cache::Line {
+                    line,
+                    found: cache::Found::Error(m),
+                    ..
+                }) => (line as usize, m.to_string()),
+                _ => (0, "its line in the rule cache is damaged".to_string()),
+            };
+            errors.push(RuleError {
+                file: display.clone(),
+                line,
+                message,
+            });
+        }
+        commands.pending = Some(Pending::new(image, file, label.clone()));
     }
     let parsed = match file {
         f if f.is_path_list() => Parsed::Paths(paths),

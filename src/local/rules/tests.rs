@@ -263,7 +263,7 @@ fn a_persons_file_adds_to_the_bundled_rules_and_switches_off_by_pattern() {
         && r.rule.origin == "bundled"
         && r.rule.line == second.rule.line));
     let layer = &rules.layers[0];
-    assert_eq!(layer.added, vec![(1, Cow::from("^deploy prod"))]);
+    assert_eq!(rules.added(layer), vec![(1, Cow::from("^deploy prod"))]);
     assert_eq!(
         layer.switched_off,
         vec![(2, first.line, first.pattern.to_string())]
@@ -593,5 +593,100 @@ fn the_builds_first_byte_index_offers_what_the_rules_prefixes_say() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn a_cached_file_built_rule_by_rule_answers_as_its_parse() {
+    // The bundled hard-block lines as a person's file: a parse of the text builds every rule;
+    // the cached image builds each first byte's rules when a command starts with it.
+    // (Not the bundled text itself, which a load takes as no file of the person's.)
+    let text = format!("# mine\n{}", RuleFile::HardBlock.bundled());
+    let origin = "/h/hard_block_commands.txt";
+    let parse = |lines| {
+        let (parsed, errors, _) = parse_file(
+            RuleFile::HardBlock,
+            origin,
+            lines,
+            None,
+            true,
+            Layer::Home,
+            None,
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        match parsed {
+            Parsed::Commands(list) => list,
+            Parsed::Paths(_) => unreachable!(),
+        }
+    };
+    let eager = parse(Lines::Text(&text));
+    let content = Sha256::digest(text.as_bytes()).into();
+    let image = compile_written(
+        RuleFile::HardBlock,
+        origin,
+        &text,
+        &content,
+        None,
+        Layer::Home,
+        None,
+        None,
+    )
+    .unwrap();
+    let lazy = parse(Lines::Image(image));
+    assert!(lazy.rules.is_empty() && lazy.pending.is_some());
+    let first = |list: &RuleList, t: &str| {
+        list.candidates(t)
+            .find(|r| r.test_unfiltered(t) != RuleMatch::No)
+            .map(|r| r.rule.line)
+    };
+    let mut texts = corpus_texts();
+    texts.push(String::new());
+    for t in &texts {
+        assert_eq!(first(&lazy, t), first(&eager, t), "{t}");
+    }
+    assert_eq!(lazy.len(), eager.len());
+    let lines = |list: &RuleList| list.iter().map(|r| r.rule.line).collect::<Vec<_>>();
+    assert_eq!(lines(&lazy), lines(&eager));
+}
+
+#[test]
+fn a_cached_line_that_does_not_read_is_a_rule_that_never_allows() {
+    // A line whose literals lie past the table: damage the checksum did not catch.
+    let image = cache::Image {
+        kind: cache::Kind::Own,
+        origin: "/h/rules.txt",
+        off: Vec::new(),
+        lines: vec![cache::Line {
+            line: 1,
+            pattern: "^ls( |$)",
+            why: None,
+            found: cache::Found::Command {
+                anchored: true,
+                prefixes: (0, 5),
+                required: (0, 0),
+            },
+        }],
+        literals: vec![b"ls"],
+    };
+    let compiled = cache::reload(&[1; 32], &[2; 32], &image).unwrap();
+    for file in [
+        RuleFile::HardBlock,
+        RuleFile::Safe,
+        RuleFile::ConditionalBlock,
+    ] {
+        let mut list = RuleList {
+            pending: Some(Pending::new(compiled, file, Cow::Borrowed(file.name()))),
+            ..RuleList::default()
+        };
+        list.index();
+        for text in ["ls", "ls -la", "", "zzz"] {
+            let found: Vec<_> = list.candidates(text).collect();
+            assert_eq!(found.len(), 1, "{text}");
+            assert!(
+                matches!(found[0].test_unfiltered(text), RuleMatch::Broken(_)),
+                "{text}"
+            );
+        }
+        assert_eq!(list.len(), 1);
     }
 }
