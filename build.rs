@@ -193,7 +193,9 @@ fn rules() {
                 let pattern = rule_scan::compiled_pattern(body, whole);
                 patterns.push(pattern.clone());
                 compiled = span(&pattern);
-                let (lits, a, req) = rule_scan::literal_filters(&pattern);
+                let filters = rule_scan::literal_filters(&pattern);
+                mask = format!("Mask({:?})", rule_scan::pair_mask(&pattern, &filters).0);
+                let (lits, a, req) = filters;
                 anchored = a;
                 // As `RuleList::unprefixed` and `Literals::any_starts_with` read them.
                 firsts.push(match a && !lits.is_empty() {
@@ -211,7 +213,6 @@ fn rules() {
                 };
                 prefixes = spans(&lits);
                 required = spans(&req);
-                mask = format!("Mask({:?})", rule_scan::pair_mask(&pattern).0);
                 // The same syntax as the runtime's compile; a DFA too big to build is left to
                 // the runtime, which compiles the regex when a command passes the prefilter.
                 let built = dense::Builder::new()

@@ -105,18 +105,21 @@ pub fn split_line(raw: &str) -> Option<(&str, Option<&str>)> {
 
 /// The byte pairs every text `pattern` can match contains: each required literal's pairs, and
 /// the pairs all of its prefixes share. A text whose pairs do not hold them is ruled out in a
-/// few instructions, before any substring search. Pairs are ASCII case folded, so a `(?i)`
-/// pattern's pairs are those of the pattern without the flag (its literals are case variants
-/// of those, too many to extract).
-pub fn pair_mask(pattern: &str) -> super::path_scan::Mask {
+/// few instructions, before any substring search. `filters` is `literal_filters(pattern)`.
+/// Pairs are ASCII case folded, so a `(?i)` pattern's pairs are those of the pattern without
+/// the flag (its own literals are case variants of those, too many to extract).
+pub fn pair_mask(
+    pattern: &str,
+    filters: &(Vec<Vec<u8>>, bool, Vec<Vec<u8>>),
+) -> super::path_scan::Mask {
     use super::path_scan::Mask;
     let folded = pattern
         .strip_prefix("(?i)")
         .filter(|rest| !rest.contains("(?"))
-        .unwrap_or(pattern);
-    let (prefixes, _, required) = literal_filters(folded);
+        .map(literal_filters);
+    let (prefixes, _, required) = folded.as_ref().unwrap_or(filters);
     let mut m = Mask::EMPTY;
-    for r in &required {
+    for r in required {
         m = m.or(&Mask::of(r));
     }
     if let Some((first, rest)) = prefixes.split_first() {

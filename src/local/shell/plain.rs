@@ -28,7 +28,7 @@ pub(super) fn literal_word(raw: &str) -> Option<String> {
             q @ (b'\'' | b'"') => {
                 let end = i + 1 + raw[i + 1..].find(q as char)?;
                 let inner = &raw[i + 1..end];
-                if q == b'"' && inner.contains(['$', '`', '\\', '!']) {
+                if q == b'"' && !plain_in_double_quotes(inner.as_bytes()) {
                     return None;
                 }
                 text.push_str(inner);
@@ -54,6 +54,14 @@ fn is_literal(c: u8) -> bool {
             c,
             b'_' | b'.' | b'/' | b':' | b'=' | b'@' | b'%' | b'+' | b',' | b'-'
         )
+}
+
+/// `"…"` content with nothing bash expands or escapes in it (`$`, backquotes, `\`, and `!`,
+/// which some shells expand).
+fn plain_in_double_quotes(inner: &[u8]) -> bool {
+    !inner
+        .iter()
+        .any(|c| matches!(c, b'$' | b'`' | b'\\' | b'!'))
 }
 
 /// Unquoted characters the plain subset keeps inside a word (globs and `~` included: they do
@@ -153,10 +161,7 @@ fn word_end(b: &[u8], mut i: usize) -> Option<usize> {
             b'\'' => i += 2 + b[i + 1..].iter().position(|&c| c == b'\'')?,
             b'"' => {
                 let len = b[i + 1..].iter().position(|&c| c == b'"')?;
-                if b[i + 1..i + 1 + len]
-                    .iter()
-                    .any(|c| matches!(c, b'$' | b'`' | b'\\' | b'!'))
-                {
+                if !plain_in_double_quotes(&b[i + 1..i + 1 + len]) {
                     return None;
                 }
                 i += 2 + len;
