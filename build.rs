@@ -111,7 +111,7 @@ fn rustc_minor() -> Option<u32> {
 }
 
 /// The bundled rule files as tables: each line's pattern, comment, compiled pattern, literal
-/// prefilter and, for command rules, a serialized sparse DFA, so the bundled layer is neither
+/// prefilter and, for command rules, a serialized dense DFA, so the bundled layer is neither
 /// parsed nor compiled at run time. A bad bundled line fails the build with its file:line.
 fn rules() {
     use regex_automata::dfa::{StartKind, dense};
@@ -141,14 +141,11 @@ fn rules() {
     let mut dfas: Vec<u8> = Vec::new();
     let mut rows = Vec::new();
     let mut ranges = Vec::new();
-    // Each command file's compiled patterns, by row: the input of its whole-list automata.
-    let mut groups: Vec<String> = Vec::new();
     // Per command file and first byte: the file's rows a command starting with that byte can
     // match (a literal prefix starts with it, or the rule has no anchored prefix), in order.
     let mut byte_spans: Vec<String> = Vec::new();
     let mut byte_rows: Vec<u16> = Vec::new();
     for (file, commands) in files {
-        let mut patterns: Vec<String> = Vec::new();
         let mut firsts: Vec<Option<Vec<u8>>> = Vec::new();
         println!("cargo:rerun-if-changed=rules/{file}");
         let source = std::fs::read_to_string(format!("rules/{file}")).expect("rule file");
@@ -191,7 +188,6 @@ fn rules() {
                     panic!("{at}: bad regex: {e}");
                 }
                 let pattern = rule_scan::compiled_pattern(body, whole);
-                patterns.push(pattern.clone());
                 compiled = span(&pattern);
                 let filters = rule_scan::literal_filters(&pattern);
                 mask = format!("Mask({:?})", rule_scan::pair_mask(&pattern, &filters).0);
@@ -215,6 +211,9 @@ fn rules() {
                 required = spans(&req);
                 // The same syntax as the runtime's compile; a DFA too big to build is left to
                 // the runtime, which compiles the regex when a command passes the prefilter.
+                // Dense, not sparse: a sparse state searches its transitions on every byte
+                // (~90 instructions a byte against ~5), and only the pages of the DFAs a
+                // command reaches are ever read from the binary.
                 let built = dense::Builder::new()
                     .configure(
                         dense::Config::new()
@@ -225,20 +224,20 @@ fn rules() {
                     .syntax(syntax::Config::new().unicode(false).utf8(false))
                     .thompson(thompson::Config::new().utf8(false))
                     .build(&pattern)
-                    .ok()
-                    .and_then(|d| d.to_sparse().ok());
-                if let Some(sparse) = built {
-                    let bytes = if little {
-                        sparse.to_bytes_little_endian()
+                    .ok();
+                if let Some(built) = built {
+                    let (bytes, pad) = if little {
+                        built.to_bytes_little_endian()
                     } else {
-                        sparse.to_bytes_big_endian()
+                        built.to_bytes_big_endian()
                     };
+                    let bytes = &bytes[pad..];
                     // Each DFA starts on an 8-byte boundary of an 8-aligned blob.
                     while !dfas.len().is_multiple_of(8) {
                         dfas.push(0);
                     }
                     dfa = format!("Some(({}, {}))", dfas.len(), bytes.len());
-                    dfas.extend_from_slice(&bytes);
+                    dfas.extend_from_slice(bytes);
                 }
             }
             rows.push(format!(
@@ -260,22 +259,6 @@ fn rules() {
                 byte_spans.push(format!("({start}, {})", byte_rows.len() - start));
             }
         }
-        let mut put = |bytes: &[u8]| {
-            while !dfas.len().is_multiple_of(8) {
-                dfas.push(0);
-            }
-            let at = dfas.len();
-            dfas.extend_from_slice(bytes);
-            (at, bytes.len())
-        };
-        for (start, end, (at, len)) in any_rule(&patterns, little, &mut put) {
-            eprintln!("{file}: lines {start}..{end} as one automaton of {len} bytes");
-            groups.push(format!(
-                "({}, {}, ({at}, {len}))",
-                first + start,
-                first + end
-            ));
-        }
     }
     let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
     std::fs::write(out_dir.join("bundled_dfas.bin"), &dfas).expect("write bundled_dfas.bin");
@@ -289,10 +272,7 @@ fn rules() {
          /// Prefilter literals: (start, len) into BLOB.\n\
          pub const SPANS: &[(u32, u32)] = &[{}];\n\
          pub const BLOB: &[u8] = &{blob:?};\n\
-         /// The serialized sparse DFAs (8-aligned), each a span of it.\n\
-         /// Whole-list automata: (first line, end line) of LINES, one file's, and the span of\n\
-         /// DFAS of the DFA that matches where any of those lines' patterns does.\n\
-         pub const GROUPS: &[(u32, u32, (u32, u32))] = &[{}];\n\
+         /// The serialized dense DFAs (8-aligned), each a span of it.\n\
          /// Per command file (in `RuleFile` order) and first byte: a span of BYTE_ROWS, the\n\
          /// file's rows a command starting with that byte can match, in order.\n\
          pub const BYTES: &[(u32, u32)] = &[{}];\n\
@@ -302,60 +282,9 @@ fn rules() {
         rows.join("\n"),
         ranges.join(", "),
         lit_spans.join(", "),
-        groups.join(", "),
         byte_spans.join(", "),
     );
     std::fs::write(out_dir.join("bundled_rules.rs"), out).expect("write bundled_rules.rs");
-}
-
-/// The largest whole-list automaton kept (serialized sparse DFA): a list whose union is larger is
-/// split in halves, and a single rule is left to its own DFA.
-const ANY_RULE_CAP: usize = 256 << 10;
-
-/// One command file's whole-list automata: a multi-pattern DFA of its patterns (rows
-/// `start..end` of the file), which answers whether any of them matches, so a command none
-/// matches costs one scan instead of one per rule. `put` stores the serialized bytes and gives
-/// their span. A union over `ANY_RULE_CAP` is split in two; a single rule keeps its own DFA.
-fn any_rule(
-    patterns: &[String],
-    little: bool,
-    put: &mut impl FnMut(&[u8]) -> (usize, usize),
-) -> Vec<(usize, usize, (usize, usize))> {
-    use regex_automata::dfa::{StartKind, dense};
-    use regex_automata::{nfa::thompson, util::syntax};
-    let mut out = Vec::new();
-    let mut todo = vec![(0, patterns.len())];
-    while let Some((start, end)) = todo.pop() {
-        if end - start < 2 {
-            continue;
-        }
-        let built = dense::Builder::new()
-            .configure(
-                dense::Config::new()
-                    .start_kind(StartKind::Unanchored)
-                    .dfa_size_limit(Some(16 << 20))
-                    .determinize_size_limit(Some(64 << 20)),
-            )
-            .syntax(syntax::Config::new().unicode(false).utf8(false))
-            .thompson(thompson::Config::new().utf8(false))
-            .build_many(&patterns[start..end])
-            .ok()
-            .and_then(|d| d.to_sparse().ok())
-            .map(|s| match little {
-                true => s.to_bytes_little_endian(),
-                false => s.to_bytes_big_endian(),
-            })
-            .filter(|b| b.len() <= ANY_RULE_CAP);
-        match built {
-            Some(bytes) => out.push((start, end, put(&bytes))),
-            None => {
-                let mid = start + (end - start) / 2;
-                todo.extend([(mid, end), (start, mid)]);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// A bundled path-list line read as the runtime reads a person's (`path_scan`), as the

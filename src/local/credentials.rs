@@ -2,13 +2,13 @@
 //! paths by every tool.
 
 use crate::decision::RuleRef;
-use crate::local::paths::{self, list_matches};
+use crate::local::paths;
 use crate::rules::Rules;
 use std::path::Path;
 
 /// The credential-list line `path` falls under, if it is a credential.
 pub fn credential<'r>(path: &Path, rules: &'r Rules) -> Option<&'r RuleRef> {
-    list_matches(rules.credential_paths(), path)
+    rules.credential_paths().matches(path)
 }
 
 /// A short name for the credential, for reasons: the list line's path.

@@ -116,8 +116,10 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     }
     let mut credential = None;
     let mut egress = None;
-    for cmd in &analysis.commands {
-        let text = cmd.text();
+    // Each command rendered once: for its rules, its report and the signs.
+    let texts: Vec<String> = analysis.commands.iter().map(|c| c.text()).collect();
+    for (cmd, text) in analysis.commands.iter().zip(&texts) {
+        let text = text.clone();
         let mut inner_report = None;
         let (part, seen) = match bins::run_of(
             cmd,
@@ -232,7 +234,7 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let mut decision = combine("Bash", reports);
     // Signs only ever hold back an allow or turn a call into a deny: a denied call needs none.
     if decision.verdict < Verdict::Deny {
-        decision.signs = signs::shell_signs(command, &analysis, ctx.cwd, ctx.home, rules);
+        decision.signs = signs::shell_signs(command, &analysis, &texts, ctx.cwd, ctx.home, rules);
     }
     decision
 }

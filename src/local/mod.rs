@@ -21,6 +21,7 @@ pub mod fs;
 pub mod judge;
 pub mod options;
 pub mod outcome;
+pub mod path_list;
 pub mod path_scan;
 pub mod paths;
 pub mod policy;

@@ -289,6 +289,11 @@ impl PathPattern {
         }
     }
 
+    /// The byte pairs every path this line matches contains.
+    pub fn mask(&self) -> &Mask {
+        &self.mask
+    }
+
     /// True when `path` is this entry or lies below it.
     pub fn matches(&self, path: &Path) -> bool {
         self.matches_probe(&Probe::new(path))
@@ -411,6 +416,11 @@ impl<'a> Probe<'a> {
             mask,
             lower: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The path's byte pairs ([`Mask::FULL`] when lines must be tried whatever their pairs).
+    pub fn mask(&self) -> &Mask {
+        &self.mask
     }
 
     fn lower(&self) -> &str {

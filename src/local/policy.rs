@@ -459,7 +459,7 @@ pub fn in_project(path: &Path, ctx: &Context) -> bool {
 
 /// Where writing is fine: the project, or a safe path.
 pub fn in_safe_area(path: &Path, rules: &Rules, ctx: &Context) -> bool {
-    in_project(path, ctx) || paths::list_matches(rules.safe_paths(), path).is_some()
+    in_project(path, ctx) || rules.safe_paths().matches(path).is_some()
 }
 
 /// The protected-places line `path` falls under, when it is inside the project.
@@ -468,7 +468,7 @@ pub fn protected<'r>(path: &Path, rules: &'r Rules, ctx: &Context) -> Option<&'r
     if rel.as_os_str().is_empty() {
         return None;
     }
-    paths::list_matches(rules.protected_paths(), rel)
+    rules.protected_paths().matches(rel)
 }
 
 /// `$TMPDIR/…`, `${TMPDIR}/…`, `${TMPDIR:-/tmp}/…`
@@ -494,7 +494,7 @@ pub fn excluded(path: &Path, shown: &str, rules: &Rules, ctx: &Context) -> Optio
             "`{shown}` is {what}: an agent may not change its own guard; only the person edits it, in their own terminal"
         )));
     }
-    let rule = paths::list_matches(rules.excluded_paths(), path)?;
+    let rule = rules.excluded_paths().matches(path)?;
     Some(Part::new(
         Verdict::Deny,
         if Path::new(shown) == path {

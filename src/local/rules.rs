@@ -5,6 +5,7 @@
 //! with `^literal` is skipped outright for commands that do not start with that literal.
 
 use crate::decision::{RuleError, RuleRef};
+use crate::local::path_list::PathList;
 use crate::local::rule_scan::{compiled_pattern, literal_filters, split_line};
 use crate::paths::PathPattern;
 use crate::text::one_line;
@@ -137,7 +138,7 @@ use parse::*;
 #[derive(Debug)]
 pub(crate) enum Parsed {
     Commands(RuleList),
-    Paths(Vec<(PathPattern, RuleRef)>),
+    Paths(PathList<RuleRef>),
 }
 
 impl Parsed {
@@ -410,12 +411,12 @@ impl Rules {
                     list.extend(extra);
                 }
                 (Parsed::Paths(list), Parsed::Paths(extra)) => {
-                    for (pattern, rule) in extra {
+                    for (pattern, rule) in extra.into_lines() {
                         let loosens = file == RuleFile::SafePaths || pattern.negated;
                         if loosens && !trusted {
                             suspended.push(rule);
                         } else {
-                            list.push((pattern, rule));
+                            list.lines_mut().push((pattern, rule));
                         }
                     }
                 }
@@ -455,7 +456,7 @@ impl Rules {
         }
     }
 
-    fn paths(&self, file: RuleFile) -> &[(PathPattern, RuleRef)] {
+    fn paths(&self, file: RuleFile) -> &PathList<RuleRef> {
         match self.parsed(file) {
             Parsed::Paths(list) => list,
             Parsed::Commands(_) => unreachable!("{} holds paths", file.name()),
@@ -478,22 +479,22 @@ impl Rules {
     }
 
     /// `safe_paths.txt`
-    pub fn safe_paths(&self) -> &[(PathPattern, RuleRef)] {
+    pub fn safe_paths(&self) -> &PathList<RuleRef> {
         self.paths(RuleFile::SafePaths)
     }
 
     /// `excluded_paths.txt`
-    pub fn excluded_paths(&self) -> &[(PathPattern, RuleRef)] {
+    pub fn excluded_paths(&self) -> &PathList<RuleRef> {
         self.paths(RuleFile::ExcludedPaths)
     }
 
     /// `credential_paths.txt`
-    pub fn credential_paths(&self) -> &[(PathPattern, RuleRef)] {
+    pub fn credential_paths(&self) -> &PathList<RuleRef> {
         self.paths(RuleFile::CredentialPaths)
     }
 
     /// `protected_paths.txt`, relative to a project root.
-    pub fn protected_paths(&self) -> &[(PathPattern, RuleRef)] {
+    pub fn protected_paths(&self) -> &PathList<RuleRef> {
         self.paths(RuleFile::ProtectedPaths)
     }
 

@@ -6,6 +6,7 @@
 //! session.
 
 use crate::decision::sign::{Sign, SignKind};
+use crate::local::path_scan::Mask;
 use crate::paths;
 use crate::shell::{Analysis, RedirectKind, Role, SimpleCommand, WordKind};
 use regex::bytes::{Regex, RegexBuilder};
@@ -86,11 +87,31 @@ pub fn is_secret_variable_name(name: &str) -> bool {
     .any(|w| upper.contains(w))
 }
 
+/// Whether the text contains an override trigger word (any case). A short text is first
+/// checked by its byte pairs: one without every pair of some trigger cannot contain it, and
+/// most commands are ruled out so, without a lower-case copy and twelve searches.
+fn has_trigger(text: &str) -> bool {
+    static PAIRS: OnceLock<Vec<Mask>> = OnceLock::new();
+    if text.len() <= 1024 {
+        let pairs = Mask::of(text.as_bytes());
+        let triggers = PAIRS.get_or_init(|| {
+            OVERRIDE_TRIGGERS
+                .iter()
+                .map(|t| Mask::of(t.as_bytes()))
+                .collect()
+        });
+        if !triggers.iter().any(|t| t.within(&pairs)) {
+            return false;
+        }
+    }
+    let lower = text.to_ascii_lowercase();
+    OVERRIDE_TRIGGERS.iter().any(|t| lower.contains(t))
+}
+
 /// Signs in free text (written file content, a subagent's prompt).
 pub fn text_signs(text: &str) -> Vec<Sign> {
     let mut out = Vec::new();
-    let lower = text.to_ascii_lowercase();
-    if OVERRIDE_TRIGGERS.iter().any(|t| lower.contains(t))
+    if has_trigger(text)
         && let Some(m) = override_phrases().find(text.as_bytes())
     {
         out.push(sign(
@@ -121,10 +142,12 @@ const INTERPRETERS: &[&str] = &[
 ];
 const SECRET_DUMPERS: &[&str] = &["printenv"];
 
-/// Signs in a parsed shell command. `command` is the raw text, `cwd` and `home` resolve paths.
+/// Signs in a parsed shell command. `command` is the raw text, `texts` the rendered text of
+/// each of the analysis's commands, `cwd` and `home` resolve paths.
 pub fn shell_signs(
     command: &str,
     analysis: &Analysis,
+    texts: &[String],
     cwd: &Path,
     home: Option<&Path>,
     rules: &crate::rules::Rules,
@@ -135,33 +158,34 @@ pub fn shell_signs(
             out.push(s);
         }
     };
-    let commands: Vec<&SimpleCommand> = analysis
+    let (commands, texts): (Vec<&SimpleCommand>, Vec<&str>) = analysis
         .commands
         .iter()
-        .filter(|c| c.role == Role::Command)
-        .collect();
-    for c in &commands {
-        let text = c.text();
-        if let Some(evidence) = credential_access(c, cwd, home, rules) {
+        .zip(texts)
+        .filter(|(c, _)| c.role == Role::Command)
+        .map(|(c, t)| (c, t.as_str()))
+        .unzip();
+    for (c, text) in commands.iter().zip(&texts) {
+        if let Some(evidence) = credential_access(c, text, cwd, home, rules) {
             add(sign(SignKind::CredentialAccess, &evidence));
         }
         if let Some(evidence) = egress(c) {
             add(sign(SignKind::NetworkEgress, &evidence));
         }
-        if names_secret_variable(&text) {
-            add(sign(SignKind::CredentialAccess, &text));
+        if names_secret_variable(text) {
+            add(sign(SignKind::CredentialAccess, text));
         }
     }
     let downloads = commands.iter().any(|c| {
         DOWNLOADERS.contains(&c.name()) && c.args().iter().any(|a| a.text.contains("://"))
     });
-    let runs_a_file = commands.iter().find(|c| {
+    let runs_a_file = commands.iter().position(|c| {
         (INTERPRETERS.contains(&c.name()) && c.args().iter().any(|a| !a.text.starts_with('-')))
             || c.name_dir.is_some()
             || (c.name() == "chmod" && c.args().iter().any(|a| a.text.contains('x')))
     });
-    if downloads && let Some(c) = runs_a_file {
-        add(sign(SignKind::DownloadExecute, &c.text()));
+    if downloads && let Some(i) = runs_a_file {
+        add(sign(SignKind::DownloadExecute, texts[i]));
     }
     if analysis.pipelines.iter().any(|p| {
         let stages: Vec<&str> = p.split(" | ").collect();
@@ -176,7 +200,7 @@ pub fn shell_signs(
     }) {
         add(sign(SignKind::DownloadExecute, command));
     }
-    let decoder = commands.iter().find(|c| is_decoder(c));
+    let decoder = texts.iter().find(|t| is_decoder_text(t));
     let executes = analysis
         .unknowns
         .iter()
@@ -199,7 +223,7 @@ pub fn shell_signs(
     if let Some(d) = decoder
         && executes
     {
-        add(sign(SignKind::EncodedPayload, &d.text()));
+        add(sign(SignKind::EncodedPayload, d));
     }
     out
 }
@@ -209,10 +233,6 @@ fn runs(stage: &str, name: &str) -> bool {
     stage
         .strip_prefix(name)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
-}
-
-fn is_decoder(c: &SimpleCommand) -> bool {
-    is_decoder_text(&c.text())
 }
 
 fn is_decoder_text(text: &str) -> bool {
@@ -233,6 +253,7 @@ fn is_decoder_text(text: &str) -> bool {
 /// A credential file or secret this command reads, if any.
 fn credential_access(
     c: &SimpleCommand,
+    text: &str,
     cwd: &Path,
     home: Option<&Path>,
     rules: &crate::rules::Rules,
@@ -240,7 +261,7 @@ fn credential_access(
     if SECRET_DUMPERS.contains(&c.name())
         || (matches!(c.name(), "env" | "set" | "export") && c.args().is_empty())
     {
-        return Some(c.text());
+        return Some(text.to_string());
     }
     let uses_key = matches!(c.name(), "ssh" | "scp" | "sftp" | "rsync");
     let mut skip_next = false;
@@ -273,7 +294,7 @@ fn credential_access(
             if let Some(p) = paths::resolve(piece, cwd, home)
                 && let Some(cred) = crate::local::credentials::credential(&p, rules)
             {
-                return Some(format!("{} ({})", c.text(), cred.pattern));
+                return Some(format!("{text} ({})", cred.pattern));
             }
         }
     }
@@ -347,13 +368,18 @@ pub fn describe(signs: &[Sign]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::analyse;
+    use crate::shell::{Analysis, analyse};
+
+    fn texts(a: &Analysis) -> Vec<String> {
+        a.commands.iter().map(SimpleCommand::text).collect()
+    }
 
     fn kinds(cmd: &str) -> Vec<SignKind> {
         let a = analyse(cmd);
         shell_signs(
             cmd,
             &a,
+            &texts(&a),
             Path::new("/home/u/proj"),
             Some(Path::new("/home/u")),
             &crate::rules::Rules::bundled(Some(Path::new("/home/u"))),
@@ -406,6 +432,7 @@ mod tests {
                 !exfiltration(&shell_signs(
                     cmd,
                     &analyse(cmd),
+                    &texts(&analyse(cmd)),
                     Path::new("/p"),
                     Some(Path::new("/home/u")),
                     &crate::rules::Rules::bundled(Some(Path::new("/home/u")))
@@ -433,6 +460,7 @@ mod tests {
                 exfiltration(&shell_signs(
                     cmd,
                     &a,
+                    &texts(&a),
                     Path::new("/p"),
                     Some(Path::new("/home/u")),
                     &crate::rules::Rules::bundled(Some(Path::new("/home/u")))

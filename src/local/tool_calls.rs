@@ -96,7 +96,7 @@ pub(super) fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context
             Some(&path),
         );
     }
-    if let Some(rule) = paths::list_matches(rules.safe_paths(), &path) {
+    if let Some(rule) = rules.safe_paths().matches(&path) {
         return make(
             Verdict::Allow,
             format!("allowed by {rule} ({})", path.display()),

@@ -72,7 +72,7 @@ pub fn first(file: super::RuleFile) -> usize {
     FILES[file as usize].0 as usize
 }
 
-pub type Dfa = regex_automata::dfa::sparse::DFA<&'static [u8]>;
+pub type Dfa = regex_automata::dfa::dense::DFA<&'static [u32]>;
 
 /// Line `i`'s DFA, deserialized the first time a command reaches it and kept for the process
 /// (a long-lived engine would otherwise re-read its header on every test).
@@ -82,29 +82,11 @@ pub fn dfa(i: usize) -> Option<&'static Dfa> {
     slots[i].get_or_init(|| load(LINES[i].dfa?)).as_ref()
 }
 
-// `RuleList::candidates` keeps one bit per automaton.
-const _: () = assert!(GROUPS.len() <= 64);
-
-/// The whole-list automaton of line `i`, if it has one.
-pub fn group_of(i: usize) -> Option<usize> {
-    let i = i as u32;
-    GROUPS
-        .iter()
-        .position(|&(start, end, _)| start <= i && i < end)
-}
-
-/// Whole-list automaton `g`, loaded as `dfa` loads a line's.
-pub fn group(g: usize) -> Option<&'static Dfa> {
-    static LOADED: [OnceLock<Option<Dfa>>; GROUPS.len()] =
-        [const { OnceLock::new() }; GROUPS.len()];
-    LOADED[g].get_or_init(|| load(GROUPS[g].2)).as_ref()
-}
-
 fn load((start, n): (u32, u32)) -> Option<Dfa> {
     let bytes = &DFAS.bytes[start as usize..(start + n) as usize];
     // SAFETY: build.rs serialized these bytes with this regex-automata (one version in
     // Cargo.lock) for this target's endianness; the tests check every DFA against its
-    // regex, and each whole-list automaton against its lines.
+    // regex.
     unsafe { Dfa::from_bytes_unchecked(bytes) }
         .ok()
         .map(|(d, _)| d)

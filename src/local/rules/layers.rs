@@ -99,7 +99,7 @@ pub(crate) fn switch_off(
             Parsed::Commands(base)
         }
         Parsed::Paths(mut base) => {
-            base.retain(|(_, r)| match is_off(&r.pattern) {
+            base.lines_mut().retain(|(_, r)| match is_off(&r.pattern) {
                 Some(line) => {
                     note(line, r.line, &r.pattern);
                     false

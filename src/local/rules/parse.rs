@@ -148,7 +148,7 @@ pub(super) fn parse_file<'t>(
     let mut errors = Vec::new();
     let (mut commands, mut paths) = match onto {
         Some(Parsed::Commands(list)) => (list, Vec::new()),
-        Some(Parsed::Paths(list)) => (RuleList::default(), list),
+        Some(Parsed::Paths(list)) => (RuleList::default(), list.into_lines()),
         None => (RuleList::default(), Vec::new()),
     };
     // A command file's cached lines become rules when a command could match them (`Pending`);
@@ -356,7 +356,7 @@ pub(super) fn parse_file<'t>(
         commands.pending = Some(Pending::new(image, file, label.clone()));
     }
     let parsed = match file {
-        f if f.is_path_list() => Parsed::Paths(paths),
+        f if f.is_path_list() => Parsed::Paths(PathList::new(paths)),
         _ => {
             commands.index();
             Parsed::Commands(commands)
@@ -400,7 +400,7 @@ pub(super) fn bundled_paths(file: RuleFile, origin: &str, home: Option<&Path>) -
         };
         paths.push((p, rule));
     }
-    Parsed::Paths(paths)
+    Parsed::Paths(PathList::new(paths))
 }
 
 /// A path-list line with its glob built now when `validate` (a person's file), so a bad glob

@@ -121,31 +121,11 @@ fn corpus_texts() -> Vec<String> {
 }
 
 #[test]
-fn a_whole_list_automaton_matches_exactly_where_one_of_its_rules_does() {
+fn the_first_candidate_that_matches_is_the_first_rule_of_the_file_that_does() {
     let rules = Rules::bundled(Some(Path::new("/home/u")));
     let texts = corpus_texts();
-    let lists = [rules.hard_block(), rules.safe(), rules.conditional()];
-    let mut covered = 0;
-    for (g, &(start, end, _)) in bundled::GROUPS.iter().enumerate() {
-        let d = bundled::group(g).expect("the automaton loads");
-        let res: Vec<Regex> = (start..end)
-            .map(|i| compile(bundled::text(bundled::LINES[i as usize].compiled)).unwrap())
-            .collect();
-        covered += res.len();
-        for t in &texts {
-            let any = res.iter().any(|r| r.is_match(t.as_bytes()));
-            assert_eq!(dfa_match(d, t), Some(any), "automaton {g} on {t}");
-        }
-    }
-    // Every command list of more than one rule has its automata (the build's size cap
-    // splits a list, and never leaves all of it to its rules).
-    let rule_count: usize = lists.iter().map(|l| l.len()).sum();
-    assert!(
-        covered > rule_count / 2,
-        "{covered} of {rule_count} rules covered"
-    );
-    // The first rule found, as `decide` asks for it, is the first of the file that matches.
-    for list in lists {
+    // As `decide` asks for it: the first candidate its test says yes to.
+    for list in [rules.hard_block(), rules.safe(), rules.conditional()] {
         let res: Vec<Regex> = list
             .iter()
             .map(|r| compile(&r.compiled_pattern()).unwrap())
@@ -429,8 +409,8 @@ fn sample_paths(home: &str) -> Vec<PathBuf> {
 }
 
 #[test]
-fn the_byte_pair_masks_never_change_an_answer() {
-    let persons = "/a//b\n/x/./y\n~/notes*\n~/.cache\nC:\\Tools\n/srv/[ab]*/{c,d}\n/opt/?\n";
+fn the_byte_pair_masks_and_their_index_never_change_an_answer() {
+    let persons = "/a//b\n!/a/b/keep\n!~/.cache/ok*\n/x/./y\n~/notes*\n~/.cache\nC:\\Tools\n/srv/[ab]*/{c,d}\n/opt/?\n/?\n";
     for home in ["/home/u", "/", "/h/[x]{a,b}"] {
         let h = Some(Path::new(home));
         let bundled = Rules::bundled(h);
@@ -455,10 +435,18 @@ fn the_byte_pair_masks_never_change_an_answer() {
                         assert_eq!(p.matches_probe(&probe), plain, "{r} on {path:?}");
                     }
                     let line = |m: Option<&RuleRef>| m.map(|r| r.line);
+                    let plainly = line(crate::paths::list_matches_plainly(list, path));
                     assert_eq!(
                         line(crate::paths::list_matches(list, path)),
-                        line(crate::paths::list_matches_plainly(list, path)),
+                        plainly,
                         "{} on {path:?}",
+                        file.name()
+                    );
+                    // The pair index reads only some lines, and answers the same.
+                    assert_eq!(
+                        line(list.matches(path)),
+                        plainly,
+                        "{} indexed, on {path:?}",
                         file.name()
                     );
                 }
@@ -493,7 +481,7 @@ fn every_bundled_rule_compiles() {
 
 #[test]
 fn the_builds_first_byte_index_offers_what_the_rules_prefixes_say() {
-    // For every first byte, the candidates (before the whole-list automata pass over them) are
+    // For every first byte, the candidates (before the pairs and literals pass over them) are
     // the rules whose prefixes allow it, in order: with the build's index for a whole bundled
     // file, and computed when an `off:` took a line away or a person's rule follows.
     let brute = |list: &RuleList, b: u8| -> Vec<usize> {

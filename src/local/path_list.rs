@@ -1,0 +1,144 @@
+//! A path list (safe, excluded, credential or protected paths) with an index over its lines'
+//! byte pairs, so a path is tried against the few lines it could match instead of every line.
+//!
+//! Every line of a list has a [`Mask`] of the byte pairs each path it matches contains. The
+//! index files a line under one of those pairs, the one the fewest other lines share (so not a
+//! pair of the home directory, which every `~` line has): a path that lacks the pair cannot
+//! match the line, and a path's pairs name the few buckets worth reading. A line with no pair
+//! at all is tried for every path. The answer is [`list_matches`]'s, line for line: a test
+//! compares the two over the corpora's paths.
+
+use crate::local::path_scan::Mask;
+use crate::local::paths::{PathPattern, Probe, list_matches};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// A list's lines in file order, and their index (built on the first lookup).
+#[derive(Debug)]
+pub struct PathList<T> {
+    lines: Vec<(PathPattern, T)>,
+    index: OnceLock<Option<Index>>,
+}
+
+/// Lines filed by one pair each (line numbers ascending in each bucket).
+#[derive(Debug)]
+struct Index {
+    /// The bits some line is filed under.
+    filed: Mask,
+    /// Per bit of a mask, the lines filed under it.
+    buckets: Vec<Vec<u16>>,
+    /// Lines without a pair, tried for every path.
+    always: Vec<u16>,
+}
+
+/// Lines a query marks in a bitset on the stack: a longer list is read line by line.
+const MAX_INDEXED: usize = 1024;
+
+impl<T> PathList<T> {
+    pub fn new(lines: Vec<(PathPattern, T)>) -> Self {
+        PathList {
+            lines,
+            index: OnceLock::new(),
+        }
+    }
+
+    /// The lines, for changes (the index is built again on the next lookup).
+    pub fn lines_mut(&mut self) -> &mut Vec<(PathPattern, T)> {
+        self.index = OnceLock::new();
+        &mut self.lines
+    }
+
+    pub fn into_lines(self) -> Vec<(PathPattern, T)> {
+        self.lines
+    }
+
+    /// The entry `path` falls under, unless a `!` exception covers it: [`list_matches`], with
+    /// only the lines whose filed pair the path has tried.
+    pub fn matches(&self, path: &Path) -> Option<&T> {
+        let probe = Probe::new(path);
+        let Some(index) = self.index.get_or_init(|| Index::of(&self.lines)) else {
+            return list_matches(&self.lines, path);
+        };
+        let mask = probe.mask();
+        if *mask == Mask::FULL {
+            return list_matches(&self.lines, path);
+        }
+        let mut marked = [0u64; MAX_INDEXED / 64];
+        let mut mark = |i: u16| marked[usize::from(i) >> 6] |= 1 << (i & 63);
+        index.always.iter().copied().for_each(&mut mark);
+        for (word, (&have, &filed)) in mask.0.iter().zip(&index.filed.0).enumerate() {
+            let mut bits = have & filed;
+            while bits != 0 {
+                let bit = word * 64 + bits.trailing_zeros() as usize;
+                index.buckets[bit].iter().copied().for_each(&mut mark);
+                bits &= bits - 1;
+            }
+        }
+        let tried = || {
+            marked.iter().enumerate().flat_map(|(word, &bits)| {
+                std::iter::successors(Some(bits), |b| Some(b & b.wrapping_sub(1)))
+                    .take_while(|&b| b != 0)
+                    .map(move |b| word * 64 + b.trailing_zeros() as usize)
+            })
+        };
+        let line = |i: usize| &self.lines[i];
+        if tried().any(|i| line(i).0.negated && line(i).0.matches_probe(&probe)) {
+            return None;
+        }
+        tried()
+            .map(line)
+            .find(|(p, _)| !p.negated && p.matches_probe(&probe))
+            .map(|(_, t)| t)
+    }
+}
+
+impl<'a, T> IntoIterator for &'a PathList<T> {
+    type Item = &'a (PathPattern, T);
+    type IntoIter = std::slice::Iter<'a, (PathPattern, T)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.lines.iter()
+    }
+}
+
+impl<T> std::ops::Deref for PathList<T> {
+    type Target = [(PathPattern, T)];
+
+    fn deref(&self) -> &Self::Target {
+        &self.lines
+    }
+}
+
+impl Index {
+    /// None for a list too long for the query's bitset.
+    fn of<T>(lines: &[(PathPattern, T)]) -> Option<Index> {
+        if lines.len() > MAX_INDEXED {
+            return None;
+        }
+        fn bits(m: &Mask) -> impl Iterator<Item = usize> + '_ {
+            (0..256).filter(move |&b| m.0[b >> 6] & (1 << (b & 63)) != 0)
+        }
+        let mut shared = [0u32; 256];
+        for (p, _) in lines {
+            for b in bits(p.mask()) {
+                shared[b] += 1;
+            }
+        }
+        let mut index = Index {
+            filed: Mask::EMPTY,
+            buckets: vec![Vec::new(); 256],
+            always: Vec::new(),
+        };
+        for (i, (p, _)) in lines.iter().enumerate() {
+            let i = u16::try_from(i).expect("MAX_INDEXED fits in u16");
+            match bits(p.mask()).min_by_key(|&b| shared[b]) {
+                Some(b) => {
+                    index.buckets[b].push(i);
+                    index.filed.0[b >> 6] |= 1 << (b & 63);
+                }
+                None => index.always.push(i),
+            }
+        }
+        Some(index)
+    }
+}
