@@ -8,8 +8,10 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// Reads the state at `path` (the default when absent or empty), lets `change` modify it, and
-/// writes it back, all under an exclusive lock. A damaged file is an error, not a fresh start:
-/// these files hold the person's decisions.
+/// writes it back, all under an exclusive lock; a state that reads back as it was written is
+/// left alone (a deny asks whether a grant waits and re-offers its open code: most such
+/// updates change nothing). A damaged file is an error, not a fresh start: these files hold
+/// the person's decisions.
 pub fn update<T, R>(path: &Path, change: impl FnOnce(&mut T) -> R) -> std::io::Result<R>
 where
     T: Serialize + DeserializeOwned + Default,
@@ -35,6 +37,9 @@ where
         let out = change(&mut state);
         let mut bytes = serde_json::to_vec_pretty(&state).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
+        if bytes == text.as_bytes() {
+            return Ok(out);
+        }
         // Written over the old content, then cut to its length: ext4 treats a truncation to
         // zero followed by writes as a rewrite and flushes it on close (`auto_da_alloc`), which
         // cost a denied call, which issues an allow-once code, ~0.5 ms.
@@ -126,5 +131,36 @@ mod tests {
         update(&path, |v: &mut Vec<String>| v.retain(|s| s == "b")).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "[\n  \"b\"\n]\n");
         assert_eq!(read::<Vec<String>>(&path).unwrap(), Some(vec!["b".into()]));
+    }
+
+    #[test]
+    fn an_update_that_changes_nothing_does_not_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        update(&path, |v: &mut Vec<String>| v.push("a".into())).unwrap();
+        let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        let mark = || {
+            let f = std::fs::File::options().write(true).open(&path).unwrap();
+            f.set_modified(long_ago).unwrap();
+        };
+        let modified = || std::fs::metadata(&path).unwrap().modified().unwrap();
+        mark();
+        // Read, looked at, left as it was: the file is not touched.
+        let seen = update(&path, |v: &mut Vec<String>| v.len()).unwrap();
+        assert_eq!(seen, 1);
+        assert_eq!(modified(), long_ago);
+        // A change is written.
+        update(&path, |v: &mut Vec<String>| v.push("b".into())).unwrap();
+        assert_ne!(modified(), long_ago);
+        assert_eq!(read::<Vec<String>>(&path).unwrap().unwrap(), ["a", "b"]);
+        // So is a file whose text differs from what the state writes, though it reads the same.
+        std::fs::write(&path, "[\"a\",\"b\"]").unwrap();
+        mark();
+        update(&path, |_: &mut Vec<String>| ()).unwrap();
+        assert_ne!(modified(), long_ago);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[\n  \"a\",\n  \"b\"\n]\n"
+        );
     }
 }
