@@ -7,17 +7,27 @@
 //! match the line, and a path's pairs name the few buckets worth reading. A line with no pair
 //! at all is tried for every path. The answer is [`list_matches`]'s, line for line: a test
 //! compares the two over the corpora's paths.
+//!
+//! Building the index costs about as much as a dozen lookups without it, which is more than a
+//! hook makes in its one decision: a list is indexed at its [`INDEX_AFTER`]th lookup, so a
+//! long-lived engine gets the index and a hook never pays for it.
 
 use crate::local::path_scan::Mask;
 use crate::local::paths::{PathPattern, Probe, list_matches};
 use std::path::Path;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Lookups made line by line before the list is indexed.
+pub const INDEX_AFTER: u32 = 16;
 
 /// A list's lines in file order, and their index (built on the first lookup).
 #[derive(Debug)]
 pub struct PathList<T> {
     lines: Vec<(PathPattern, T)>,
     index: OnceLock<Option<Index>>,
+    /// Lookups so far, up to [`INDEX_AFTER`].
+    lookups: AtomicU32,
 }
 
 /// Lines filed by one pair each (line numbers ascending in each bucket).
@@ -39,12 +49,14 @@ impl<T> PathList<T> {
         PathList {
             lines,
             index: OnceLock::new(),
+            lookups: AtomicU32::new(0),
         }
     }
 
     /// The lines, for changes (the index is built again on the next lookup).
     pub fn lines_mut(&mut self) -> &mut Vec<(PathPattern, T)> {
         self.index = OnceLock::new();
+        self.lookups = AtomicU32::new(0);
         &mut self.lines
     }
 
@@ -55,10 +67,17 @@ impl<T> PathList<T> {
     /// The entry `path` falls under, unless a `!` exception covers it: [`list_matches`], with
     /// only the lines whose filed pair the path has tried.
     pub fn matches(&self, path: &Path) -> Option<&T> {
-        let probe = Probe::new(path);
-        let Some(index) = self.index.get_or_init(|| Index::of(&self.lines)) else {
+        let index = match self.index.get() {
+            Some(index) => index,
+            None if self.lookups.fetch_add(1, Relaxed) < INDEX_AFTER => {
+                return list_matches(&self.lines, path);
+            }
+            None => self.index.get_or_init(|| Index::of(&self.lines)),
+        };
+        let Some(index) = index else {
             return list_matches(&self.lines, path);
         };
+        let probe = Probe::new(path);
         let mask = probe.mask();
         if *mask == Mask::FULL {
             return list_matches(&self.lines, path);
@@ -74,13 +93,7 @@ impl<T> PathList<T> {
                 bits &= bits - 1;
             }
         }
-        let tried = || {
-            marked.iter().enumerate().flat_map(|(word, &bits)| {
-                std::iter::successors(Some(bits), |b| Some(b & b.wrapping_sub(1)))
-                    .take_while(|&b| b != 0)
-                    .map(move |b| word * 64 + b.trailing_zeros() as usize)
-            })
-        };
+        let tried = || set_bits(&marked);
         let line = |i: usize| &self.lines[i];
         if tried().any(|i| line(i).0.negated && line(i).0.matches_probe(&probe)) {
             return None;
@@ -115,9 +128,7 @@ impl Index {
         if lines.len() > MAX_INDEXED {
             return None;
         }
-        fn bits(m: &Mask) -> impl Iterator<Item = usize> + '_ {
-            (0..256).filter(move |&b| m.0[b >> 6] & (1 << (b & 63)) != 0)
-        }
+        let bits = |m: &Mask| set_bits(&m.0).collect::<Vec<_>>();
         let mut shared = [0u32; 256];
         for (p, _) in lines {
             for b in bits(p.mask()) {
@@ -131,7 +142,7 @@ impl Index {
         };
         for (i, (p, _)) in lines.iter().enumerate() {
             let i = u16::try_from(i).expect("MAX_INDEXED fits in u16");
-            match bits(p.mask()).min_by_key(|&b| shared[b]) {
+            match bits(p.mask()).into_iter().min_by_key(|&b| shared[b]) {
                 Some(b) => {
                     index.buckets[b].push(i);
                     index.filed.0[b >> 6] |= 1 << (b & 63);
@@ -141,4 +152,13 @@ impl Index {
         }
         Some(index)
     }
+}
+
+/// The positions of the set bits of `words`, ascending.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(word, &bits)| {
+        std::iter::successors(Some(bits), |b| Some(b & b.wrapping_sub(1)))
+            .take_while(|&b| b != 0)
+            .map(move |b| word * 64 + b.trailing_zeros() as usize)
+    })
 }
