@@ -319,10 +319,27 @@ impl Mask {
 
     fn add(&mut self, text: &[u8]) {
         for w in text.windows(2) {
-            let pair =
-                u32::from(w[0].to_ascii_lowercase()) << 8 | u32::from(w[1].to_ascii_lowercase());
-            let bit = (pair.wrapping_mul(0x9E37_79B1) >> 24) as usize;
+            let bit = Self::bit(w[0], w[1]);
             self.0[bit >> 6] |= 1 << (bit & 63);
+        }
+    }
+
+    fn bit(a: u8, b: u8) -> usize {
+        let pair = u32::from(a.to_ascii_lowercase()) << 8 | u32::from(b.to_ascii_lowercase());
+        (pair.wrapping_mul(0x9E37_79B1) >> 24) as usize
+    }
+
+    /// Whether a text with these pairs may contain `literal`: it has the literal's first and
+    /// last pairs (always, for a literal shorter than two bytes).
+    pub fn may_contain(&self, literal: &[u8]) -> bool {
+        let has = |a: u8, b: u8| {
+            let bit = Self::bit(a, b);
+            self.0[bit >> 6] & (1 << (bit & 63)) != 0
+        };
+        match literal {
+            [a, b, .., y, z] => has(*a, *b) && has(*y, *z),
+            [a, b] => has(*a, *b),
+            _ => true,
         }
     }
 

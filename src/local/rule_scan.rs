@@ -103,22 +103,29 @@ pub fn split_line(raw: &str) -> Option<(&str, Option<&str>)> {
     }
 }
 
-/// The byte pairs every text `pattern` can match contains: each required literal's pairs, and
-/// the pairs all of its prefixes share. A text whose pairs do not hold them is ruled out in a
-/// few instructions, before any substring search. `filters` is `literal_filters(pattern)`.
-/// Pairs are ASCII case folded, so a `(?i)` pattern's pairs are those of the pattern without
-/// the flag (its own literals are case variants of those, too many to extract).
+/// The byte pairs every text `pattern` can match contains: each required literal's pairs, the
+/// pairs all of its prefixes share, and those the syntax tree requires (an alternation's are
+/// the pairs all of its branches hold: `(filter-branch|filter-repo)` requires `fi`, `il`, …). A
+/// text whose pairs do not hold them is ruled out in a few instructions, before any substring
+/// search. `filters` is `literal_filters(pattern)`. Pairs are ASCII case folded, so a `(?i)`
+/// pattern's pairs are those of the pattern without the flag (its own literals are case
+/// variants of those, too many to extract).
 pub fn pair_mask(
     pattern: &str,
     filters: &(Vec<Vec<u8>>, bool, Vec<Vec<u8>>),
 ) -> super::path_scan::Mask {
     use super::path_scan::Mask;
-    let folded = pattern
+    let unfolded = pattern
         .strip_prefix("(?i)")
-        .filter(|rest| !rest.contains("(?"))
-        .map(literal_filters);
+        .filter(|rest| !rest.contains("(?"));
+    let folded = unfolded.map(literal_filters);
     let (prefixes, _, required) = folded.as_ref().unwrap_or(filters);
-    let mut m = Mask::EMPTY;
+    let mut m = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(unfolded.unwrap_or(pattern))
+        .map_or(Mask::EMPTY, |hir| required_pairs(&hir));
     for r in required {
         m = m.or(&Mask::of(r));
     }
@@ -129,4 +136,36 @@ pub fn pair_mask(
         m = m.or(&shared);
     }
     m
+}
+
+/// The byte pairs every match of `hir` contains. A sound under-approximation: a class, an
+/// assertion or an optional part holds none, an alternation the pairs all its branches hold,
+/// and adjacent literals make one run (the pair across them counts).
+fn required_pairs(hir: &regex_syntax::hir::Hir) -> super::path_scan::Mask {
+    use super::path_scan::Mask;
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Literal(l) => Mask::of(&l.0),
+        HirKind::Capture(c) => required_pairs(&c.sub),
+        HirKind::Repetition(r) if r.min >= 1 => required_pairs(&r.sub),
+        HirKind::Concat(subs) => {
+            let (mut m, mut run) = (Mask::EMPTY, Vec::new());
+            for sub in subs {
+                match sub.kind() {
+                    HirKind::Literal(l) => run.extend_from_slice(&l.0),
+                    _ => {
+                        m = m.or(&Mask::of(&run)).or(&required_pairs(sub));
+                        run.clear();
+                    }
+                }
+            }
+            m.or(&Mask::of(&run))
+        }
+        HirKind::Alternation(alts) => alts
+            .iter()
+            .map(required_pairs)
+            .reduce(|a, b| a.and(&b))
+            .unwrap_or(Mask::EMPTY),
+        _ => Mask::EMPTY,
+    }
 }

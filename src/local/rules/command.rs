@@ -135,7 +135,7 @@ impl CommandRule {
 
     /// Tests the rule against a rendered simple command.
     pub fn test(&self, text: &str) -> RuleMatch {
-        if !self.could_match(text) {
+        if !self.could_match(text, &Mask::of(text.as_bytes())) {
             return RuleMatch::No;
         }
         self.test_unfiltered(text)
@@ -160,17 +160,23 @@ impl CommandRule {
         }
     }
 
-    /// The prefilter: false only when the rule cannot match `text`.
-    pub(super) fn could_match(&self, text: &str) -> bool {
+    /// The prefilter: false only when the rule cannot match `text`, whose byte pairs are
+    /// `pairs`. A literal whose first or last pair the text lacks is not searched for (a rule
+    /// with many alternatives has as many literals).
+    pub(super) fn could_match(&self, text: &str, pairs: &Mask) -> bool {
         let t = text.as_bytes();
-        let contains = |l: &[u8]| crate::local::contains_bytes(t, l);
+        let contains = |l: &[u8]| pairs.may_contain(l) && crate::local::contains_bytes(t, l);
         if !self.required.iter().all(contains) {
             return false;
         }
         if self.prefixes.is_empty() {
             return true;
         }
-        if self.anchored {
+        if self.bundled.is_some() && self.prefixes.len() > SEARCHED_PREFIXES {
+            // `(^|\| )(curl|wget|…)`, `(?i)^(remove-item|rm|…)`: up to 256 literals to try,
+            // where the build's DFA reads the text once, at a few instructions a byte.
+            true
+        } else if self.anchored {
             self.prefixes.iter().any(|p| t.starts_with(p))
         } else {
             self.prefixes.iter().any(contains)
@@ -188,6 +194,10 @@ impl CommandRule {
         }
     }
 }
+
+/// A bundled rule with more prefixes than this leaves them to its DFA (a rule is still filed
+/// under their first bytes).
+const SEARCHED_PREFIXES: usize = 8;
 
 /// Runs a build-time DFA over `text`; None when it cannot answer (then the regex decides).
 pub(super) fn dfa_match(dfa: &bundled::Dfa, text: &str) -> Option<bool> {
@@ -246,6 +256,14 @@ impl Literals {
                 .any(|&(start, len)| len > 0 && bundled::BLOB[start as usize] == b),
             Literals::Slices(l) => l.iter().any(|l| l.first() == Some(&b)),
             Literals::Owned(o) => o.iter().any(|l| l.first() == Some(&b)),
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Literals::Static(s) => s.len(),
+            Literals::Slices(l) => l.len(),
+            Literals::Owned(o) => o.len(),
         }
     }
 
@@ -445,7 +463,7 @@ impl RuleList {
             .chain(all.into_iter().flatten())
             .map(|i| &self.rules[i])
             .chain(pending)
-            .filter(move |r| r.mask.within(&pairs) && r.could_match(text))
+            .filter(move |r| r.mask.within(&pairs) && r.could_match(text, &pairs))
     }
 
     /// Builds every pending rule into `rules` (before rules are appended after them, or the

@@ -1,4 +1,5 @@
 use super::*;
+use crate::local::path_scan::Mask;
 
 #[test]
 fn the_prefilter_reads_escapes_and_counts_as_regex_syntax_does() {
@@ -139,6 +140,26 @@ fn the_first_candidate_that_matches_is_the_first_rule_of_the_file_that_does() {
             assert_eq!(found, expected, "{t}");
         }
     }
+}
+
+#[test]
+fn a_texts_pairs_admit_every_literal_it_contains() {
+    for t in corpus_texts() {
+        let b = t.as_bytes();
+        let pairs = Mask::of(b);
+        for len in 1..=8 {
+            for w in b.windows(len) {
+                assert!(pairs.may_contain(w), "{t:?} holds {w:?}");
+                assert!(
+                    pairs.may_contain(&w.to_ascii_uppercase()),
+                    "{t:?} holds {w:?}"
+                );
+            }
+        }
+    }
+    // And it rules literals out: the point of asking.
+    let pairs = Mask::of(b"git status");
+    assert!(!pairs.may_contain(b"push") && !pairs.may_contain(b"--force"));
 }
 
 #[test]
