@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 /// Lookups made line by line before the list is indexed.
 pub const INDEX_AFTER: u32 = 16;
 
-/// A list's lines in file order, and their index (built on the first lookup).
+/// A list's lines in file order, and their index (built at the [`INDEX_AFTER`]th lookup).
 #[derive(Debug)]
 pub struct PathList<T> {
     lines: Vec<(PathPattern, T)>,

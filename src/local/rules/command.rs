@@ -172,7 +172,11 @@ impl CommandRule {
         if self.prefixes.is_empty() {
             return true;
         }
-        if self.bundled.is_some() && self.prefixes.len() > SEARCHED_PREFIXES {
+        if self.prefixes.len() > SEARCHED_PREFIXES
+            && self
+                .bundled
+                .is_some_and(|i| bundled::LINES[i].dfa.is_some())
+        {
             // `(^|\| )(curl|wget|…)`, `(?i)^(remove-item|rm|…)`: up to 256 literals to try,
             // where the build's DFA reads the text once, at a few instructions a byte.
             true
