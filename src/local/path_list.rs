@@ -13,7 +13,7 @@
 //! long-lived engine gets the index and a hook never pays for it.
 
 use crate::local::path_scan::Mask;
-use crate::local::paths::{PathPattern, Probe, list_matches};
+use crate::local::paths::{PathPattern, Probe, first_unexcepted, list_matches};
 use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -85,23 +85,11 @@ impl<T> PathList<T> {
         let mut marked = [0u64; MAX_INDEXED / 64];
         let mut mark = |i: u16| marked[usize::from(i) >> 6] |= 1 << (i & 63);
         index.always.iter().copied().for_each(&mut mark);
-        for (word, (&have, &filed)) in mask.0.iter().zip(&index.filed.0).enumerate() {
-            let mut bits = have & filed;
-            while bits != 0 {
-                let bit = word * 64 + bits.trailing_zeros() as usize;
-                index.buckets[bit].iter().copied().for_each(&mut mark);
-                bits &= bits - 1;
-            }
+        for bit in set_bits(&mask.and(&index.filed).0) {
+            index.buckets[bit].iter().copied().for_each(&mut mark);
         }
-        let tried = || set_bits(&marked);
-        let line = |i: usize| &self.lines[i];
-        if tried().any(|i| line(i).0.negated && line(i).0.matches_probe(&probe)) {
-            return None;
-        }
-        tried()
-            .map(line)
-            .find(|(p, _)| !p.negated && p.matches_probe(&probe))
-            .map(|(_, t)| t)
+        let tried = set_bits(&marked).map(|i| &self.lines[i]);
+        first_unexcepted(tried, |p| p.matches_probe(&probe))
     }
 }
 
@@ -145,7 +133,7 @@ impl Index {
             match bits(p.mask()).into_iter().min_by_key(|&b| shared[b]) {
                 Some(b) => {
                     index.buckets[b].push(i);
-                    index.filed.0[b >> 6] |= 1 << (b & 63);
+                    index.filed.set(b);
                 }
                 None => index.always.push(i),
             }
@@ -155,7 +143,7 @@ impl Index {
 }
 
 /// The positions of the set bits of `words`, ascending.
-fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + Clone + '_ {
     words.iter().enumerate().flat_map(|(word, &bits)| {
         std::iter::successors(Some(bits), |b| Some(b & b.wrapping_sub(1)))
             .take_while(|&b| b != 0)

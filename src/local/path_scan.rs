@@ -319,9 +319,18 @@ impl Mask {
 
     fn add(&mut self, text: &[u8]) {
         for w in text.windows(2) {
-            let bit = Self::bit(w[0], w[1]);
-            self.0[bit >> 6] |= 1 << (bit & 63);
+            self.set(Self::bit(w[0], w[1]));
         }
+    }
+
+    /// Adds the pair hashed to `bit`.
+    pub fn set(&mut self, bit: usize) {
+        self.0[bit >> 6] |= 1 << (bit & 63);
+    }
+
+    /// Whether the pair hashed to `bit` is in.
+    pub fn has(&self, bit: usize) -> bool {
+        self.0[bit >> 6] & (1 << (bit & 63)) != 0
     }
 
     fn bit(a: u8, b: u8) -> usize {
@@ -332,10 +341,7 @@ impl Mask {
     /// Whether a text with these pairs may contain `literal`: it has the literal's first and
     /// last pairs (always, for a literal shorter than two bytes).
     pub fn may_contain(&self, literal: &[u8]) -> bool {
-        let has = |a: u8, b: u8| {
-            let bit = Self::bit(a, b);
-            self.0[bit >> 6] & (1 << (bit & 63)) != 0
-        };
+        let has = |a: u8, b: u8| self.has(Self::bit(a, b));
         match literal {
             [a, b, .., y, z] => has(*a, *b) && has(*y, *z),
             [a, b] => has(*a, *b),

@@ -440,14 +440,21 @@ fn build_glob(glob: &str, case_insensitive: bool) -> Result<globset::GlobMatcher
 /// The entry of `list` that `path` falls under, unless a `!` exception covers it.
 pub fn list_matches<'a, T>(list: &'a [(PathPattern, T)], path: &Path) -> Option<&'a T> {
     let probe = Probe::new(path);
-    if list
-        .iter()
-        .any(|(p, _)| p.negated && p.matches_probe(&probe))
-    {
+    first_unexcepted(list.iter(), |p| p.matches_probe(&probe))
+}
+
+/// The entry of the first positive line of `lines` that `matches`, unless a `!` line matches
+/// too: how every path list is read, whichever of its lines are tried.
+pub(crate) fn first_unexcepted<'a, T: 'a>(
+    lines: impl Iterator<Item = &'a (PathPattern, T)> + Clone,
+    matches: impl Fn(&PathPattern) -> bool,
+) -> Option<&'a T> {
+    if lines.clone().any(|(p, _)| p.negated && matches(p)) {
         return None;
     }
-    list.iter()
-        .find(|(p, _)| !p.negated && p.matches_probe(&probe))
+    lines
+        .into_iter()
+        .find(|(p, _)| !p.negated && matches(p))
         .map(|(_, t)| t)
 }
 
@@ -455,15 +462,7 @@ pub fn list_matches<'a, T>(list: &'a [(PathPattern, T)], path: &Path) -> Option<
 #[doc(hidden)]
 pub fn list_matches_plainly<'a, T>(list: &'a [(PathPattern, T)], path: &Path) -> Option<&'a T> {
     let probe = Probe::new(path);
-    if list
-        .iter()
-        .any(|(p, _)| p.negated && p.matches_plainly(&probe))
-    {
-        return None;
-    }
-    list.iter()
-        .find(|(p, _)| !p.negated && p.matches_plainly(&probe))
-        .map(|(_, t)| t)
+    first_unexcepted(list.iter(), |p| p.matches_plainly(&probe))
 }
 
 #[cfg(test)]

@@ -103,9 +103,9 @@ pub fn split_line(raw: &str) -> Option<(&str, Option<&str>)> {
     }
 }
 
-/// The byte pairs every text `pattern` can match contains: each required literal's pairs, the
-/// pairs all of its prefixes share, and those the syntax tree requires (an alternation's are
-/// the pairs all of its branches hold: `(filter-branch|filter-repo)` requires `fi`, `il`, …). A
+/// The byte pairs every text `pattern` can match contains: those its syntax tree requires
+/// (every required literal's, and an alternation's are the pairs all of its branches hold:
+/// `(filter-branch|filter-repo)` requires `fi`, `il`, …), and those all its prefixes share. A
 /// text whose pairs do not hold them is ruled out in a few instructions, before any substring
 /// search. `filters` is `literal_filters(pattern)`. Pairs are ASCII case folded, so a `(?i)`
 /// pattern's pairs are those of the pattern without the flag (its own literals are case
@@ -119,16 +119,13 @@ pub fn pair_mask(
         .strip_prefix("(?i)")
         .filter(|rest| !rest.contains("(?"));
     let folded = unfolded.map(literal_filters);
-    let (prefixes, _, required) = folded.as_ref().unwrap_or(filters);
+    let (prefixes, _, _) = folded.as_ref().unwrap_or(filters);
     let mut m = regex_syntax::ParserBuilder::new()
         .unicode(false)
         .utf8(false)
         .build()
         .parse(unfolded.unwrap_or(pattern))
         .map_or(Mask::EMPTY, |hir| required_pairs(&hir));
-    for r in required {
-        m = m.or(&Mask::of(r));
-    }
     if let Some((first, rest)) = prefixes.split_first() {
         let shared = rest
             .iter()
@@ -138,9 +135,10 @@ pub fn pair_mask(
     m
 }
 
-/// The byte pairs every match of `hir` contains. A sound under-approximation: a class, an
-/// assertion or an optional part holds none, an alternation the pairs all its branches hold,
-/// and adjacent literals make one run (the pair across them counts).
+/// The byte pairs every match of `hir` contains: those of the runs `required_literals` finds,
+/// and an alternation's, the pairs all its branches hold. A sound under-approximation: a
+/// class, an assertion or an optional part holds none, and adjacent literals make one run (the
+/// pair across them counts).
 fn required_pairs(hir: &regex_syntax::hir::Hir) -> super::path_scan::Mask {
     use super::path_scan::Mask;
     use regex_syntax::hir::HirKind;
