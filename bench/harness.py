@@ -3,8 +3,8 @@
 
 Runs are interleaved (every round runs each path once, in a shuffled order) so machine noise
 hits all paths alike. Wall time per run is measured around the process; instructions come from
-one valgrind --tool=callgrind run per path; peak RSS from /usr/bin/time -f %M (rusage of a
-child forked from Python would count the Python image too).
+one valgrind --tool=callgrind run per path; peak RSS and minor page faults from /usr/bin/time
+(rusage of a child forked from Python would count the Python image too).
 """
 import json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -74,17 +74,23 @@ for _ in range(rounds):
         times[name].append(t)
 
 
-def peak_rss_kib(name):
+def peak_rss_and_faults(name):
+    """Peak RSS (KiB, the most of 3 runs) and minor page faults (the fewest): each fault is a
+    trap into the kernel, which is most of what a hook's wall time adds to its instructions."""
     argv, stdin, _ = paths[name]
-    best = 0
+    best, faults = 0, None
     for _ in range(3):
-        r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, input=stdin, stdout=subprocess.DEVNULL,
+        r = subprocess.run(["/usr/bin/time", "-f", "%M %R"] + argv, input=stdin, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, env=envs[name])
-        best = max(best, int(r.stderr.decode().strip().splitlines()[-1]))
-    return best
+        kib, minor = (int(x) for x in r.stderr.decode().strip().splitlines()[-1].split())
+        best = max(best, kib)
+        faults = minor if faults is None else min(faults, minor)
+    return best, faults
 
 
-rss = {n: peak_rss_kib(n) for n in paths}
+measured = {n: peak_rss_and_faults(n) for n in paths}
+rss = {n: m[0] for n, m in measured.items()}
+faults = {n: m[1] for n, m in measured.items()}
 
 
 def instructions(name):
@@ -128,12 +134,13 @@ def cache_cleared(user_rules):
     shutil.rmtree(os.path.join(work, f"scale-{user_rules}", "cache"), ignore_errors=True)
 
 
-print(f"{rounds} interleaved rounds; wall time per process, instructions from callgrind, peak RSS from /usr/bin/time")
-print(f"{'path':<30} {'median':>9} {'p99':>9} {'× floor':>8} {'instructions':>13} {'× floor':>8} {'peak RSS':>9}")
+print(f"{rounds} interleaved rounds; wall time per process, instructions from callgrind, peak RSS and minor page faults from /usr/bin/time")
+print(f"{'path':<30} {'median':>9} {'p99':>9} {'× floor':>8} {'instructions':>13} {'× floor':>8} {'peak RSS':>9} "
+      f"{'faults':>7}")
 for n in paths:
     ratio_i = instr[n] / instr[floor_name] if instr[floor_name] else 0
     print(f"{n:<30} {median[n]*1000:>7.2f}ms {p99[n]*1000:>7.2f}ms {median[n]/median[floor_name]:>8.2f} "
-          f"{instr[n]:>13,} {ratio_i:>8.2f} {rss[n]/1024:>7.1f}MiB")
+          f"{instr[n]:>13,} {ratio_i:>8.2f} {rss[n]/1024:>7.1f}MiB {faults[n]:>7}")
 worst_i = max(instr[n] / instr[floor_name] for n in paths if n != floor_name and "Tier 2" not in n) if instr[floor_name] else 0
 worst_w = max(median[n] / median[floor_name] for n in paths if n != floor_name and "Tier 2" not in n)
 print(f"local paths: at most {worst_i:.2f}× the floor's instructions (target 3, aim 2), {worst_w:.2f}× its wall time "
