@@ -15,6 +15,7 @@
 use crate::decision::RuleError;
 use crate::decision::RuleRef;
 use crate::local::spec_cache::{self, Compiled, Index};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::path::Path;
@@ -59,6 +60,22 @@ impl CommandSpec {
             origin: origin.to_string().into(),
             pattern: format!("[{}]", checked.name).into(),
             why: (!checked.about.is_empty()).then(|| checked.about.clone().into()),
+        };
+        CommandSpec { rule, checked }
+    }
+
+    /// A bundled section: made once and kept for the process (in `DECODED`; a test aside),
+    /// so its rule's strings are too, and every copy of the rule (each effect and report that cites the
+    /// spec, ~6 a decision) borrows them instead of copying four strings.
+    fn bundled(checked: Checked, file: &str, header: usize) -> CommandSpec {
+        let keep =
+            |s: String| -> Cow<'static, str> { Cow::Borrowed(Box::leak(s.into_boxed_str())) };
+        let rule = RuleRef {
+            file: keep(format!("{DIR}/{file}")),
+            line: header,
+            origin: Cow::Borrowed("bundled"),
+            pattern: keep(format!("[{}]", checked.name)),
+            why: (!checked.about.is_empty()).then(|| keep(checked.about.clone())),
         };
         CommandSpec { rule, checked }
     }
@@ -295,7 +312,7 @@ impl Specs {
     pub fn lint(&self) -> Vec<RuleError> {
         let mut errors = self.errors.clone();
         for i in 0..bundled::SECTIONS.len() {
-            if let Err(e) = self.parse(Id::Bundled(i)) {
+            if let Err(e) = decode_bundled(i) {
                 errors.push(e);
             }
         }
@@ -323,17 +340,8 @@ impl Specs {
     fn parse(&self, id: Id) -> Result<CommandSpec, RuleError> {
         match id {
             Id::Bundled(i) => {
-                let (f, line, _, (at, len)) = bundled::SECTIONS[i];
-                let (file, line) = (bundled::FILES[f as usize], line as usize);
-                // Checked by the build; bytes that do not decode (a damaged binary) are an
-                // error, which leaves the command without a spec: never an allow.
-                let bytes = &bundled::CHECKED[at as usize..(at + len) as usize];
-                let checked = postcard::from_bytes(bytes).map_err(|e| RuleError {
-                    file: display(file, "bundled"),
-                    line,
-                    message: format!("the build's form of this section does not read: {e}"),
-                })?;
-                Ok(CommandSpec::new(checked, file, "bundled", line))
+                let (checked, file, line) = decode_bundled(i)?;
+                Ok(CommandSpec::bundled(checked, file, line))
             }
             Id::Person(i) => {
                 let s = &self.sections[i];
@@ -361,6 +369,21 @@ impl Specs {
             }
         }
     }
+}
+
+/// Bundled section `i`'s checked form, file and header line. Checked by the build; bytes that
+/// do not decode (a damaged binary) are an error, which leaves the command without a spec:
+/// never an allow.
+fn decode_bundled(i: usize) -> Result<(Checked, &'static str, usize), RuleError> {
+    let (f, line, _, (at, len)) = bundled::SECTIONS[i];
+    let (file, line) = (bundled::FILES[f as usize], line as usize);
+    let bytes = &bundled::CHECKED[at as usize..(at + len) as usize];
+    let checked = postcard::from_bytes(bytes).map_err(|e| RuleError {
+        file: display(file, "bundled"),
+        line,
+        message: format!("the build's form of this section does not read: {e}"),
+    })?;
+    Ok((checked, file, line))
 }
 
 /// A name of the build-time index: a span of its one text.
