@@ -48,7 +48,7 @@ impl RuleFile {
     ];
 
     /// The file name in SENTINEL_HOME.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             RuleFile::HardBlock => "hard_block_commands.txt",
             RuleFile::Safe => "safe_commands.txt",
@@ -401,6 +401,7 @@ impl Rules {
                 (Parsed::Commands(list), Parsed::Commands(mut extra)) => {
                     // Rule by rule from here: the project's cached rules are built now.
                     extra.build_all();
+                    extra.own_base();
                     if file == RuleFile::Safe && !trusted {
                         // `!` exceptions tighten and stay; positive safe rules wait for trust.
                         let (keep, held): (Vec<_>, Vec<_>) =

@@ -1,5 +1,7 @@
 //! The bundled rule tables build.rs generates, and the DFAs in them loaded once per process.
 
+use super::CommandRule;
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 pub use crate::local::path_scan::{Form, Mask};
@@ -50,8 +52,52 @@ impl PathLine {
 include!(concat!(env!("OUT_DIR"), "/bundled_rules.rs"));
 
 /// A span of TEXT.
-pub fn text((start, len): (u32, u32)) -> &'static str {
-    &TEXT[start as usize..(start + len) as usize]
+pub const fn text((start, len): (u32, u32)) -> &'static str {
+    TEXT.split_at(start as usize).1.split_at(len as usize).0
+}
+
+/// A span of SPANS: a rule's prefilter literals.
+pub const fn spans((start, n): (u32, u32)) -> &'static [(u32, u32)] {
+    SPANS.split_at(start as usize).1.split_at(n as usize).0
+}
+
+/// The lines of the command files (the first three of `FILES`, in `RuleFile::ALL`'s order).
+const COMMAND_LINES: usize = {
+    let (h, s, c) = (FILES[0], FILES[1], FILES[2]);
+    assert!(
+        h.0 == 0 && s.0 == h.1 && c.0 == s.1,
+        "the command files lead LINES"
+    );
+    c.1 as usize
+};
+
+/// Every bundled command rule, made when sentinel is compiled. A call's lists borrow them:
+/// built at run time, they cost a hook ~70K instructions and the arena's pages for 27 KB,
+/// when a command reaches a few of them.
+pub static COMMAND_RULES: [CommandRule; COMMAND_LINES] = {
+    let mut out = [const { MaybeUninit::<CommandRule>::uninit() }; COMMAND_LINES];
+    let mut f = 0;
+    while f < 3 {
+        let file = super::RuleFile::ALL[f];
+        let (start, end) = FILES[f];
+        let mut i = start as usize;
+        while i < end as usize {
+            out[i] = MaybeUninit::new(CommandRule::from_table(i, file));
+            i += 1;
+        }
+        f += 1;
+    }
+    // SAFETY: the command files' ranges cover 0..COMMAND_LINES (asserted above), so every
+    // element was written; MaybeUninit<T> has T's layout.
+    unsafe { std::mem::transmute::<[MaybeUninit<CommandRule>; COMMAND_LINES], _>(out) }
+};
+
+/// The rules of command file `file`, made at compile time.
+pub fn command_rules(file: super::RuleFile) -> &'static [CommandRule] {
+    let (start, end) = FILES[file as usize];
+    COMMAND_RULES
+        .get(start as usize..end as usize)
+        .unwrap_or(&[])
 }
 
 /// The compiled lines of one file.

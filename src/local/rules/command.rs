@@ -66,17 +66,67 @@ impl CommandRule {
             );
             return CommandRule::written(rule, negated, whole, filters);
         };
-        let spans = |(start, n): (u32, u32)| &bundled::SPANS[start as usize..(start + n) as usize];
         CommandRule {
-            prefixes: Literals::Static(spans(b.prefixes)),
+            prefixes: Literals::Static(bundled::spans(b.prefixes)),
             anchored: b.anchored,
-            required: Literals::Static(spans(b.required)),
+            required: Literals::Static(bundled::spans(b.required)),
             mask: b.mask,
             rule,
             negated,
             compiled_pattern: Some(bundled::text(b.compiled)),
             whole,
             bundled: Some(index),
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// Line `index` of the build's tables, of command file `file`, as a constant
+    /// ([`bundled::COMMAND_RULES`]): what [`CommandRule::new`] makes of it at run time.
+    pub(super) const fn from_table(index: usize, file: RuleFile) -> CommandRule {
+        let b = &bundled::LINES[index];
+        let pattern = bundled::text(b.pattern);
+        let whole = matches!(file, RuleFile::Safe);
+        CommandRule {
+            prefixes: Literals::Static(bundled::spans(b.prefixes)),
+            anchored: b.anchored,
+            required: Literals::Static(bundled::spans(b.required)),
+            mask: b.mask,
+            rule: RuleRef {
+                file: Cow::Borrowed(file.name()),
+                line: b.line as usize,
+                origin: Cow::Borrowed("bundled"),
+                pattern: Cow::Borrowed(pattern),
+                why: match b.why {
+                    Some(w) => Some(Cow::Borrowed(bundled::text(w))),
+                    None => None,
+                },
+            },
+            negated: whole && !pattern.is_empty() && pattern.as_bytes()[0] == b'!',
+            compiled_pattern: Some(bundled::text(b.compiled)),
+            whole,
+            bundled: Some(index),
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// A copy of a bundled rule (of [`bundled::COMMAND_RULES`]) to own, when a list is changed
+    /// rule by rule; its regex, if it needs one, is compiled again when used.
+    fn copy_of_bundled(&self) -> CommandRule {
+        let literals = |l: &Literals| match l {
+            Literals::Static(s) => Literals::Static(s),
+            Literals::Slices(v) => Literals::Slices(v.clone()),
+            Literals::Owned(v) => Literals::Owned(v.clone()),
+        };
+        CommandRule {
+            rule: self.rule.clone(),
+            negated: self.negated,
+            prefixes: literals(&self.prefixes),
+            anchored: self.anchored,
+            required: literals(&self.required),
+            mask: self.mask,
+            compiled_pattern: self.compiled_pattern,
+            whole: self.whole,
+            bundled: self.bundled,
             regex: OnceLock::new(),
         }
     }
@@ -284,6 +334,9 @@ impl Literals {
 /// prefixes, so a command is only tested against rules that could match it.
 #[derive(Debug, Default)]
 pub struct RuleList {
+    /// A whole bundled file's rules, made at compile time: the list's first rules.
+    pub(super) base: &'static [CommandRule],
+    /// The rules after `base`.
     pub(super) rules: Vec<CommandRule>,
     /// When the list begins with every line of a bundled file in order (no `off:` took one
     /// away): that file and how many rules it gave. Their first-byte index is the build's.
@@ -385,18 +438,54 @@ impl Pending {
 }
 
 impl RuleList {
+    /// A whole bundled file's rules, borrowed from the build's.
+    pub(super) fn bundled(file: RuleFile) -> RuleList {
+        RuleList {
+            base: bundled::command_rules(file),
+            ..RuleList::default()
+        }
+    }
+
     pub(crate) fn push(&mut self, rule: CommandRule) {
         self.rules.push(rule);
+    }
+
+    /// Rule `i` of `base` then `rules`.
+    pub(super) fn get(&self, i: usize) -> &CommandRule {
+        match i.checked_sub(self.base.len()) {
+            Some(j) => &self.rules[j],
+            None => &self.base[i],
+        }
+    }
+
+    /// How many rules `base` and `rules` hold (the pending ones aside).
+    fn built(&self) -> usize {
+        self.base.len() + self.rules.len()
+    }
+
+    /// Copies `base` into `rules`, before the list is changed rule by rule (`off:`).
+    pub(super) fn own_base(&mut self) {
+        if self.base.is_empty() {
+            return;
+        }
+        let mut owned: Vec<CommandRule> =
+            self.base.iter().map(CommandRule::copy_of_bundled).collect();
+        owned.append(&mut self.rules);
+        self.rules = owned;
+        self.base = &[];
+        if self.indexed {
+            self.index();
+        }
     }
 
     /// Prepares the index; called once the list is complete. The rules without a literal
     /// prefix are found now; each first byte's list when a command first starts with it.
     pub(crate) fn index(&mut self) {
         self.lead = self.bundled_lead();
-        self.unindexed = (0..self.rules.len())
-            .filter(|&i| Self::unprefixed(&self.rules[i]))
+        self.unindexed = (0..self.built())
+            .filter(|&i| Self::unprefixed(self.get(i)))
             .collect();
-        let rest = self.rules.len() - self.lead.map_or(0, |(_, n)| n);
+        let rest = self.built() - self.lead.map_or(0, |(_, n)| n);
         self.by_first_byte = match rest {
             0 => Vec::new(),
             _ => (0..256).map(|_| std::sync::OnceLock::new()).collect(),
@@ -406,7 +495,7 @@ impl RuleList {
 
     /// The bundled file whose lines, all of them and in order, begin the list.
     fn bundled_lead(&self) -> Option<(RuleFile, usize)> {
-        let first = self.rules.first()?.bundled?;
+        let first = (self.built() > 0).then(|| self.get(0))?.bundled?;
         let file = [
             RuleFile::HardBlock,
             RuleFile::Safe,
@@ -415,8 +504,7 @@ impl RuleList {
         .into_iter()
         .find(|&f| bundled::first(f) == first && !bundled::lines(f).is_empty())?;
         let n = bundled::lines(file).len();
-        let whole =
-            self.rules.len() >= n && (0..n).all(|j| self.rules[j].bundled == Some(first + j));
+        let whole = self.built() >= n && (0..n).all(|j| self.get(j).bundled == Some(first + j));
         whole.then_some((file, n))
     }
 
@@ -432,7 +520,7 @@ impl RuleList {
         text: &'t str,
     ) -> impl Iterator<Item = &'a CommandRule> + use<'a, 't> {
         let pairs = Mask::of(text.as_bytes());
-        let all = (!self.indexed).then_some(0..self.rules.len());
+        let all = (!self.indexed).then_some(0..self.built());
         let (lead, ids): (&[u16], &[usize]) = match text.as_bytes().first() {
             _ if !self.indexed => (&[], &[]),
             Some(&b) => {
@@ -444,9 +532,9 @@ impl RuleList {
                     Some(slot) => slot.get_or_init(|| {
                         // The rules filed under `b` (a prefix starts with it) and every
                         // unprefixed rule, in file order.
-                        (from..self.rules.len())
+                        (from..self.built())
                             .filter(|&i| {
-                                let r = &self.rules[i];
+                                let r = self.get(i);
                                 Self::unprefixed(r) || r.prefixes.any_starts_with(b)
                             })
                             .collect()
@@ -465,7 +553,7 @@ impl RuleList {
             .map(|&i| usize::from(i))
             .chain(ids.iter().copied())
             .chain(all.into_iter().flatten())
-            .map(|i| &self.rules[i])
+            .map(|i| self.get(i))
             .chain(pending)
             .filter(move |r| r.mask.within(&pairs) && r.could_match(text, &pairs))
     }
@@ -484,6 +572,7 @@ impl RuleList {
     pub(crate) fn extend(&mut self, mut other: RuleList) {
         self.build_all();
         other.build_all();
+        other.own_base();
         self.rules.extend(other.rules);
         self.index();
     }
@@ -494,12 +583,12 @@ impl RuleList {
             Some(p) => p.all(),
             None => &[],
         };
-        self.rules.iter().chain(pending.iter())
+        self.base.iter().chain(&self.rules).chain(pending)
     }
 
     /// How many rules.
     pub fn len(&self) -> usize {
-        self.rules.len() + self.pending.as_ref().map_or(0, |p| p.all().len())
+        self.built() + self.pending.as_ref().map_or(0, |p| p.all().len())
     }
 
     /// True when there are none.
@@ -509,8 +598,10 @@ impl RuleList {
 }
 
 /// A list's rules in file order.
-pub type RuleIter<'a> =
-    std::iter::Chain<std::slice::Iter<'a, CommandRule>, std::slice::Iter<'a, CommandRule>>;
+pub type RuleIter<'a> = std::iter::Chain<
+    std::iter::Chain<std::slice::Iter<'a, CommandRule>, std::slice::Iter<'a, CommandRule>>,
+    std::slice::Iter<'a, CommandRule>,
+>;
 
 impl<'a> IntoIterator for &'a RuleList {
     type Item = &'a CommandRule;

@@ -89,6 +89,7 @@ pub(crate) fn switch_off(
     };
     let kept = match bundled {
         Parsed::Commands(mut base) => {
+            base.own_base();
             base.rules.retain(|r| match is_off(&r.rule.pattern) {
                 Some(line) => {
                     note(line, r.rule.line, &r.rule.pattern);

@@ -146,9 +146,16 @@ pub(super) fn parse_file<'t>(
     let mut found = Vec::new();
     let mut literals: Vec<Vec<u8>> = Vec::new();
     let mut errors = Vec::new();
+    // A whole bundled command file as sentinel ships it: the rules made at compile time.
+    let shipped = matches!(source, Lines::Bundled)
+        && !file.is_path_list()
+        && origin == "bundled"
+        && matches!(layer, Layer::Home)
+        && onto.is_none();
     let (mut commands, mut paths) = match onto {
         Some(Parsed::Commands(list)) => (list, Vec::new()),
         Some(Parsed::Paths(list)) => (RuleList::default(), list.into_lines()),
+        None if shipped => (RuleList::bundled(file), Vec::new()),
         None => (RuleList::default(), Vec::new()),
     };
     // A command file's cached lines become rules when a command could match them (`Pending`);
@@ -181,7 +188,7 @@ pub(super) fn parse_file<'t>(
         Option<cache::Line<'static>>,
     );
     let built = match source {
-        Lines::Bundled => bundled::lines(file),
+        Lines::Bundled if !shipped => bundled::lines(file),
         _ => &[],
     };
     let first = bundled::first(file);

@@ -83,6 +83,72 @@ fn the_build_time_tables_are_what_the_runtime_computes_from_the_text() {
 }
 
 /// Both corpora's simple commands and pipelines, and strings made from them.
+#[test]
+fn the_rules_made_at_compile_time_are_those_the_runtime_makes_from_the_tables() {
+    let shown = |r: &CommandRule| {
+        let lits = |l: &Literals| l.iter().map(<[u8]>::to_vec).collect::<Vec<_>>();
+        format!(
+            "{:?} {} {} {} {:?} {:?} {:?} {:?} {:?}",
+            r.rule,
+            r.negated,
+            r.anchored,
+            r.whole,
+            r.bundled,
+            r.compiled_pattern,
+            r.mask.0,
+            lits(&r.prefixes),
+            lits(&r.required)
+        )
+    };
+    let mut seen = 0;
+    for file in [
+        RuleFile::HardBlock,
+        RuleFile::Safe,
+        RuleFile::ConditionalBlock,
+    ] {
+        let made = bundled::command_rules(file);
+        let lines = bundled::lines(file);
+        assert_eq!(made.len(), lines.len(), "{}", file.name());
+        for (k, (r, l)) in made.iter().zip(lines).enumerate() {
+            let pattern = bundled::text(l.pattern);
+            let at_run_time = CommandRule::new(
+                RuleRef {
+                    file: Cow::Borrowed(file.name()),
+                    line: l.line as usize,
+                    origin: Cow::Borrowed("bundled"),
+                    pattern: Cow::Borrowed(pattern),
+                    why: l.why.map(|w| Cow::Borrowed(bundled::text(w))),
+                },
+                file == RuleFile::Safe && pattern.starts_with('!'),
+                file == RuleFile::Safe,
+                Some((bundled::first(file) + k, l)),
+            );
+            assert_eq!(shown(r), shown(&at_run_time), "{}:{}", file.name(), l.line);
+            seen += 1;
+        }
+        // A bundled list borrows them, and a copy to change (`off:`) has the same rules.
+        let Parsed::Commands(mut list) = parse_file(
+            file,
+            "bundled",
+            Lines::Bundled,
+            None,
+            false,
+            Layer::Home,
+            None,
+        )
+        .0
+        else {
+            panic!("{} holds commands", file.name());
+        };
+        assert!(list.rules.is_empty() && list.base.len() == made.len());
+        let before: Vec<String> = list.iter().map(shown).collect();
+        list.own_base();
+        assert!(list.base.is_empty() && list.rules.len() == made.len());
+        assert_eq!(list.iter().map(shown).collect::<Vec<_>>(), before);
+    }
+    assert!(seen > 50, "only {seen} bundled command rules");
+}
+
 fn corpus_texts() -> Vec<String> {
     let corpus = include_str!("../../../tests/corpus/sentinel-cases.jsonl");
     let peer = include_str!("../../../tests/corpus/peer-cases.jsonl");
@@ -508,7 +574,7 @@ fn the_builds_first_byte_index_offers_what_the_rules_prefixes_say() {
     let brute = |list: &RuleList, b: u8| -> Vec<usize> {
         (0..list.len())
             .filter(|&i| {
-                let r = &list.rules[i];
+                let r = list.get(i);
                 RuleList::unprefixed(r) || r.prefixes.any_starts_with(b)
             })
             .collect()
@@ -567,6 +633,7 @@ fn the_builds_first_byte_index_offers_what_the_rules_prefixes_say() {
         if n == 0 {
             continue;
         }
+        less.own_base();
         less.rules.remove(n / 2);
         less.index();
         assert_eq!(less.lead, None, "{}: a line switched off", file.name());
@@ -595,7 +662,7 @@ fn the_builds_first_byte_index_offers_what_the_rules_prefixes_say() {
                 let firsts = list.iter().position(|r| r.test(t) == RuleMatch::Yes);
                 assert_eq!(
                     got.into_iter()
-                        .find(|&i| list.rules[i].test(t) == RuleMatch::Yes),
+                        .find(|&i| list.get(i).test(t) == RuleMatch::Yes),
                     firsts,
                     "{}: {t}",
                     file.name()
