@@ -11,7 +11,8 @@ use crate::local::policy::{
 use crate::paths;
 use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
 use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
-use std::path::{Path, PathBuf};
+use std::borrow::Cow;
+use std::path::Path;
 
 /// Commands that write to (or delete) the paths they are given: their path arguments are
 /// checked against the excluded list.
@@ -189,16 +190,34 @@ pub(super) fn judge_inner(
             }
         }
     }
-    found.clone_from(&effects.list);
-    seen.credential = policy::credential_read(&effects, cwd.as_deref(), rules, ctx);
-    seen.egress = policy::egress(&effects);
+    // The effects found are the command's record; what follows only adds to them for its
+    // own checks (a safe rule's generic reads), so they are cut back and moved, not copied.
+    let recorded = effects.list.len();
+    let part = judge_effects(cmd, text, rules, ctx, &mut effects, cwd.as_deref(), seen);
+    effects.list.truncate(recorded);
+    *found = effects.list;
+    part
+}
+
+/// The rest of [`judge_inner`], over the command's effects.
+fn judge_effects(
+    cmd: &SimpleCommand,
+    text: &str,
+    rules: &Rules,
+    ctx: &Context,
+    effects: &mut Effects,
+    cwd: Option<&Path>,
+    seen: &mut Seen,
+) -> Part {
+    seen.credential = policy::credential_read(effects, cwd, rules, ctx);
+    seen.egress = policy::egress(effects);
     // Writes into excluded paths are denied whatever else is known: by the spec's effects, or,
     // for a program without a spec, by what its arguments look like.
     for e in &effects.list {
         if let Effect::Write { path } | Effect::Delete { path, .. } = e
             && policy::socket_path(&path.text).is_none()
         {
-            let base = cwd.as_deref();
+            let base = cwd;
             if let Some(found) = policy::resolve_all(path, base, ctx) {
                 for p in found {
                     if let Some(part) = excluded(&p, &path.text, rules, ctx) {
@@ -209,7 +228,7 @@ pub(super) fn judge_inner(
         }
     }
     if !effects.known
-        && let Some(part) = excluded_write(cmd, cwd.as_deref(), rules, ctx)
+        && let Some(part) = excluded_write(cmd, cwd, rules, ctx)
     {
         // A program without a spec: its arguments are taken as written if it is a known writer.
         return part;
@@ -251,7 +270,7 @@ pub(super) fn judge_inner(
         effects.list.extend(generic_reads(cmd));
         effects.spec = Some(rule);
     }
-    let mut part = policy::judge(&effects, cwd.as_deref(), rules, ctx);
+    let mut part = policy::judge(effects, cwd, rules, ctx);
     if part.verdict == Verdict::Allow && part.rule.is_none() && cmd.name_dir.is_some() {
         part.reason = format!(
             "runs {}/{}, a file of the project",
@@ -286,7 +305,7 @@ pub(super) fn judge_inner(
             spec: Some(rule),
             ..effects.clone()
         };
-        let again = policy::judge(&known, cwd.as_deref(), rules, ctx);
+        let again = policy::judge(&known, cwd, rules, ctx);
         if again.verdict == Verdict::Allow {
             return again;
         }
@@ -314,11 +333,12 @@ pub(super) fn generic_reads(cmd: &SimpleCommand) -> Vec<Effect> {
         .collect()
 }
 
-/// The directory a command runs in, or None when a `cd` made it unknown.
-pub(super) fn effective_cwd(cmd: &SimpleCommand, ctx: &Context) -> Option<PathBuf> {
+/// The directory a command runs in, or None when a `cd` made it unknown; borrowed from the
+/// context when no `cd` changed it.
+pub(super) fn effective_cwd<'a>(cmd: &SimpleCommand, ctx: &Context<'a>) -> Option<Cow<'a, Path>> {
     match &cmd.cwd {
-        Cwd::Start => Some(ctx.cwd.to_path_buf()),
-        Cwd::Changed(p) => paths::resolve(p, ctx.cwd, ctx.home),
+        Cwd::Start => Some(Cow::Borrowed(ctx.cwd)),
+        Cwd::Changed(p) => paths::resolve(p, ctx.cwd, ctx.home).map(Cow::Owned),
         Cwd::Unknown => None,
     }
 }

@@ -12,6 +12,7 @@ use crate::local::effects::Effects;
 use crate::local::paths;
 use crate::rules::Rules;
 use crate::shell::{self, Word, WordKind};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// One part's conclusion while a command is being judged.
@@ -126,10 +127,15 @@ pub fn judge(effects: &Effects, cwd: Option<&Path>, rules: &Rules, ctx: &Context
 }
 
 /// Where the program works: the command's cwd, then each directory its options change into.
-pub(crate) fn work_dir(effects: &Effects, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
-    let mut dir = cwd.map(Path::to_path_buf);
+/// Borrowed when no option changes it (most commands: nothing to copy).
+pub(crate) fn work_dir<'a>(
+    effects: &Effects,
+    cwd: Option<&'a Path>,
+    ctx: &Context,
+) -> Option<Cow<'a, Path>> {
+    let mut dir = cwd.map(Cow::Borrowed);
     for d in &effects.dirs {
-        dir = resolve_word(d, dir.as_deref(), ctx);
+        dir = resolve_word(d, dir.as_deref(), ctx).map(Cow::Owned);
     }
     dir
 }
