@@ -1,20 +1,28 @@
 //! Text as sentinel shows it in a reason, a warning or an error: short, on one line.
 
-/// A short excerpt of some text for a reason: 60 characters.
+/// How many characters of a text a reason shows.
+pub const EXCERPT: usize = 60;
+
+/// A short excerpt of some text for a reason: [`EXCERPT`] characters.
 pub fn excerpt(s: &str) -> String {
-    excerpt_to(s, 60)
+    excerpt_to(s, EXCERPT)
 }
 
 /// The text on one line (whitespace as spaces), cut to `max` characters with an ellipsis.
 pub fn excerpt_to(s: &str, max: usize) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_whitespace() { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > max {
-        format!("{}…", flat.chars().take(max).collect::<String>())
-    } else {
-        flat
+    let mut out = String::with_capacity(s.len().min(max * 4) + '…'.len_utf8());
+    push_excerpt(&mut out, s, max);
+    out
+}
+
+/// [`excerpt_to`] written onto the end of `out`, for a reason built in place.
+pub fn push_excerpt(out: &mut String, s: &str, max: usize) {
+    for (n, c) in s.chars().enumerate() {
+        if n == max {
+            out.push('…');
+            break;
+        }
+        out.push(if c.is_whitespace() { ' ' } else { c });
     }
 }
 

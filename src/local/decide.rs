@@ -51,7 +51,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         }
         ToolCall::Other { .. } => return None,
     };
-    decision.cwd = ctx.cwd.display().to_string();
+    decision.cwd = ctx.cwd.to_string_lossy().into_owned();
     if signs::exfiltration(&decision.signs) && decision.verdict < Verdict::Deny {
         // Credential access and network egress in one call: blocked in every session.
         decision.verdict = Verdict::Deny;
@@ -98,8 +98,10 @@ fn agent_decision(tool: &str) -> Decision {
 fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let analysis = shell::analyse(command);
     let mut reports: Vec<CommandReport> = Vec::new();
+    // Files a report; returns its index.
     let mut report_in = |text: String, via: Vec<String>, part: Part, cwd: Option<String>| {
-        reports.push(part.into_report(text, via, cwd))
+        reports.push(part.into_report(text, via, cwd));
+        reports.len() - 1
     };
 
     if let Some(error) = &analysis.parse_error {
@@ -116,10 +118,11 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     }
     let mut credential = None;
     let mut egress = None;
-    // Each command rendered once: for its rules, its report and the signs.
-    let texts: Vec<String> = analysis.commands.iter().map(|c| c.text()).collect();
-    for (cmd, text) in analysis.commands.iter().zip(&texts) {
-        let text = text.clone();
+    // Each command rendered once: for its rules, its report and the signs (which read it back
+    // from its report, at `report_of[i]`).
+    let mut report_of = Vec::with_capacity(analysis.commands.len());
+    for cmd in &analysis.commands {
+        let text = cmd.text();
         let mut inner_report = None;
         let (part, seen) = match bins::run_of(
             cmd,
@@ -169,7 +172,7 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
             Some(dir) => dir.display().to_string(),
             None => "unknown".to_string(),
         });
-        report_in(text, cmd.via.clone(), part, runs_in.clone());
+        report_of.push(report_in(text, cmd.via.clone(), part, runs_in.clone()));
         if let Some((text, via, part)) = inner_report {
             report_in(text, via, part, runs_in);
         }
@@ -234,7 +237,12 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let mut decision = combine("Bash", reports);
     // Signs only ever hold back an allow or turn a call into a deny: a denied call needs none.
     if decision.verdict < Verdict::Deny {
-        decision.signs = signs::shell_signs(command, &analysis, &texts, ctx.cwd, ctx.home, rules);
+        let texts: Vec<&str> = report_of
+            .iter()
+            .map(|&i| decision.commands[i].text.as_str())
+            .collect();
+        let signs = signs::shell_signs(command, &analysis, &texts, ctx.cwd, ctx.home, rules);
+        decision.signs = signs;
     }
     decision
 }

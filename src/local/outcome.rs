@@ -3,6 +3,9 @@
 
 use crate::decision::{CommandReport, Decision, RuleRef, Verdict};
 use crate::shell::{self};
+use std::fmt::Write as _;
+
+const ALLOWED: &str = "sentinel[local]: allowed";
 
 /// The command's verdict is the maximum of its parts; the first part at that level explains it.
 pub(super) fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
@@ -14,31 +17,38 @@ pub(super) fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
     let decider = reports.iter().find(|r| r.verdict == worst);
     let (reason, rule) = match (worst, decider) {
         (Verdict::Allow, _) => {
-            let rules: Vec<String> = reports
+            // `allowed by RULE (TEXT), …; runs …; …`, written in place: it is every allow's
+            // reason.
+            let mut reason = String::from(ALLOWED);
+            let rules = reports
                 .iter()
-                .filter_map(|r| {
-                    r.rule
-                        .as_ref()
-                        .map(|rule| format!("{rule} ({})", shell::excerpt(&r.text)))
-                })
-                .collect();
-            let files: Vec<String> = reports
+                .filter_map(|r| Some((r.rule.as_ref()?, &r.text)));
+            for (i, (rule, text)) in rules.enumerate() {
+                let _ = write!(reason, "{}{rule} (", if i == 0 { " by " } else { ", " });
+                crate::text::push_excerpt(&mut reason, text, crate::text::EXCERPT);
+                reason.push(')');
+            }
+            let mut files = reports
                 .iter()
-                .filter(|r| r.rule.is_none() && r.reason.starts_with("runs "))
-                .map(|r| r.reason.clone())
-                .collect();
-            let reason = match (rules.is_empty(), files.is_empty()) {
-                (true, true) => {
-                    "sentinel[local]: allowed: nothing in it runs a command".to_string()
+                .filter(|r| r.rule.is_none() && r.reason.starts_with("runs "));
+            match files.next() {
+                Some(first) => {
+                    reason.push_str(if reason.len() > ALLOWED.len() {
+                        "; "
+                    } else {
+                        ": "
+                    });
+                    reason.push_str(&first.reason);
+                    for r in files {
+                        reason.push_str("; ");
+                        reason.push_str(&r.reason);
+                    }
                 }
-                (false, true) => format!("sentinel[local]: allowed by {}", rules.join(", ")),
-                (true, false) => format!("sentinel[local]: allowed: {}", files.join("; ")),
-                (false, false) => format!(
-                    "sentinel[local]: allowed by {}; {}",
-                    rules.join(", "),
-                    files.join("; ")
-                ),
-            };
+                None if reason.len() == ALLOWED.len() => {
+                    reason.push_str(": nothing in it runs a command");
+                }
+                None => {}
+            }
             (reason, decider.and_then(|d| d.rule.clone()))
         }
         (Verdict::Deny, Some(d)) => (
@@ -80,37 +90,38 @@ pub(super) fn deny_reason(
         return format!("sentinel[local]: blocked `{shown}`: {detail}.{instead}");
     };
     let (why, instead) = advice(rule);
-    let mut reasons: Vec<&str> = Vec::new();
+    let mut out = String::with_capacity(160 + shown.len() + detail.len());
+    let _ = write!(out, "sentinel[local]: blocked by {rule} ({shown})");
+    let mut sep = ": ";
     if !detail.is_empty() && Some(detail) != rule.why.as_deref() && Some(detail) != why {
-        reasons.push(detail);
+        out.push_str(sep);
+        out.push_str(detail);
+        sep = "; ";
     }
-    reasons.extend(why);
-    let why = if reasons.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", reasons.join("; "))
-    };
-    format!("sentinel[local]: blocked by {rule} ({shown}){why}. Instead: {instead}.")
+    if let Some(why) = why {
+        out.push_str(sep);
+        out.push_str(why);
+    }
+    let _ = write!(out, ". Instead: {instead}.");
+    out
 }
 
 /// A rule's comment split into why it blocks and what to do instead (`…; instead: …`), with a
 /// default alternative for each rule file when the comment names none.
-pub(super) fn advice(rule: &RuleRef) -> (Option<&str>, String) {
+pub(super) fn advice(rule: &RuleRef) -> (Option<&str>, &str) {
     let comment = rule.why.as_deref().unwrap_or("");
     let (why, instead) = match comment.split_once("; instead:") {
-        Some((w, i)) => (w.trim(), Some(i.trim().trim_end_matches('.').to_string())),
+        Some((w, i)) => (w.trim(), Some(i.trim().trim_end_matches('.'))),
         None => (comment.trim(), None),
     };
-    let default = || {
-        match rule.file.rsplit('/').next().unwrap_or("") {
+    let default = || match rule.file.rsplit('/').next().unwrap_or("") {
         "conditional_block_commands.txt" => {
-            "keep it inside the project, naming each path, or ask the person to run it".to_string()
+            "keep it inside the project, naming each path, or ask the person to run it"
         }
-        "excluded_paths.txt" => {
-            "write inside the project, or ask the person to make this change".to_string()
+        "excluded_paths.txt" => "write inside the project, or ask the person to make this change",
+        _ => {
+            "do not look for another way to do the same; if it is needed, ask the person to run it themselves"
         }
-        _ => "do not look for another way to do the same; if it is needed, ask the person to run it themselves".to_string(),
-    }
     };
     (
         (!why.is_empty()).then_some(why),

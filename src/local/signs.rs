@@ -147,7 +147,7 @@ const SECRET_DUMPERS: &[&str] = &["printenv"];
 pub fn shell_signs(
     command: &str,
     analysis: &Analysis,
-    texts: &[String],
+    texts: &[impl AsRef<str>],
     cwd: &Path,
     home: Option<&Path>,
     rules: &crate::rules::Rules,
@@ -163,7 +163,7 @@ pub fn shell_signs(
         .iter()
         .zip(texts)
         .filter(|(c, _)| c.role == Role::Command)
-        .map(|(c, t)| (c, t.as_str()))
+        .map(|(c, t)| (c, t.as_ref()))
         .unzip();
     for (c, text) in commands.iter().zip(&texts) {
         if let Some(evidence) = credential_access(c, text, cwd, home, rules) {

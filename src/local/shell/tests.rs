@@ -122,6 +122,23 @@ fn comments_quoting_and_escapes() {
 }
 
 #[test]
+fn every_whitespace_inside_a_word_renders_as_a_tab() {
+    // A rule's plain space must only ever separate words, whatever whitespace a quoted word
+    // holds: the vertical tab, form feed, NEL and the Unicode spaces included.
+    for space in [
+        '\t', '\n', '\u{b}', '\u{c}', '\r', '\u{85}', '\u{a0}', '\u{2003}', '\u{3000}',
+    ] {
+        let src = format!("git commit -m 'no{space}git{space}push{space}--force'");
+        assert_eq!(
+            commands(&src),
+            ["git commit -m no\tgit\tpush\t--force"],
+            "{space:?}"
+        );
+    }
+    assert_eq!(commands("echo 'é x'"), ["echo é\tx"]);
+}
+
+#[test]
 fn names_are_normalised() {
     for src in [
         "\\rm -rf /",
