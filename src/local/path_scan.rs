@@ -181,13 +181,24 @@ pub fn is_windows_path(raw: &str) -> bool {
 /// An absolute path with no `.` or `..` component, no doubled or trailing slash: `clean` gives
 /// it back as it is.
 pub fn is_clean(s: &str) -> bool {
-    s.starts_with('/')
-        && !s.contains("/./")
-        && !s.contains("/../")
-        && !s.contains("//")
-        && !s.ends_with("/.")
-        && !s.ends_with("/..")
-        && (s.len() == 1 || !s.ends_with('/'))
+    // One pass over the slashes: what follows each may not be empty (a trailing slash, but
+    // for the root), another slash, or a `.` or `..` component.
+    let b = s.as_bytes();
+    b.first() == Some(&b'/')
+        && (b.len() == 1
+            || b.iter()
+                .enumerate()
+                .filter(|&(_, &c)| c == b'/')
+                .all(|(i, _)| {
+                    !matches!(
+                        &b[i + 1..],
+                        [] | [b'/', ..]
+                            | [b'.']
+                            | [b'.', b'/', ..]
+                            | [b'.', b'.']
+                            | [b'.', b'.', b'/', ..]
+                    )
+                }))
 }
 
 /// Whether a home directory can have a Home line's text appended as it is: the result is then
@@ -206,6 +217,18 @@ pub fn clean(p: &Path) -> PathBuf {
     {
         return p.to_path_buf();
     }
+    rebuild(p)
+}
+
+/// [`clean`] of a path the caller owns: a clean one is given back without a copy.
+pub fn clean_owned(p: PathBuf) -> PathBuf {
+    match p.to_str() {
+        Some(s) if is_clean(s) => p,
+        _ => rebuild(&p),
+    }
+}
+
+fn rebuild(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
@@ -366,5 +389,42 @@ impl Mask {
             | (self.0[2] & !other.0[2])
             | (self.0[3] & !other.0[3])
             == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `is_clean` as its doc says it, one search per clause.
+    fn is_clean_by_its_definition(s: &str) -> bool {
+        s.starts_with('/')
+            && !s.contains("/./")
+            && !s.contains("/../")
+            && !s.contains("//")
+            && !s.ends_with("/.")
+            && !s.ends_with("/..")
+            && (s.len() == 1 || !s.ends_with('/'))
+    }
+
+    #[test]
+    fn is_clean_is_its_definition_on_every_short_path() {
+        // Every string of up to 8 characters over `/`, `.` and a letter: each clause and every
+        // way they meet at the ends.
+        let mut all = vec![String::new()];
+        for _ in 0..8 {
+            let longer: Vec<String> = all
+                .iter()
+                .filter(|s| s.len() == all.last().map_or(0, String::len))
+                .flat_map(|s| ['/', '.', 'a'].map(|c| format!("{s}{c}")))
+                .collect();
+            all.extend(longer);
+        }
+        assert!(all.len() > 9_000);
+        for s in &all {
+            assert_eq!(is_clean(s), is_clean_by_its_definition(s), "{s:?}");
+            let p = Path::new(s);
+            assert_eq!(clean_owned(p.to_path_buf()), clean(p), "{s:?}");
+        }
     }
 }

@@ -5,7 +5,7 @@
 
 pub use crate::local::path_scan::is_windows_path;
 use crate::local::path_scan::{
-    self, Form, Mask, Scanned, clean, glob_literals, is_simple, strip_home,
+    self, Form, Mask, Scanned, clean, clean_owned, glob_literals, is_simple, strip_home,
 };
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ pub fn resolve(raw: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
     } else {
         cwd.join(raw)
     };
-    Some(clean(&joined))
+    Some(clean_owned(joined))
 }
 
 /// `~+`, `$PWD` or `${PWD}` at the start of a word: the directory the command runs in.

@@ -236,9 +236,10 @@ fn runs(stage: &str, name: &str) -> bool {
 }
 
 fn is_decoder_text(text: &str) -> bool {
-    let words: Vec<&str> = text.split(' ').collect();
-    let has = |f: &[&str]| words.iter().any(|w| f.contains(w));
-    match words.first().copied().unwrap_or("") {
+    let mut words = text.split(' ');
+    let first = words.next().unwrap_or("");
+    let has = |f: &[&str]| words.clone().any(|w| f.contains(&w));
+    match first {
         "base64" | "gbase64" => has(&["-d", "--decode", "-D"]),
         "openssl" => has(&["-d"]),
         "xxd" => has(&["-r"]),
