@@ -315,7 +315,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 // A method that changes or deletes what a server holds is not a routine local
                 // call, even to this machine (`curl -X DELETE localhost:9200/_all`).
                 let method = w.text.to_ascii_uppercase();
-                if matches!(v.from.as_str(), "-X" | "--request")
+                if matches!(&*v.from, "-X" | "--request")
                     && matches!(method.as_str(), "DELETE" | "PUT" | "PATCH")
                 {
                     Effect::Review {

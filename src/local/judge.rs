@@ -106,10 +106,16 @@ pub(super) fn judge_inner(
             .collect(),
         Role::Command => Vec::new(),
     };
-    let texts: Vec<&str> = std::iter::once(text)
-        .chain(suffixes.iter().map(String::as_str))
-        .collect();
-    if let Some(part) = hard_block(&texts, rules) {
+    let blocked = match cmd.role {
+        Role::Command => hard_block(&[text], rules),
+        Role::Wrapper => {
+            let texts: Vec<&str> = std::iter::once(text)
+                .chain(suffixes.iter().map(String::as_str))
+                .collect();
+            hard_block(&texts, rules)
+        }
+    };
+    if let Some(part) = blocked {
         return part;
     }
     if let Some(part) = self_loosening(cmd) {

@@ -9,6 +9,7 @@
 
 use crate::local::spec::{CommandSpec, Kind, Matched, OptKind, OptSpec, Specs, Syntax};
 use crate::shell::{Word, WordKind, is_home_ref};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// A word with what it is to the program.
@@ -18,8 +19,8 @@ pub struct Value {
     pub kind: Kind,
     /// The word.
     pub word: Word,
-    /// Where it came from: the option name, or `operand`.
-    pub from: String,
+    /// Where it came from: the option name, or `operand` (borrowed: most values are operands).
+    pub from: Cow<'static, str>,
 }
 
 /// A flag with an effect of its own (`deny`, `review`).
@@ -81,7 +82,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
     };
     // Subcommands are looked up under the spec's own name, so an alias (`gradlew` for
     // `gradle`, `cargo b` for `cargo build`) finds the same subcommands.
-    let mut path: Vec<String> = r.chain[0].name.split(' ').map(str::to_string).collect();
+    let mut path: String = r.chain[0].name.clone();
     let mut operands: Vec<&Word> = Vec::new();
     let mut options_done = false;
     let mut after_dashdash = false;
@@ -124,13 +125,21 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                     ));
                     return Some(r);
                 }
-                path.push(w.text.clone());
-                let words: Vec<&str> = path.iter().map(String::as_str).collect();
-                match specs.lookup(&words) {
+                path.push(' ');
+                path.push_str(&w.text);
+                // A word with a space is no subcommand's name (the program looks it up
+                // whole), though joined it would read as two.
+                let found = if w.text.contains(' ') {
+                    None
+                } else {
+                    specs.lookup(&path)
+                };
+                match found {
                     Some(child) => {
                         // A pattern section (`aws * describe-*`) keeps the words as written.
                         if !child.name.contains('*') {
-                            path = child.name.split(' ').map(str::to_string).collect();
+                            path.clear();
+                            path.push_str(&child.name);
                         }
                         r.chain.push(child.clone());
                         chain.push(child);
@@ -142,7 +151,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                     None => {
                         r.problems.push(format!(
                             "sentinel has no spec for `{}`",
-                            crate::text::excerpt(&path.join(" "))
+                            crate::text::excerpt(&path)
                         ));
                         return Some(r);
                     }
@@ -503,7 +512,7 @@ fn apply(
                         kind: word.kind,
                         value: None,
                     },
-                    from: shown.to_string(),
+                    from: Cow::Owned(shown.to_string()),
                 }),
                 None if *optional => {}
                 None => match argv.get(*i) {
@@ -511,7 +520,7 @@ fn apply(
                         r.values.push(Value {
                             kind: first,
                             word: next.clone(),
-                            from: shown.to_string(),
+                            from: Cow::Owned(shown.to_string()),
                         });
                         *i += 1;
                     }
@@ -524,7 +533,7 @@ fn apply(
                         r.values.push(Value {
                             kind: *k,
                             word: next.clone(),
-                            from: shown.to_string(),
+                            from: Cow::Owned(shown.to_string()),
                         });
                         *i += 1;
                     }
@@ -583,7 +592,7 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
             out.push(Value {
                 kind,
                 word: (*w).clone(),
-                from: "operand".into(),
+                from: Cow::Borrowed("operand"),
             });
         }
         // A word added at run time fills the first slot left empty (`xargs npm run` gets its
@@ -601,7 +610,7 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
             Some(OptKind::Value { kinds, .. }) => out.push(Value {
                 kind: kinds[0],
                 word: (*w).clone(),
-                from: "operand".into(),
+                from: Cow::Borrowed("operand"),
             }),
             Some(kind @ (OptKind::Deny(_) | OptKind::Review(_))) => {
                 r.marked.push(Marked {
@@ -687,6 +696,20 @@ operands = "sed-script read..."
             r.marked.iter().map(|m| m.name.clone()).collect(),
             r.problems,
         )
+    }
+
+    #[test]
+    fn a_word_with_a_space_names_no_program_or_subcommand() {
+        // `docker 'compose up'` runs docker's subcommand named `compose up`, which does not
+        // exist; joined with spaces it would read as `docker compose up`.
+        let specs = Specs::bundled();
+        let argv = [Word::literal("docker"), Word::literal("compose up")];
+        let r = read(&argv, &specs).unwrap();
+        assert_eq!(r.chain.len(), 1);
+        assert_eq!(r.problems, ["sentinel has no spec for `docker compose up`"]);
+        assert!(read(&[Word::literal("docker compose")], &specs).is_none());
+        assert!(specs.program("docker compose").is_none());
+        assert!(specs.lookup("docker compose up").is_some());
     }
 
     #[test]

@@ -16,7 +16,6 @@ use crate::decision::RuleError;
 use crate::decision::RuleRef;
 use crate::local::spec_cache::{self, Compiled, Index};
 use std::borrow::Cow;
-use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -254,35 +253,39 @@ impl Specs {
 
     /// The spec for a program name.
     pub fn program(&self, name: &str) -> Option<Arc<CommandSpec>> {
-        self.lookup(&[name])
+        // A name with a space in it is no program's: only subcommands join words so.
+        if name.contains(' ') {
+            return None;
+        }
+        self.lookup(name)
     }
 
-    /// The spec for a full name split into words (`["git", "commit"]`): the person's exact
-    /// section, else the bundled one, else the first pattern section (the person's, then the
-    /// bundled) whose words all match. Nothing is allocated to find it.
-    pub fn lookup(&self, words: &[&str]) -> Option<Arc<CommandSpec>> {
+    /// The spec for a full name, its words joined by single spaces (`git commit`): the
+    /// person's exact section, else the bundled one, else the first pattern section (the
+    /// person's, then the bundled) whose words all match. Nothing is allocated to find it.
+    pub fn lookup(&self, name: &str) -> Option<Arc<CommandSpec>> {
         if !self.by_name.is_empty()
-            && let Some(&i) = self.by_name.get(&words.join(" "))
+            && let Some(&i) = self.by_name.get(name)
         {
             return self.section(Id::Person(i));
         }
-        if let Ok(k) = bundled::NAMES.binary_search_by(|(n, _)| cmp_words(bundled_name(*n), words))
-        {
+        if let Ok(k) = bundled::NAMES.binary_search_by(|(n, _)| bundled_name(*n).cmp(name)) {
             return self.section(Id::Bundled(bundled::NAMES[k].1 as usize));
         }
+        let words = || name.split(' ');
         if let Some((_, i)) = self
             .patterns
             .iter()
-            .find(|(p, _)| fits(p.iter().map(String::as_str), words))
+            .find(|(p, _)| fits(p.iter().map(String::as_str), words()))
         {
             return self.section(Id::Person(*i));
         }
         // Most patterns start with a literal word: its first byte rules them out at once.
-        let first = words.first().and_then(|w| w.bytes().next());
+        let first = name.bytes().next();
         let (_, i) = bundled::PATTERNS.iter().find(|(p, _)| {
             let p = bundled_name(*p);
             let lead = p.bytes().next();
-            (lead == Some(b'*') || lead == first) && fits(p.split(' '), words)
+            (lead == Some(b'*') || lead == first) && fits(p.split(' '), words())
         })?;
         self.section(Id::Bundled(*i as usize))
     }
@@ -399,36 +402,12 @@ fn display(file: &str, origin: &str) -> String {
     }
 }
 
-/// `name` against `words` joined by spaces, without joining them: piece by piece, each a slice
-/// compare (a byte iterator over the joined words was ~3K instructions a binary search).
-fn cmp_words(name: &str, words: &[&str]) -> Ordering {
-    let mut rest = name.as_bytes();
-    let pieces = words
-        .iter()
-        .enumerate()
-        .flat_map(|(i, w)| [if i == 0 { "" } else { " " }, w]);
-    for piece in pieces {
-        let piece = piece.as_bytes();
-        let n = rest.len().min(piece.len());
-        match rest[..n].cmp(&piece[..n]) {
-            Ordering::Equal if rest.len() < piece.len() => return Ordering::Less,
-            Ordering::Equal => rest = &rest[n..],
-            other => return other,
-        }
-    }
-    if rest.is_empty() {
-        Ordering::Equal
-    } else {
-        Ordering::Greater
-    }
-}
-
 /// The words of a pattern section's name each match a word, and they are as many.
-fn fits<'a>(mut pattern: impl Iterator<Item = &'a str>, words: &[&str]) -> bool {
-    words
-        .iter()
-        .all(|w| pattern.next().is_some_and(|p| word_glob(p, w)))
-        && pattern.next().is_none()
+fn fits<'a, 'w>(
+    mut pattern: impl Iterator<Item = &'a str>,
+    mut words: impl Iterator<Item = &'w str>,
+) -> bool {
+    words.all(|w| pattern.next().is_some_and(|p| word_glob(p, w))) && pattern.next().is_none()
 }
 
 /// `*` in a pattern word matches any run of characters.
@@ -453,54 +432,6 @@ fn word_glob(pattern: &str, word: &str) -> bool {
 mod tests {
     use super::*;
     use crate::local::spec_scan::header_name;
-
-    #[test]
-    fn names_compare_with_words_as_with_the_words_joined() {
-        let mut names: Vec<&str> = bundled::NAMES
-            .iter()
-            .step_by(7)
-            .map(|(n, _)| bundled_name(*n))
-            .collect();
-        names.extend([
-            "",
-            " ",
-            "git",
-            "git ",
-            "git  x",
-            "git!",
-            "gi",
-            "git status",
-            "git\u{0}",
-        ]);
-        let words: Vec<Vec<&str>> = vec![
-            vec!["git"],
-            vec!["git", "status"],
-            vec!["git", ""],
-            vec!["", "git"],
-            vec!["git", "stat"],
-            vec!["git", "status", "x"],
-            vec!["gi", "t"],
-            vec!["git", " x"],
-            vec!["cargo", "build"],
-            vec!["npm", "run", "build"],
-            vec!["a", "b", "c", "d"],
-        ];
-        for name in &names {
-            for w in &words {
-                assert_eq!(
-                    cmp_words(name, w),
-                    name.cmp(&w.join(" ").as_str()),
-                    "{name:?} {w:?}"
-                );
-            }
-            // Against each name's own words and their neighbours.
-            let own: Vec<&str> = name.split(' ').collect();
-            assert_eq!(cmp_words(name, &own), Ordering::Equal, "{name:?}");
-            let mut longer = own.clone();
-            longer.push("z");
-            assert_eq!(cmp_words(name, &longer), Ordering::Less, "{name:?}");
-        }
-    }
 
     /// One section's TOML read and checked the way a person's is (what the build stores).
     fn parse_section(
@@ -567,17 +498,12 @@ mod tests {
         );
         for (name, _) in bundled::NAMES {
             let name = bundled_name(*name);
-            let words: Vec<&str> = name.split(' ').collect();
-            assert!(specs.lookup(&words).is_some(), "{name}");
+            assert!(specs.lookup(name).is_some(), "{name}");
         }
         // Every pattern section is found by words it matches.
         for (p, _) in bundled::PATTERNS {
-            let words: Vec<String> = bundled_name(*p)
-                .split(' ')
-                .map(|w| w.replace('*', "x"))
-                .collect();
-            let words: Vec<&str> = words.iter().map(String::as_str).collect();
-            assert!(specs.lookup(&words).is_some(), "{}", bundled_name(*p));
+            let name = bundled_name(*p).replace('*', "x");
+            assert!(specs.lookup(&name).is_some(), "{}", bundled_name(*p));
         }
         // The build's list of package managers: each program's first `["P *"]` section says.
         let mut seen = std::collections::HashSet::new();
