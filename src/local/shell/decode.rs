@@ -25,13 +25,13 @@ pub(super) fn stage_output(cmd: &SimpleCommand, stdin: Option<&str>) -> Option<S
         })
         .and_then(|r| r.target.known_value().map(str::to_string));
     let input = here.as_deref().or(stdin);
-    let flags: Vec<&str> = args
-        .iter()
-        .filter(|a| a.text.starts_with('-'))
-        .map(|a| a.text.as_str())
-        .collect();
-    let operands: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
-    let has = |f: &[&str]| flags.iter().any(|x| f.contains(x));
+    // Read on demand: every stage of every pipeline comes here, and most are other programs.
+    let has = |f: &[&str]| {
+        args.iter()
+            .any(|a| a.text.starts_with('-') && f.contains(&a.text.as_str()))
+    };
+    let first_operand = args.iter().find(|a| !a.text.starts_with('-'));
+    let no_operands = first_operand.is_none();
     let out = match cmd.name() {
         "echo" => {
             let words: Vec<&str> = known_all(args)?;
@@ -94,29 +94,24 @@ pub(super) fn stage_output(cmd: &SimpleCommand, stdin: Option<&str>) -> Option<S
             out
         }
         "cat" if args.is_empty() => input?.to_string(),
-        "base64" | "gbase64"
-            if has(&["-d", "--decode", "-D", "-di", "-id"]) && operands.is_empty() =>
-        {
+        "base64" | "gbase64" if has(&["-d", "--decode", "-D", "-di", "-id"]) && no_operands => {
             decode_base64(input?)?
         }
         "openssl"
-            if operands
-                .first()
-                .is_some_and(|w| w.text == "base64" || w.text == "enc")
+            if first_operand.is_some_and(|w| w.text == "base64" || w.text == "enc")
                 && has(&["-d"])
-                && (operands.first().is_some_and(|w| w.text == "base64")
+                && (first_operand.is_some_and(|w| w.text == "base64")
                     || has(&["-base64", "-a"])) =>
         {
             decode_base64(input?)?
         }
-        "xxd" if has(&["-r"]) && has(&["-p", "-ps", "-plain"]) && operands.is_empty() => {
+        "xxd" if has(&["-r"]) && has(&["-p", "-ps", "-plain"]) && no_operands => {
             decode_hex(input?)?
         }
-        "gunzip" | "zcat" | "gzcat" if operands.is_empty() => gunzip(input?.as_bytes())?,
-        "gzip" if has(&["-d", "--decompress", "-dc", "-cd"]) && operands.is_empty() => {
+        "gunzip" | "zcat" | "gzcat" if no_operands => gunzip(input?.as_bytes())?,
+        "gzip" if has(&["-d", "--decompress", "-dc", "-cd"]) && no_operands => {
             gunzip(input?.as_bytes())?
         }
-        "tr" | "rev" | "cut" | "sort" | "head" | "tail" | "tee" => return None,
         _ => return None,
     };
     (out.len() <= MAX_DECODED_BYTES).then_some(out)

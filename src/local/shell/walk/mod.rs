@@ -166,15 +166,14 @@ impl Walker {
     /// The command a pipeline stage amounts to, as the pipe sees it: its innermost command
     /// (a shell reading the pipe is a wrapper with nothing inside).
     fn stage_innermost(&self, first: usize) -> Option<&SimpleCommand> {
-        let stage: Vec<&SimpleCommand> = self.out.commands[first..]
-            .iter()
-            .filter(|c| c.depth == self.depth)
-            .collect();
-        stage
-            .iter()
+        let stage = || {
+            self.out.commands[first..]
+                .iter()
+                .filter(|c| c.depth == self.depth)
+        };
+        stage()
             .rfind(|c| c.role == Role::Command)
-            .or_else(|| stage.iter().rfind(|c| c.role == Role::Wrapper))
-            .copied()
+            .or_else(|| stage().rfind(|c| c.role == Role::Wrapper))
     }
 
     fn command(&mut self, cmd: &ast::Command, stdin: Stdin) {
