@@ -21,7 +21,9 @@ impl Walker {
         let mut hops = 0;
         loop {
             let name_dir = self.normalise_name(&mut argv);
-            let name = argv.first().map(|w| w.text.clone()).unwrap_or_default();
+            // Borrowed from argv: what is asked of the name is asked before argv moves on.
+            let name = argv.first().map_or("", |w| w.text.as_str());
+            let is_env = name == "env";
             if name == "cd" || name == "pushd" || name == "popd" {
                 self.change_dir(&argv);
             }
@@ -29,7 +31,7 @@ impl Walker {
                 self.git_config_code(&argv);
             }
             if matches!(
-                name.as_str(),
+                name,
                 "export" | "declare" | "typeset" | "local" | "readonly"
             ) {
                 for a in argv.iter().skip(1) {
@@ -110,12 +112,12 @@ impl Walker {
                             }
                         }
                     }
-                    let (env_assignments, inner) = if name == "env" {
+                    let (env_assignments, inner) = if is_env {
                         split_env_assignments(inner)
                     } else {
                         (Vec::new(), inner)
                     };
-                    if name == "env"
+                    if is_env
                         && argv.iter().any(|w| {
                             matches!(w.text.as_str(), "-C" | "--chdir")
                                 || w.text.starts_with("--chdir=")

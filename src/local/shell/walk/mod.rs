@@ -306,7 +306,10 @@ impl Walker {
     }
 
     fn simple(&mut self, s: &ast::SimpleCommand, stdin: Stdin) {
-        let mut argv = Vec::new();
+        // Sized for every word up front: growing it was a reallocation or two a command.
+        let mut argv = Vec::with_capacity(
+            usize::from(s.word_or_name.is_some()) + s.suffix.as_ref().map_or(0, |x| x.0.len()),
+        );
         let mut redirects = Vec::new();
         let mut assignments = Vec::new();
         let mut stdin = stdin;
