@@ -269,7 +269,9 @@ impl Specs {
         {
             return self.section(Id::Person(i));
         }
-        if let Ok(k) = bundled::NAMES.binary_search_by(|(n, _)| bundled_name(*n).cmp(name)) {
+        if let Ok(k) =
+            bundled::NAMES.binary_search_by(|(n, _)| bundled_bytes(*n).cmp(name.as_bytes()))
+        {
             return self.section(Id::Bundled(bundled::NAMES[k].1 as usize));
         }
         let words = || name.split(' ');
@@ -283,9 +285,8 @@ impl Specs {
         // Most patterns start with a literal word: its first byte rules them out at once.
         let first = name.bytes().next();
         let (_, i) = bundled::PATTERNS.iter().find(|(p, _)| {
-            let p = bundled_name(*p);
-            let lead = p.bytes().next();
-            (lead == Some(b'*') || lead == first) && fits(p.split(' '), words())
+            let lead = bundled_bytes(*p).first().copied();
+            (lead == Some(b'*') || lead == first) && fits(bundled_name(*p).split(' '), words())
         })?;
         self.section(Id::Bundled(*i as usize))
     }
@@ -302,7 +303,7 @@ impl Specs {
             Some((_, i)) => self.section(Id::Person(*i)),
             None => {
                 let k = bundled::BINS
-                    .binary_search_by(|(n, _)| bundled_name(*n).cmp(program))
+                    .binary_search_by(|(n, _)| bundled_bytes(*n).cmp(program.as_bytes()))
                     .ok()?;
                 self.section(Id::Bundled(bundled::BINS[k].1 as usize))
             }
@@ -390,6 +391,12 @@ fn decode_bundled(i: usize) -> Result<(Checked, &'static str, usize), RuleError>
 }
 
 /// A name of the build-time index: a span of its one text.
+/// A bundled name's bytes: compared as bytes, as `str` orders, without the char-boundary
+/// checks slicing a `str` makes (they were most of a binary search).
+fn bundled_bytes((start, len): (u32, u32)) -> &'static [u8] {
+    &bundled::NAMES_TEXT.as_bytes()[start as usize..(start + len) as usize]
+}
+
 fn bundled_name((start, len): (u32, u32)) -> &'static str {
     &bundled::NAMES_TEXT[start as usize..(start + len) as usize]
 }
