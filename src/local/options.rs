@@ -546,7 +546,8 @@ fn apply(
 
 /// Gives each operand its slot's kind: repeated slots take what the later slots leave.
 fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>, no_first: bool) {
-    let spec = r.spec();
+    // The spec is held by its own handle, so `r` takes the values as they are found.
+    let spec = Arc::clone(r.chain.last().expect("a reading has a spec"));
     let mut slots: Vec<_> = spec
         .operands
         .iter()
@@ -556,16 +557,15 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
     if no_first && !slots.is_empty() {
         slots.remove(0);
     }
-    let extra = spec.extra.clone();
-    let name = spec.name.clone();
-    r.appended = match (slots.last(), &extra) {
+    let extra = &spec.extra;
+    let name = &spec.name;
+    r.appended = match (slots.last(), extra) {
         (Some(s), _) if s.repeat => Some(turned(s.kind, turn_into)),
         (_, Some(OptKind::Value { kinds, .. })) => Some(kinds[0]),
         (None, None) => None,
         _ => Some(Kind::Text),
     };
     let mut next = 0;
-    let mut out = Vec::new();
     let mut first_empty = None;
     for (k, slot) in slots.iter().enumerate() {
         let left = operands.len() - next;
@@ -589,7 +589,7 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
         };
         for w in &operands[next..next + take] {
             let kind = turned(slot.kind, turn_into);
-            out.push(Value {
+            r.values.push(Value {
                 kind,
                 word: (*w).clone(),
                 from: Cow::Borrowed("operand"),
@@ -606,8 +606,8 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
         r.appended = Some(k);
     }
     for w in &operands[next..] {
-        match &extra {
-            Some(OptKind::Value { kinds, .. }) => out.push(Value {
+        match extra {
+            Some(OptKind::Value { kinds, .. }) => r.values.push(Value {
                 kind: kinds[0],
                 word: (*w).clone(),
                 from: Cow::Borrowed("operand"),
@@ -616,7 +616,7 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
                 r.marked.push(Marked {
                     name: format!("operand `{}`", crate::text::excerpt(&w.text)),
                     kind: kind.clone(),
-                    line: spec_line(r),
+                    line: spec.rule.line,
                 });
                 break;
             }
@@ -629,7 +629,6 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
             }
         }
     }
-    r.values.extend(out);
 }
 
 /// An operand's kind after a flag such as `sed -i` or `rm -r` turned it.
@@ -642,10 +641,6 @@ fn turned(kind: Kind, into: Option<Kind>) -> Kind {
         Some(Kind::DeleteTree) if kind.is_input_path() => Kind::DeleteTree,
         _ => kind,
     }
-}
-
-fn spec_line(r: &Reading) -> usize {
-    r.spec().rule.line
 }
 
 #[cfg(test)]
