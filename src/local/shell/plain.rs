@@ -47,6 +47,12 @@ pub(super) fn literal_word(raw: &str) -> Option<String> {
     Some(text)
 }
 
+/// A word that is its own value: unquoted characters that are themselves anywhere in a word
+/// (what [`literal_word`] gives back unchanged).
+pub(super) fn is_plain_literal(raw: &str) -> bool {
+    raw.bytes().all(is_literal)
+}
+
 /// Unquoted characters whose value is themselves in any position of a word (no `~`, no glob).
 fn is_literal(c: u8) -> bool {
     c.is_ascii_alphanumeric()

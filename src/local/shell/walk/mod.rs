@@ -63,14 +63,15 @@ impl Walker {
         if bracket_nesting(src) > MAX_BRACKET_NESTING {
             return Err(format!("brackets nest deeper than {MAX_BRACKET_NESTING}"));
         }
-        let program = match super::plain::parse(src) {
+        let mut program = match super::plain::parse(src) {
             Some(program) => program,
             None => brush_parser::Parser::new(std::io::Cursor::new(src), &self.options)
                 .parse_program()
                 .map_err(|e| one_line(&e.to_string()))?,
         };
         self.last_output = None;
-        for list in &program.complete_commands {
+        // Walked by `&mut`: a plain word's text is moved out of the tree, not copied.
+        for list in &mut program.complete_commands {
             self.list(list);
         }
         let single = matches!(program.complete_commands.as_slice(), [list] if list.0.len() == 1 && list.0[0].0.additional.is_empty());
@@ -109,23 +110,23 @@ impl Walker {
         r
     }
 
-    fn list(&mut self, list: &ast::CompoundList) {
-        for item in &list.0 {
-            self.and_or(&item.0);
+    fn list(&mut self, list: &mut ast::CompoundList) {
+        for item in &mut list.0 {
+            self.and_or(&mut item.0);
         }
     }
 
-    fn and_or(&mut self, list: &ast::AndOrList) {
-        self.pipeline(&list.first);
-        for next in &list.additional {
+    fn and_or(&mut self, list: &mut ast::AndOrList) {
+        self.pipeline(&mut list.first);
+        for next in &mut list.additional {
             match next {
                 ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p),
             }
         }
     }
 
-    fn pipeline(&mut self, p: &ast::Pipeline) {
-        if let [only] = p.seq.as_slice() {
+    fn pipeline(&mut self, p: &mut ast::Pipeline) {
+        if let [only] = p.seq.as_mut_slice() {
             let first = self.out.commands.len();
             self.command(only, Stdin::Inherited);
             self.last_output = self
@@ -136,7 +137,7 @@ impl Walker {
         let mut stages = Vec::new();
         let mut stdin = Stdin::Inherited;
         let mut output = None;
-        for cmd in &p.seq {
+        for cmd in &mut p.seq {
             let (text, produced, listed) = self.in_subshell(|w| {
                 let first = w.out.commands.len();
                 w.command(cmd, stdin.clone());
@@ -176,7 +177,7 @@ impl Walker {
             .or_else(|| stage().rfind(|c| c.role == Role::Wrapper))
     }
 
-    fn command(&mut self, cmd: &ast::Command, stdin: Stdin) {
+    fn command(&mut self, cmd: &mut ast::Command, stdin: Stdin) {
         match cmd {
             ast::Command::Simple(s) => self.simple(s, stdin),
             ast::Command::Compound(c, redirects) => {
@@ -187,7 +188,7 @@ impl Walker {
                 // The body is checked where it is defined; calling it by name is an unknown
                 // command, so it is never allowed on the strength of its name.
                 let first = self.out.commands.len();
-                self.in_subshell(|w| w.compound(&f.body.0));
+                self.in_subshell(|w| w.compound(&mut f.body.0));
                 let name = self.word(&f.fname.value).text;
                 if self.out.commands[first..].iter().any(|c| c.name() == name) {
                     self.out.self_calling_functions.push(name);
@@ -240,7 +241,7 @@ impl Walker {
         }
     }
 
-    fn compound(&mut self, c: &ast::CompoundCommand) {
+    fn compound(&mut self, c: &mut ast::CompoundCommand) {
         use ast::CompoundCommand as C;
         match c {
             C::Arithmetic(a) => self.arithmetic(&a.expr.value),
@@ -251,42 +252,42 @@ impl Walker {
                 {
                     self.arithmetic(&e.value);
                 }
-                self.list(&f.body.list);
+                self.list(&mut f.body.list);
             }
-            C::BraceGroup(g) => self.list(&g.list),
-            C::Subshell(s) => self.in_subshell(|w| w.list(&s.list)),
+            C::BraceGroup(g) => self.list(&mut g.list),
+            C::Subshell(s) => self.in_subshell(|w| w.list(&mut s.list)),
             C::ForClause(f) => {
                 for v in f.values.iter().flatten() {
                     self.word(&v.value);
                 }
-                self.list(&f.body.list);
+                self.list(&mut f.body.list);
             }
             C::CaseClause(c) => {
                 self.word(&c.value.value);
-                for item in &c.cases {
+                for item in &mut c.cases {
                     for p in &item.patterns {
                         self.word(&p.value);
                     }
-                    if let Some(cmd) = &item.cmd {
+                    if let Some(cmd) = &mut item.cmd {
                         self.list(cmd);
                     }
                 }
             }
             C::IfClause(i) => {
-                self.list(&i.condition);
-                self.list(&i.then);
-                for e in i.elses.iter().flatten() {
-                    if let Some(c) = &e.condition {
+                self.list(&mut i.condition);
+                self.list(&mut i.then);
+                for e in i.elses.iter_mut().flatten() {
+                    if let Some(c) = &mut e.condition {
                         self.list(c);
                     }
-                    self.list(&e.body);
+                    self.list(&mut e.body);
                 }
             }
             C::WhileClause(w) | C::UntilClause(w) => {
-                self.list(&w.0);
-                self.list(&w.1.list);
+                self.list(&mut w.0);
+                self.list(&mut w.1.list);
             }
-            C::Coprocess(c) => self.in_subshell(|w| w.command(&c.body, Stdin::Inherited)),
+            C::Coprocess(c) => self.in_subshell(|w| w.command(&mut c.body, Stdin::Inherited)),
         }
     }
 
@@ -305,29 +306,39 @@ impl Walker {
         }
     }
 
-    fn simple(&mut self, s: &ast::SimpleCommand, stdin: Stdin) {
+    fn simple(&mut self, s: &mut ast::SimpleCommand, stdin: Stdin) {
+        let ast::SimpleCommand {
+            prefix,
+            word_or_name,
+            suffix,
+        } = s;
         // Sized for every word up front: growing it was a reallocation or two a command.
         let mut argv = Vec::with_capacity(
-            usize::from(s.word_or_name.is_some()) + s.suffix.as_ref().map_or(0, |x| x.0.len()),
+            usize::from(word_or_name.is_some()) + suffix.as_ref().map_or(0, |x| x.0.len()),
         );
         let mut redirects = Vec::new();
         let mut assignments = Vec::new();
         let mut stdin = stdin;
-        let items = s
-            .prefix
-            .iter()
-            .flat_map(|p| p.0.iter().map(|i| (i, true)))
-            .chain(s.word_or_name.iter().map(|_| (&NAME_MARKER, false)))
-            .chain(s.suffix.iter().flat_map(|p| p.0.iter().map(|i| (i, false))));
-        for (item, in_prefix) in items {
-            if std::ptr::eq(item, &NAME_MARKER) {
-                if let Some(name) = &s.word_or_name {
-                    argv.push(self.word(&name.value));
+        let items = prefix
+            .iter_mut()
+            .flat_map(|p| p.0.iter_mut().map(Item::Prefix))
+            .chain(word_or_name.as_mut().map(Item::Name))
+            .chain(
+                suffix
+                    .iter_mut()
+                    .flat_map(|p| p.0.iter_mut().map(Item::Suffix)),
+            );
+        for item in items {
+            let (item, in_prefix) = match item {
+                Item::Name(name) => {
+                    argv.push(self.word_taken(&mut name.value));
+                    continue;
                 }
-                continue;
-            }
+                Item::Prefix(item) => (item, true),
+                Item::Suffix(item) => (item, false),
+            };
             match item {
-                ast::CommandPrefixOrSuffixItem::Word(w) => argv.push(self.word(&w.value)),
+                ast::CommandPrefixOrSuffixItem::Word(w) => argv.push(self.word_taken(&mut w.value)),
                 ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => {
                     let value = self.assignment_value(&a.value);
                     if in_prefix || argv.is_empty() {
@@ -361,14 +372,11 @@ impl Walker {
                         ast::ProcessSubstitutionKind::Read => "<( )",
                         ast::ProcessSubstitutionKind::Write => ">( )",
                     };
+                    // Rendered before it is walked: the walk moves words out of the tree.
+                    let text = format!("{}{})", &label[..2], one_line(&sub.list.to_string()));
                     self.process_substitution(label, sub);
                     argv.push(Word {
-                        text: format!(
-                            "{label_open}{}{label_close}",
-                            one_line(&sub.list.to_string()),
-                            label_open = &label[..2],
-                            label_close = ")"
-                        ),
+                        text,
                         kind: WordKind::Computed,
                         value: None,
                     });
@@ -385,7 +393,7 @@ impl Walker {
         self.emit(argv, redirects, assignments, stdin);
     }
 
-    fn process_substitution(&mut self, label: &str, sub: &ast::SubshellCommand) {
+    fn process_substitution(&mut self, label: &str, sub: &mut ast::SubshellCommand) {
         if self.depth >= MAX_DEPTH {
             self.unknown(format!(
                 "code nested deeper than {MAX_DEPTH} levels ({label})"
@@ -394,7 +402,7 @@ impl Walker {
         }
         self.depth += 1;
         self.via.push(label.to_string());
-        self.in_subshell(|w| w.list(&sub.list));
+        self.in_subshell(|w| w.list(&mut sub.list));
         self.via.pop();
         self.depth -= 1;
     }
@@ -467,7 +475,8 @@ impl Walker {
                             ast::ProcessSubstitutionKind::Read => "<( )",
                             ast::ProcessSubstitutionKind::Write => ">( )",
                         };
-                        self.process_substitution(label, sub);
+                        // Redirects are walked by shared reference: a copy (a rare form).
+                        self.process_substitution(label, &mut sub.clone());
                         return None;
                     }
                 };
@@ -514,12 +523,12 @@ impl Walker {
     }
 }
 
-/// A sentinel item standing for the command name while iterating prefix, name and suffix.
-static NAME_MARKER: ast::CommandPrefixOrSuffixItem =
-    ast::CommandPrefixOrSuffixItem::Word(ast::Word {
-        value: String::new(),
-        loc: None,
-    });
+/// A simple command's parts in source order: prefix items, the name, suffix items.
+enum Item<'a> {
+    Prefix(&'a mut ast::CommandPrefixOrSuffixItem),
+    Name(&'a mut ast::Word),
+    Suffix(&'a mut ast::CommandPrefixOrSuffixItem),
+}
 
 fn assignment_name(n: &ast::AssignmentName) -> String {
     match n {

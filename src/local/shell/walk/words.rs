@@ -17,6 +17,19 @@ impl Walker {
         }
     }
 
+    /// [`Walker::word`] of a word the walk owns: a word of plain characters only (most of
+    /// them) is its own text, moved out instead of copied.
+    pub(in crate::local::shell) fn word_taken(&mut self, raw: &mut String) -> Word {
+        if super::super::plain::is_plain_literal(raw) {
+            return Word {
+                text: std::mem::take(raw),
+                kind: WordKind::Literal,
+                value: None,
+            };
+        }
+        self.word(raw)
+    }
+
     /// [`Walker::word`] through brush's word parser, for any word.
     pub(in crate::local::shell) fn word_by_pieces(&mut self, raw: &str) -> Word {
         match word::parse(raw, &self.options) {
