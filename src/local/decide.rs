@@ -97,7 +97,8 @@ fn agent_decision(tool: &str) -> Decision {
 
 fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let analysis = shell::analyse(command);
-    let mut reports: Vec<CommandReport> = Vec::new();
+    // Most calls file one report a command, and a few more.
+    let mut reports: Vec<CommandReport> = Vec::with_capacity(analysis.commands.len() + 2);
     // Files a report; returns its index.
     let mut report_in = |text: String, via: Vec<String>, part: Part, cwd: Option<String>| {
         reports.push(part.into_report(text, via, cwd));

@@ -19,7 +19,8 @@ pub(super) fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
         (Verdict::Allow, _) => {
             // `allowed by RULE (TEXT), …; runs …; …`, written in place: it is every allow's
             // reason.
-            let mut reason = String::from(ALLOWED);
+            let mut reason = String::with_capacity(128);
+            reason.push_str(ALLOWED);
             let rules = reports
                 .iter()
                 .filter_map(|r| Some((r.rule.as_ref()?, &r.text)));

@@ -533,25 +533,33 @@ pub fn guard_file(path: &Path, ctx: &Context) -> Option<String> {
             ctx.sentinel_home_real().display()
         ));
     }
-    let parts: Vec<String> = path
+    // Components compared as bytes, ASCII case ignored (every name here is ASCII lower case):
+    // no lower-cased copy of each.
+    let parts: Vec<&[u8]> = path
         .components()
-        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+        .map(|c| c.as_os_str().as_encoded_bytes())
         .collect();
-    if parts.iter().any(|p| p == crate::config::PROJECT_DIR) {
+    let is = |part: &[u8], name: &str| part.eq_ignore_ascii_case(name.as_bytes());
+    if parts.iter().any(|p| is(p, crate::config::PROJECT_DIR)) {
         return Some(format!(
             "in a project's {}/ rules",
             crate::config::PROJECT_DIR
         ));
     }
     for tail in AGENT_SETTINGS {
-        if parts.len() >= tail.len() && parts[parts.len() - tail.len()..].iter().eq(tail.iter()) {
+        if parts.len() >= tail.len()
+            && parts[parts.len() - tail.len()..]
+                .iter()
+                .zip(tail.iter())
+                .all(|(p, t)| is(p, t))
+        {
             return Some("an agent settings file".to_string());
         }
     }
     // Copilot CLI's and GitHub's hook directories: every file inside registers hooks.
     let dirs = parts
         .windows(2)
-        .any(|w| (w[0] == ".github" || w[0] == ".copilot") && w[1] == "hooks");
+        .any(|w| (is(w[0], ".github") || is(w[0], ".copilot")) && is(w[1], "hooks"));
     dirs.then(|| "in an agent's hook directory".to_string())
 }
 
@@ -637,6 +645,38 @@ mod tests {
             "http://localhost@evil.com",
         ] {
             assert!(!is_local_host(h), "{h}");
+        }
+    }
+
+    #[test]
+    fn guard_files_in_any_ascii_case() {
+        let ctx = Context::lexical(
+            Path::new("/w/p"),
+            Some(Path::new("/w/h")),
+            Path::new("/w/h/.agentos"),
+        );
+        let guard = |p: &str| guard_file(Path::new(p), &ctx);
+        for p in [
+            "/w/h/.agentos/rules/x.txt",
+            "/w/p/.sentinel/rules.txt",
+            "/w/p/.SENTINEL/rules.txt",
+            "/w/h/.claude/settings.json",
+            "/w/h/.Claude/Settings.JSON",
+            "/w/h/.claude.json",
+            "/w/p/.codex/config.toml",
+            "/w/p/.github/hooks/guard.json",
+            "/w/p/.Copilot/HOOKS/x.json",
+        ] {
+            assert!(guard(p).is_some(), "{p}");
+        }
+        for p in [
+            "/w/p/src/settings.json",
+            "/w/p/.claude/agents/x.md",
+            "/w/p/.github/workflows/ci.yml",
+            "/w/p/hooks/x.json",
+            "/w/p/sentinel/x",
+        ] {
+            assert!(guard(p).is_none(), "{p}");
         }
     }
 }
