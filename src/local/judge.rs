@@ -5,6 +5,7 @@ use crate::decision::effect::Effect;
 use crate::decision::{RuleRef, Verdict};
 use crate::local::context::Context;
 use crate::local::effects::{self, Effects};
+use crate::local::path_scan::Mask;
 use crate::local::policy::{
     self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
 };
@@ -106,8 +107,10 @@ pub(super) fn judge_inner(
             .collect(),
         Role::Command => Vec::new(),
     };
+    // The text's byte pairs, taken once for the three rule lists.
+    let pairs = Mask::of(text.as_bytes());
     let blocked = match cmd.role {
-        Role::Command => hard_block(&[text], rules),
+        Role::Command => hard_block_in(text, pairs, rules),
         Role::Wrapper => {
             let texts: Vec<&str> = std::iter::once(text)
                 .chain(suffixes.iter().map(String::as_str))
@@ -123,7 +126,7 @@ pub(super) fn judge_inner(
     }
 
     let cwd = effective_cwd(cmd, ctx);
-    if let Some((rule, m)) = first_match(rules.conditional(), text) {
+    if let Some((rule, m)) = first_match(rules.conditional(), text, pairs) {
         if let RuleMatch::Broken(e) = m {
             return Part::new(
                 Verdict::Ask,
@@ -199,7 +202,15 @@ pub(super) fn judge_inner(
     // The effects found are the command's record; what follows only adds to them for its
     // own checks (a safe rule's generic reads), so they are cut back and moved, not copied.
     let recorded = effects.list.len();
-    let part = judge_effects(cmd, text, rules, ctx, &mut effects, cwd.as_deref(), seen);
+    let part = judge_effects(
+        cmd,
+        (text, pairs),
+        rules,
+        ctx,
+        &mut effects,
+        cwd.as_deref(),
+        seen,
+    );
     effects.list.truncate(recorded);
     *found = effects.list;
     part
@@ -208,7 +219,7 @@ pub(super) fn judge_inner(
 /// The rest of [`judge_inner`], over the command's effects.
 fn judge_effects(
     cmd: &SimpleCommand,
-    text: &str,
+    (text, pairs): (&str, Mask),
     rules: &Rules,
     ctx: &Context,
     effects: &mut Effects,
@@ -258,7 +269,7 @@ fn judge_effects(
     let safe_rule = if cmd.argv.is_empty() || cmd.name_dir.is_some() {
         None
     } else {
-        safe_match(rules.safe(), text)
+        safe_match(rules.safe(), text, pairs)
     };
     if !effects.known {
         let Some(rule) = safe_rule.clone() else {
@@ -535,36 +546,37 @@ pub(super) fn self_loosening(cmd: &SimpleCommand) -> Option<Part> {
 
 /// The first hard-block rule that matches any of the texts, as a deny part.
 pub(super) fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part> {
-    for text in texts {
-        match first_match(rules.hard_block(), text) {
-            Some((rule, RuleMatch::Yes)) => {
-                return Some(Part::new(
-                    Verdict::Deny,
-                    match &rule.rule.why {
-                        Some(why) => why.to_string(),
-                        None => format!("matches {}", rule.rule),
-                    },
-                    Some(rule.rule.clone()),
-                ));
-            }
-            Some((rule, RuleMatch::Broken(e))) => {
-                return Some(Part::new(
-                    Verdict::Ask,
-                    format!("{} cannot be compiled: {e}", rule.rule),
-                    Some(rule.rule.clone()),
-                ));
-            }
-            _ => {}
-        }
+    texts
+        .iter()
+        .find_map(|text| hard_block_in(text, Mask::of(text.as_bytes()), rules))
+}
+
+/// [`hard_block`] of one text whose byte pairs are taken.
+fn hard_block_in(text: &str, pairs: Mask, rules: &Rules) -> Option<Part> {
+    match first_match(rules.hard_block(), text, pairs) {
+        Some((rule, RuleMatch::Yes)) => Some(Part::new(
+            Verdict::Deny,
+            match &rule.rule.why {
+                Some(why) => why.to_string(),
+                None => format!("matches {}", rule.rule),
+            },
+            Some(rule.rule.clone()),
+        )),
+        Some((rule, RuleMatch::Broken(e))) => Some(Part::new(
+            Verdict::Ask,
+            format!("{} cannot be compiled: {e}", rule.rule),
+            Some(rule.rule.clone()),
+        )),
+        _ => None,
     }
-    None
 }
 
 pub(super) fn first_match<'r>(
     list: &'r RuleList,
     text: &str,
+    pairs: Mask,
 ) -> Option<(&'r CommandRule, RuleMatch)> {
-    list.candidates(text)
+    list.candidates_in(text, pairs)
         .find_map(|r| match r.test_unfiltered(text) {
             RuleMatch::No => None,
             m => Some((r, m)),
@@ -572,9 +584,9 @@ pub(super) fn first_match<'r>(
 }
 
 /// A positive safe rule matches the whole command and no `!` exception does.
-pub(super) fn safe_match(list: &RuleList, text: &str) -> Option<RuleRef> {
+pub(super) fn safe_match(list: &RuleList, text: &str, pairs: Mask) -> Option<RuleRef> {
     let mut positive = None;
-    for r in list.candidates(text) {
+    for r in list.candidates_in(text, pairs) {
         match (r.negated, r.test_unfiltered(text)) {
             (true, RuleMatch::Yes | RuleMatch::Broken(_)) => return None,
             (false, RuleMatch::Yes) if positive.is_none() => positive = Some(r.rule.clone()),

@@ -519,7 +519,16 @@ impl RuleList {
         &'a self,
         text: &'t str,
     ) -> impl Iterator<Item = &'a CommandRule> + use<'a, 't> {
-        let pairs = Mask::of(text.as_bytes());
+        self.candidates_in(text, Mask::of(text.as_bytes()))
+    }
+
+    /// [`RuleList::candidates`] with the text's byte pairs already taken (a command's text is
+    /// tried against three lists).
+    pub fn candidates_in<'a, 't>(
+        &'a self,
+        text: &'t str,
+        pairs: Mask,
+    ) -> impl Iterator<Item = &'a CommandRule> + use<'a, 't> {
         let all = (!self.indexed).then_some(0..self.built());
         let (lead, ids): (&[u16], &[usize]) = match text.as_bytes().first() {
             _ if !self.indexed => (&[], &[]),
