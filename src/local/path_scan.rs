@@ -341,8 +341,15 @@ impl Mask {
     }
 
     fn add(&mut self, text: &[u8]) {
-        for w in text.windows(2) {
-            self.set(Self::bit(w[0], w[1]));
+        // Each byte lowered once (it is in two pairs): the same bits as `bit` of each window.
+        let Some((&first, rest)) = text.split_first() else {
+            return;
+        };
+        let mut prev = u32::from(first.to_ascii_lowercase());
+        for &c in rest {
+            let c = u32::from(c.to_ascii_lowercase());
+            self.set(Self::hash(prev << 8 | c));
+            prev = c;
         }
     }
 
@@ -357,7 +364,11 @@ impl Mask {
     }
 
     fn bit(a: u8, b: u8) -> usize {
-        let pair = u32::from(a.to_ascii_lowercase()) << 8 | u32::from(b.to_ascii_lowercase());
+        Self::hash(u32::from(a.to_ascii_lowercase()) << 8 | u32::from(b.to_ascii_lowercase()))
+    }
+
+    /// The bit of a lower-cased pair.
+    fn hash(pair: u32) -> usize {
         (pair.wrapping_mul(0x9E37_79B1) >> 24) as usize
     }
 
@@ -405,6 +416,24 @@ mod tests {
             && !s.ends_with("/.")
             && !s.ends_with("/..")
             && (s.len() == 1 || !s.ends_with('/'))
+    }
+
+    #[test]
+    fn a_mask_has_the_bit_of_each_window() {
+        for text in [
+            "",
+            "a",
+            "ab",
+            "Git Push --FORCE",
+            "rm -rf ~/.ssh",
+            "é\u{0}\u{ff}xY",
+        ] {
+            let mut each = Mask::EMPTY;
+            for w in text.as_bytes().windows(2) {
+                each.set(Mask::bit(w[0], w[1]));
+            }
+            assert_eq!(Mask::of(text.as_bytes()), each, "{text:?}");
+        }
     }
 
     #[test]
