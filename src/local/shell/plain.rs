@@ -4,10 +4,14 @@
 //! else it answers `None` and brush parses. A test holds the two to the same tree over both
 //! corpora and over generated strings.
 //!
-//! Outside the subset (so `None`): `$(`, `${`, backquotes, backslashes, `#`, `{ } ( ) !`,
-//! here-documents and here-strings, `|&`, `;;`, `>|`, `<>`, reserved words and `time` as a
-//! command's name, `$` not followed by a plain name, `"…"` holding `$`, `` ` ``, `\` or `!`,
-//! and anything not ASCII outside quotes.
+//! Inside it too: a backslash before an ASCII character (`\rm`, `-exec … \;`, `a\ b`) and
+//! braces inside words (`{}`, `stash@{0}`, `{a,b}`); a word's value is still worked out by
+//! brush's word parser whenever it holds anything but plain characters and quotes.
+//!
+//! Outside the subset (so `None`): `$(`, `${`, backquotes, a line continuation, `#`, `( ) !`,
+//! `{` and `}` as words where a command starts, here-documents and here-strings, `|&`, `;;`,
+//! `>|`, `<>`, reserved words and `time` as a command's name, `$` not followed by a plain name,
+//! `"…"` holding `$`, `` ` ``, `\` or `!`, and anything not ASCII outside quotes.
 
 use brush_parser::ast;
 
@@ -70,10 +74,10 @@ fn plain_in_double_quotes(inner: &[u8]) -> bool {
         .any(|c| matches!(c, b'$' | b'`' | b'\\' | b'!'))
 }
 
-/// Unquoted characters the plain subset keeps inside a word (globs and `~` included: they do
-/// not change where a word ends).
+/// Unquoted characters the plain subset keeps inside a word (globs, braces and `~` included:
+/// they do not change where a word ends).
 fn is_word_byte(c: u8) -> bool {
-    is_literal(c) || matches!(c, b'~' | b'*' | b'?' | b'[' | b']')
+    is_literal(c) || matches!(c, b'~' | b'*' | b'?' | b'[' | b']' | b'{' | b'}')
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,6 +191,12 @@ fn word_end(b: &[u8], mut i: usize) -> Option<usize> {
                     i += 1;
                 }
             }
+            // An escaped ASCII character is part of the word, whatever it is; a line
+            // continuation (`\` and a newline) joins words, and is left to brush.
+            b'\\' => match b.get(i + 1) {
+                Some(&c) if c.is_ascii() && c != b'\n' => i += 2,
+                _ => return None,
+            },
             c if is_word_byte(c) => i += 1,
             _ => return None,
         }

@@ -106,7 +106,16 @@ fn the_subset_holds_what_it_says() {
         ("echo ${HOME}", false),
         ("echo `id`", false),
         ("echo \"$x\"", false),
-        ("echo a\\ b", false),
+        ("echo a\\ b", true),
+        ("\\rm -rf ~", true),
+        ("find . -name x -exec rm \\; -print", true),
+        ("echo it\\'s a\\|b c\\;d \\$HOME \\# x", true),
+        ("echo a\\\nb", false),
+        ("echo a\\", false),
+        ("echo \\é", false),
+        ("find . -exec rm {} + && git stash drop stash@{0}", true),
+        ("echo {a,b} {1..3} x{y}z }", true),
+        ("{ls", true),
         ("ls # comment", false),
         ("if true; then ls; fi", false),
         ("time ls", false),
@@ -232,7 +241,8 @@ const PIECES: &[&str] = &[
 const PLAIN_PIECES: &[&str] = &[
     "ls", "git", "a", "x.txt", "-f", "--o=v", "FOO=1", "A+=2", "B+C=1", "_x=", "2", "10", " ", " ",
     " ", "\t", "\n", "|", "||", "&&", "&", ";", ">", ">>", "<", ">&", "<&", "&>", "&>>", "'q r'",
-    "\"s t\"", "$HOME", "~", "*", "?", "[", "]", "=", "+", "done", "in", "'é'", "-",
+    "\"s t\"", "$HOME", "~", "*", "?", "[", "]", "=", "+", "done", "in", "'é'", "-", "\\", "\\",
+    "{", "}", "{}", "{a,b}",
 ];
 
 proptest! {
