@@ -111,12 +111,11 @@ pub(super) fn judge_inner(
     let pairs = Mask::of(text.as_bytes());
     let blocked = match cmd.role {
         Role::Command => hard_block_in(text, pairs, rules),
-        Role::Wrapper => {
-            let texts: Vec<&str> = std::iter::once(text)
-                .chain(suffixes.iter().map(String::as_str))
-                .collect();
-            hard_block(&texts, rules)
-        }
+        Role::Wrapper => hard_block_in(text, pairs, rules).or_else(|| {
+            suffixes
+                .iter()
+                .find_map(|s| hard_block_in(s, Mask::of(s.as_bytes()), rules))
+        }),
     };
     if let Some(part) = blocked {
         return part;
@@ -233,13 +232,11 @@ fn judge_effects(
     for e in &effects.list {
         if let Effect::Write { path } | Effect::Delete { path, .. } = e
             && policy::socket_path(&path.text).is_none()
+            && let Some(found) = policy::resolve_all(path, cwd, ctx)
         {
-            let base = cwd;
-            if let Some(found) = policy::resolve_all(path, base, ctx) {
-                for p in found {
-                    if let Some(part) = excluded(&p, &path.text, rules, ctx) {
-                        return part;
-                    }
+            for p in found {
+                if let Some(part) = excluded(&p, &path.text, rules, ctx) {
+                    return part;
                 }
             }
         }

@@ -5,8 +5,6 @@ use crate::decision::{CommandReport, Decision, RuleRef, Verdict};
 use crate::shell::{self};
 use std::fmt::Write as _;
 
-const ALLOWED: &str = "sentinel[local]: allowed";
-
 /// The command's verdict is the maximum of its parts; the first part at that level explains it.
 pub(super) fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
     let worst = reports
@@ -20,32 +18,30 @@ pub(super) fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
             // `allowed by RULE (TEXT), …; runs …; …`, written in place: it is every allow's
             // reason.
             let mut reason = String::with_capacity(128);
-            reason.push_str(ALLOWED);
+            reason.push_str("sentinel[local]: allowed");
             let rules = reports
                 .iter()
                 .filter_map(|r| Some((r.rule.as_ref()?, &r.text)));
-            for (i, (rule, text)) in rules.enumerate() {
-                let _ = write!(reason, "{}{rule} (", if i == 0 { " by " } else { ", " });
+            let mut by_rule = false;
+            for (rule, text) in rules {
+                let _ = write!(reason, "{}{rule} (", if by_rule { ", " } else { " by " });
                 crate::text::push_excerpt(&mut reason, text, crate::text::EXCERPT);
                 reason.push(')');
+                by_rule = true;
             }
             let mut files = reports
                 .iter()
                 .filter(|r| r.rule.is_none() && r.reason.starts_with("runs "));
             match files.next() {
                 Some(first) => {
-                    reason.push_str(if reason.len() > ALLOWED.len() {
-                        "; "
-                    } else {
-                        ": "
-                    });
+                    reason.push_str(if by_rule { "; " } else { ": " });
                     reason.push_str(&first.reason);
                     for r in files {
                         reason.push_str("; ");
                         reason.push_str(&r.reason);
                     }
                 }
-                None if reason.len() == ALLOWED.len() => {
+                None if !by_rule => {
                     reason.push_str(": nothing in it runs a command");
                 }
                 None => {}

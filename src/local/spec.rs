@@ -390,13 +390,13 @@ fn decode_bundled(i: usize) -> Result<(Checked, &'static str, usize), RuleError>
     Ok((checked, file, line))
 }
 
-/// A name of the build-time index: a span of its one text.
 /// A bundled name's bytes: compared as bytes, as `str` orders, without the char-boundary
 /// checks slicing a `str` makes (they were most of a binary search).
 fn bundled_bytes((start, len): (u32, u32)) -> &'static [u8] {
     &bundled::NAMES_TEXT.as_bytes()[start as usize..(start + len) as usize]
 }
 
+/// A name of the build-time index: a span of its one text.
 fn bundled_name((start, len): (u32, u32)) -> &'static str {
     &bundled::NAMES_TEXT[start as usize..(start + len) as usize]
 }
