@@ -5,3 +5,4 @@ pub mod doctor;
 pub mod event;
 pub mod hook;
 pub mod install;
+pub mod lenient;

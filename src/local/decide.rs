@@ -106,14 +106,11 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     };
 
     if let Some(error) = &analysis.parse_error {
-        // Not understood: at best uncertain, and the hard-block rules still look at each piece.
-        for segment in shell::rough_segments(command) {
-            if let Some(part) = hard_block(&[segment.as_str()], rules) {
-                report_in(segment, Vec::new(), part, None);
-            }
-        }
+        // Not understood: the person decides, in every mode (never "no answer"). What could still
+        // be read (`analysis.commands` and `unparsed`, from the lines and pieces that parse) is
+        // judged below, so a deny inside stays a deny.
         let why = format!("cannot parse the command: {error}");
-        let mut part = Part::new(Verdict::Uncertain, why.clone(), None);
+        let mut part = Part::new(Verdict::Ask, why.clone(), None);
         part.effects = vec![Effect::Unknown { why }];
         report_in(command.to_string(), Vec::new(), part, None);
     }
