@@ -187,6 +187,11 @@ fn tier2_and_3(
         )),
     };
     let local_reason = d.reason.clone();
+    // `open` means "as if sentinel were absent": where the agent has a gate of its own, the call
+    // goes to it (SPEC 2.6).
+    let gate = config.on_uncertain.value == OnUncertain::Auto
+        && agent_has_gate(session.permission_mode)
+        && d.verdict == Verdict::Uncertain;
     match &outcome {
         ApiOutcome::Answer(a) => {
             d.tier = Tier::Api;
@@ -203,9 +208,10 @@ fn tier2_and_3(
             d,
             call,
             config.fail_mode.value,
+            gate,
             &format!("Tier 2 unavailable: {}", e.message),
         ),
-        ApiOutcome::Budget(why) => fail_path(d, call, config.fail_mode.value, why),
+        ApiOutcome::Budget(why) => fail_path(d, call, config.fail_mode.value, gate, why),
     }
     if d.tier != Tier::Local {
         d.reason = format!("{} (local: {local_reason})", d.reason);
@@ -213,13 +219,23 @@ fn tier2_and_3(
     d.api = Some(outcome);
 }
 
-/// Tier 3: the configured answer when Tier 2 cannot give one. `open` lets through, with a
-/// warning, only what it was made for — a harmless unknown (`frobnicate --check`) — and never a
-/// call whose effects delete, write, send data out, run code given as text or another program,
-/// or act as another user (SPEC 2.6): those go to the person.
-fn fail_path(d: &mut Decision, call: &ToolCall, mode: FailMode, why: &str) {
+/// Tier 3: the configured answer when Tier 2 cannot give one. `open` is "as if sentinel were
+/// absent": where the agent has a gate of its own (`gate`), the call is deferred to it (the
+/// answer's verdict stays `Uncertain`, which [`crate::question`] turns into no answer); without
+/// one, it lets through, with a warning, only what it was made for — a harmless unknown
+/// (`frobnicate --check`) — and never a call whose effects delete, write, send data out, run
+/// code given as text or another program, or act as another user, nor an unknown program whose
+/// words name any of those (SPEC 2.6): those go to the person.
+fn fail_path(d: &mut Decision, call: &ToolCall, mode: FailMode, gate: bool, why: &str) {
     d.tier = Tier::Fail;
     d.rule = None;
+    if mode == FailMode::Open && gate {
+        d.verdict = Verdict::Uncertain;
+        d.reason = format!(
+            "sentinel[fail]: deferred to the agent's own permission prompt (fail_mode = open): {why}"
+        );
+        return;
+    }
     match mode {
         FailMode::Open => match too_risky_unchecked(d, call) {
             None => {

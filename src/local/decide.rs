@@ -20,7 +20,7 @@ use crate::shell::{self, Cwd, Role};
 /// Tier 1. Returns None for a tool sentinel has no opinion on (the agent's own flow decides).
 pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision> {
     let mut decision = match call {
-        ToolCall::Shell { command } => shell_decision(command, rules, ctx),
+        ToolCall::Shell { command } => shell_decision(command, rules, ctx, 0),
         ToolCall::PowerShell { command } => {
             let mut d = powershell_decision(command, rules, ctx);
             d.signs = signs::text_signs(command);
@@ -95,7 +95,11 @@ fn agent_decision(tool: &str) -> Decision {
     )
 }
 
-fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
+/// How deep commands embedded in an unknown program's words are followed (`chroot / runuser -u
+/// u -- rm -rf ~` is two levels).
+const MAX_EMBEDDED_DEPTH: u8 = 3;
+
+fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Decision {
     let analysis = shell::analyse(command);
     // Most calls file one report a command, and a few more.
     let mut reports: Vec<CommandReport> = Vec::with_capacity(analysis.commands.len() + 2);
@@ -129,7 +133,27 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
             effective_cwd(cmd, ctx).as_deref(),
             ctx.home,
         ) {
-            None => judge_seen(cmd, &text, rules, ctx),
+            None => {
+                let (mut part, seen) = judge_seen(cmd, &text, rules, ctx);
+                // Only on the uncertain path: whether a spec knows the command (the program,
+                // its subcommand) is worked out again there.
+                // The words of a program sentinel does not know, or of one its spec sends to
+                // review (`valgrind PROG`, `ssh HOST CMD`, `docker exec C CMD`), may run a
+                // command of their own.
+                if part.verdict == Verdict::Uncertain && !cmd.name().is_empty() {
+                    let reviewed = part
+                        .effects
+                        .iter()
+                        .any(|e| matches!(e, Effect::Review { .. }));
+                    let reading = crate::local::options::read(&cmd.argv, &rules.specs);
+                    let unknown = reading.as_ref().is_none_or(|r| r.unknown_subcommand);
+                    if reviewed || unknown {
+                        let named = reading.map_or(0, |r| r.subcommand_at);
+                        unknown_program(cmd, &mut part, named, rules, ctx, depth);
+                    }
+                }
+                (part, seen)
+            }
             Some(run) => {
                 // The package manager's own options still count (as a wrapper's do); what the
                 // name runs is judged apart.
@@ -243,4 +267,54 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
         decision.signs = signs;
     }
     decision
+}
+
+/// A program (or subcommand) sentinel has no spec for, or one its spec sends to review: what
+/// its words would run is judged (a deny inside is a deny of the whole, naming the inner command
+/// and the inner reason), and what they name is recorded as effects the fail path will not allow
+/// unchecked ([`crate::local::embedded`]).
+fn unknown_program(
+    cmd: &shell::SimpleCommand,
+    part: &mut Part,
+    named: usize,
+    rules: &Rules,
+    ctx: &Context,
+    depth: u8,
+) {
+    let texts = crate::local::embedded::texts(cmd, named, rules);
+    if depth < MAX_EMBEDDED_DEPTH {
+        for text in &texts {
+            let inner = shell_decision(text, rules, ctx, depth + 1);
+            if inner.verdict != Verdict::Deny {
+                continue;
+            }
+            let (why, rule) = match inner.commands.iter().find(|r| r.verdict == Verdict::Deny) {
+                Some(r) => (r.reason.clone(), r.rule.clone()),
+                None => (inner.reason.clone(), inner.rule.clone()),
+            };
+            // A rule's own reason follows its name in the answer; anything else is said here.
+            let said = match rule {
+                Some(_) => String::new(),
+                None => format!(": {why}"),
+            };
+            *part = Part::new(
+                Verdict::Deny,
+                format!(
+                    "`{}` would run `{}`{said}",
+                    cmd.name(),
+                    shell::excerpt(text)
+                ),
+                rule,
+            );
+            return;
+        }
+    }
+    let cwd = effective_cwd(cmd, ctx);
+    part.effects.extend(crate::local::embedded::risky_words(
+        cmd,
+        &texts,
+        cwd.as_deref(),
+        rules,
+        ctx,
+    ));
 }
