@@ -9,6 +9,7 @@ use crate::decision::effect::Effect;
 use crate::decision::{CommandReport, Decision, Verdict};
 use crate::local::bins;
 use crate::local::context::Context;
+use crate::local::embedded;
 use crate::local::judge::{effective_cwd, hard_block, judge_seen};
 use crate::local::outcome::combine;
 use crate::local::policy::{self, Part};
@@ -134,23 +135,21 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
             ctx.home,
         ) {
             None => {
-                let (mut part, seen) = judge_seen(cmd, &text, rules, ctx);
-                // Only on the uncertain path: whether a spec knows the command (the program,
-                // its subcommand) is worked out again there.
-                // The words of a program sentinel does not know, or of one its spec sends to
-                // review (`valgrind PROG`, `ssh HOST CMD`, `docker exec C CMD`), may run a
-                // command of their own.
-                if part.verdict == Verdict::Uncertain && !cmd.name().is_empty() {
-                    let reviewed = part
-                        .effects
-                        .iter()
-                        .any(|e| matches!(e, Effect::Review { .. }));
-                    let reading = crate::local::options::read(&cmd.argv, &rules.specs);
-                    let unknown = reading.as_ref().is_none_or(|r| r.unknown_subcommand);
-                    if reviewed || unknown {
-                        let named = reading.map_or(0, |r| r.subcommand_at);
-                        unknown_program(cmd, &mut part, named, rules, ctx, depth);
-                    }
+                let (mut part, mut seen) = judge_seen(cmd, &text, rules, ctx);
+                // Only on the uncertain path (or with a variable set): what the command's words,
+                // values and variables would run is judged as commands of their own (a deny
+                // inside is a deny of the whole).
+                if (part.verdict == Verdict::Uncertain || !cmd.assignments.is_empty())
+                    && part.verdict < Verdict::Deny
+                    && !cmd.name().is_empty()
+                {
+                    let judge = |t: &str| shell_decision(t, rules, ctx, depth + 1);
+                    let judge: Option<&dyn Fn(&str) -> Decision> =
+                        (depth < MAX_EMBEDDED_DEPTH).then_some(&judge);
+                    embedded::check(cmd, &mut part, rules, ctx, judge);
+                }
+                if seen.egress.is_none() {
+                    seen.egress = embedded::hidden_egress(cmd, &part.effects);
                 }
                 (part, seen)
             }
@@ -267,54 +266,4 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
         decision.signs = signs;
     }
     decision
-}
-
-/// A program (or subcommand) sentinel has no spec for, or one its spec sends to review: what
-/// its words would run is judged (a deny inside is a deny of the whole, naming the inner command
-/// and the inner reason), and what they name is recorded as effects the fail path will not allow
-/// unchecked ([`crate::local::embedded`]).
-fn unknown_program(
-    cmd: &shell::SimpleCommand,
-    part: &mut Part,
-    named: usize,
-    rules: &Rules,
-    ctx: &Context,
-    depth: u8,
-) {
-    let texts = crate::local::embedded::texts(cmd, named, rules);
-    if depth < MAX_EMBEDDED_DEPTH {
-        for text in &texts {
-            let inner = shell_decision(text, rules, ctx, depth + 1);
-            if inner.verdict != Verdict::Deny {
-                continue;
-            }
-            let (why, rule) = match inner.commands.iter().find(|r| r.verdict == Verdict::Deny) {
-                Some(r) => (r.reason.clone(), r.rule.clone()),
-                None => (inner.reason.clone(), inner.rule.clone()),
-            };
-            // A rule's own reason follows its name in the answer; anything else is said here.
-            let said = match rule {
-                Some(_) => String::new(),
-                None => format!(": {why}"),
-            };
-            *part = Part::new(
-                Verdict::Deny,
-                format!(
-                    "`{}` would run `{}`{said}",
-                    cmd.name(),
-                    shell::excerpt(text)
-                ),
-                rule,
-            );
-            return;
-        }
-    }
-    let cwd = effective_cwd(cmd, ctx);
-    part.effects.extend(crate::local::embedded::risky_words(
-        cmd,
-        &texts,
-        cwd.as_deref(),
-        rules,
-        ctx,
-    ));
 }

