@@ -271,3 +271,34 @@ fn a_credential_leaving_by_a_hidden_way_is_denied() {
         assert_eq!(d, want, "{cmd}: {why}");
     }
 }
+
+#[test]
+fn a_command_name_held_in_a_variable_or_a_substitution_is_judged() {
+    let home = scratch();
+    let project = scratch();
+    for cmd in [
+        "f=rm; $f -rf ~",
+        "f=rm; ${f} -rf ~",
+        "f='rm -rf'; $f ~",
+        "a=$(echo rm); $a -rf ~",
+        "$(echo rm) -rf ~",
+        "`printf rm` -rf ~",
+        "x=git; y=push; $x $y --force origin main",
+        "s='rm -rf ~'; bash -c \"$s\"",
+        "p=/; rm -rf $p",
+    ] {
+        let (d, why) = hook(home.path(), Api::Off, &bash(project.path(), "default", cmd));
+        assert_eq!(d, "deny", "{cmd}: {why}");
+    }
+    // A value is known only from the bare assignments right before: a command in between, a
+    // loop or a background job may change it, and then nothing is assumed (never an allow).
+    for cmd in [
+        "f=ls; read f; $f -rf ~",
+        "f=ls; echo; $f",
+        "f=ls & $f",
+        "for f in ls; do :; done; $f",
+    ] {
+        let (d, why) = hook(home.path(), Api::Off, &bash(project.path(), "default", cmd));
+        assert_eq!(d, "none", "{cmd}: {why}");
+    }
+}

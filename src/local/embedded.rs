@@ -65,6 +65,15 @@ pub(super) fn check(
         judge_each(&candidates, part, judge);
         return;
     }
+    // A command name whose value is known though it is computed (`$f` after `f=rm`,
+    // `$(echo rm)`): the command it names, with the same arguments.
+    if let Some(first) = cmd.argv.first()
+        && first.kind == WordKind::Computed
+        && let Some(value) = &first.value
+    {
+        let text = format!("{value} {}", render(cmd.args()));
+        candidates.push((text, format!("`{}` is", shell::excerpt(&first.text))));
+    }
     let reviewed = part
         .effects
         .iter()
@@ -355,6 +364,13 @@ fn render(words: &[Word]) -> String {
             }
             WordKind::Glob => out.push_str(&w.text),
             WordKind::Computed if w.text.starts_with('~') => out.push_str(&w.text),
+            // A computed word whose value is known stands as that value.
+            WordKind::Computed if w.value.is_some() => {
+                let v = w.value.as_deref().unwrap_or_default();
+                out.push('\'');
+                out.push_str(&v.replace('\'', r"'\''"));
+                out.push('\'');
+            }
             WordKind::Computed => {
                 out.push('"');
                 out.push_str(&w.text.replace('"', "\\\""));

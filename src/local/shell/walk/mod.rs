@@ -32,6 +32,11 @@ pub(in crate::local::shell) struct Walker {
     options: ParserOptions,
     /// The output of the last pipeline walked, when it is known (literal or decoded text).
     last_output: Option<String>,
+    /// Shell variables set by the bare assignments right before the command being walked
+    /// (`f=rm; $f -rf ~`), with their value when it is known: a word that expands one carries
+    /// that value. Any other command, compound command or function forgets them all, since it
+    /// may set them (`read f`, `export f=…`, a loop).
+    vars: Vec<(String, Option<String>)>,
 }
 
 mod emit;
@@ -46,6 +51,7 @@ impl Walker {
             via: Vec::new(),
             options: ParserOptions::default(),
             last_output: None,
+            vars: Vec::new(),
         }
     }
 
@@ -115,7 +121,11 @@ impl Walker {
         }
         self.depth += 1;
         self.via.push(label.to_string());
+        // Nested code (`$( )`, `bash -c`) runs in a subshell or another shell: what it assigns
+        // stays there.
+        let vars = self.vars.clone();
         let result = self.script(src);
+        self.vars = vars;
         if let Err(e) = &result {
             self.unknown(format!("{label}: cannot parse `{}`: {e}", excerpt(src)));
             self.salvage(src);
@@ -136,6 +146,10 @@ impl Walker {
     fn list(&mut self, list: &mut ast::CompoundList) {
         for item in &mut list.0 {
             self.and_or(&mut item.0);
+            if matches!(item.1, ast::SeparatorOperator::Async) {
+                // Run in the background, in a subshell: its assignments are not the shell's.
+                self.vars.clear();
+            }
         }
     }
 
@@ -157,6 +171,8 @@ impl Walker {
                 .and_then(|c| decode::stage_output(c, None));
             return;
         }
+        // Each stage of a pipeline runs in a subshell: no assignment in it is the shell's.
+        self.vars.clear();
         let mut stages = Vec::new();
         let mut stdin = Stdin::Inherited;
         let mut output = None;
@@ -201,6 +217,10 @@ impl Walker {
     }
 
     fn command(&mut self, cmd: &mut ast::Command, stdin: Stdin) {
+        if !matches!(cmd, ast::Command::Simple(_)) {
+            // A compound command or a function may set anything: what was known is forgotten.
+            self.vars.clear();
+        }
         match cmd {
             ast::Command::Simple(s) => self.simple(s, stdin),
             ast::Command::Compound(c, redirects) => {
@@ -411,6 +431,21 @@ impl Walker {
                         kind: WordKind::Computed,
                         value: None,
                     });
+                }
+            }
+        }
+        if !argv.is_empty() {
+            // Any command may set variables (`read f`, `export f=…`, a function): a value is
+            // known only from bare assignments right before the command that uses it.
+            self.vars.clear();
+        } else {
+            // A bare assignment sets shell variables for what follows.
+            for (name, value) in &assignments {
+                let known = value.known_value().map(str::to_string);
+                match self.vars.iter().position(|(n, _)| n == name) {
+                    Some(i) => self.vars[i].1 = known,
+                    None if self.vars.len() < 64 => self.vars.push((name.clone(), known)),
+                    None => {}
                 }
             }
         }
