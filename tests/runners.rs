@@ -302,3 +302,18 @@ fn a_command_name_held_in_a_variable_or_a_substitution_is_judged() {
         assert_eq!(d, "none", "{cmd}: {why}");
     }
 }
+
+#[test]
+fn a_name_bound_to_another_program_is_judged_as_what_it_runs() {
+    let home = scratch();
+    let project = scratch();
+    for cmd in [
+        "hash -p /bin/rm ls; ls -rf ~",
+        "hash -p /usr/bin/git g; g push --force origin main",
+        "alias ls='rm -rf ~'; ls",
+        "alias g='git push --force'; g origin main",
+    ] {
+        let (d, why) = hook(home.path(), Api::Off, &bash(project.path(), "default", cmd));
+        assert_eq!(d, "deny", "{cmd}: {why}");
+    }
+}

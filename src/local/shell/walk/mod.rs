@@ -37,8 +37,11 @@ pub(in crate::local::shell) struct Walker {
     /// that value. Any other command, compound command or function forgets them all, since it
     /// may set them (`read f`, `export f=…`, a loop).
     vars: Vec<(String, Option<String>)>,
+    /// Names `alias` and `hash -p` bound, and what each now runs (`aliases.rs`).
+    aliases: Vec<(String, String)>,
 }
 
+mod aliases;
 mod emit;
 mod words;
 
@@ -52,6 +55,7 @@ impl Walker {
             options: ParserOptions::default(),
             last_output: None,
             vars: Vec::new(),
+            aliases: Vec::new(),
         }
     }
 
@@ -456,6 +460,7 @@ impl Walker {
             }
             self.check_assignment(name, value);
         }
+        self.aliases(&argv);
         self.emit(argv, redirects, assignments, stdin);
     }
 
