@@ -114,6 +114,13 @@ fn a_destructive_command_behind_any_runner_is_denied() {
         "valgrind rm -rf ~",
         "deployctl --pre-hook 'rm -rf ~' apply",
         "mytool --exec='git push -f origin main'",
+        // A setting's value, a script fed through `<( )`.
+        "ssh -o ProxyCommand='rm -rf ~' host",
+        "ssh -o 'LocalCommand=git push --force origin main' -o PermitLocalCommand=yes host",
+        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm -rf ~' src",
+        "bash <(echo 'rm -rf ~')",
+        "source <(echo 'git push --force origin main')",
+        ". <(printf 'rm -rf ~')",
         // Nested runners.
         "chroot / runuser -u u -- rm -rf ~",
         "nice flock .lock busybox rm -rf ~",

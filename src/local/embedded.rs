@@ -209,21 +209,24 @@ fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
                 out.push(text);
             }
         }
-        // An option's value counts too (`--command='rm -rf ~'`, `-c'…'`).
-        let value = match w.text.split_once('=') {
-            Some((opt, v)) if opt.starts_with('-') => v,
-            _ => w.text.as_str(),
-        };
-        // A string is taken for a command only when it starts with a program sentinel knows
-        // (`'rm -rf ~'`), not any text with spaces (`--notes "example: git reset --hard"`).
-        if value.contains(char::is_whitespace)
-            && value.len() <= MAX_TEXT_BYTES
-            && value
-                .split_whitespace()
-                .next()
-                .is_some_and(|first| is_program(first, rules))
-        {
-            out.push(value.to_string());
+        // An option's or a setting's value counts too (`--command='rm -rf ~'`,
+        // `-o ProxyCommand='rm -rf ~'`, `--checkpoint-action=exec='…'`): the word, and what
+        // follows each `=` in it.
+        let mut value = Some(w.text.as_str());
+        while let Some(v) = value {
+            // A string is taken for a command only when it starts with a program sentinel knows
+            // (`'rm -rf ~'`), not any text with spaces (`--notes "example: git reset --hard"`).
+            if v.contains(char::is_whitespace)
+                && v.len() <= MAX_TEXT_BYTES
+                && v.split_whitespace()
+                    .next()
+                    .is_some_and(|first| is_program(first, rules))
+                && out.len() < MAX_TEXTS
+            {
+                out.push(v.to_string());
+                break;
+            }
+            value = v.split_once('=').map(|(_, rest)| rest);
         }
     }
     out

@@ -43,6 +43,7 @@ pub(in crate::local::shell) struct Walker {
 
 mod aliases;
 mod emit;
+mod fed;
 mod words;
 
 impl Walker {
@@ -429,11 +430,12 @@ impl Walker {
                     };
                     // Rendered before it is walked: the walk moves words out of the tree.
                     let text = format!("{}{})", &label[..2], one_line(&sub.list.to_string()));
-                    self.process_substitution(label, sub);
+                    let output = self.process_substitution(label, sub);
                     argv.push(Word {
                         text,
                         kind: WordKind::Computed,
-                        value: None,
+                        // What a reader of `<( )` gets (a shell fed it runs it: `fed.rs`).
+                        value: output.filter(|_| label == "<( )"),
                     });
                 }
             }
@@ -461,21 +463,36 @@ impl Walker {
             self.check_assignment(name, value);
         }
         self.aliases(&argv);
+        self.fed(&argv);
         self.emit(argv, redirects, assignments, stdin);
     }
 
-    fn process_substitution(&mut self, label: &str, sub: &mut ast::SubshellCommand) {
+    /// Walks a process substitution; returns its output when it is one pipeline whose output
+    /// is known (`<(echo 'rm -rf ~')`).
+    fn process_substitution(
+        &mut self,
+        label: &str,
+        sub: &mut ast::SubshellCommand,
+    ) -> Option<String> {
         if self.depth >= MAX_DEPTH {
             self.unknown(format!(
                 "code nested deeper than {MAX_DEPTH} levels ({label})"
             ));
-            return;
+            return None;
         }
         self.depth += 1;
         self.via.push(label.to_string());
-        self.in_subshell(|w| w.list(&mut sub.list));
+        let single = sub.list.0.len() == 1;
+        let vars = self.vars.clone();
+        let output = self.in_subshell(|w| {
+            w.last_output = None;
+            w.list(&mut sub.list);
+            w.last_output.take()
+        });
+        self.vars = vars;
         self.via.pop();
         self.depth -= 1;
+        output.filter(|_| single)
     }
 
     fn assignment_value(&mut self, v: &ast::AssignmentValue) -> Word {
