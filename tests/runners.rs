@@ -121,6 +121,11 @@ fn a_destructive_command_behind_any_runner_is_denied() {
         "bash <(echo 'rm -rf ~')",
         "source <(echo 'git push --force origin main')",
         ". <(printf 'rm -rf ~')",
+        // A command written in an awk or sed program.
+        "awk 'BEGIN{system(\"rm -rf ~\")}'",
+        "gawk 'BEGIN { print \"x\" | \"rm -rf ~\" }'",
+        "sed 'e rm -rf ~' notes.txt",
+        "sed -n '1e git push --force origin main' notes.txt",
         // Nested runners.
         "chroot / runuser -u u -- rm -rf ~",
         "nice flock .lock busybox rm -rf ~",

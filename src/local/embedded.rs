@@ -81,8 +81,25 @@ pub(super) fn check(
     let reading = options::read(&cmd.argv, &rules.specs);
     let unknown = reading.as_ref().is_none_or(|r| r.unknown_subcommand);
     if let Some(r) = &reading {
-        for v in r.values.iter().filter(|v| v.kind == Kind::Run) {
-            candidates.push((v.word.text.clone(), format!("`{}` runs", v.from)));
+        for v in &r.values {
+            match v.kind {
+                Kind::Run => {
+                    candidates.push((v.word.text.clone(), format!("`{}` runs", v.from)));
+                }
+                Kind::AwkProgram | Kind::SedScript => {
+                    let Some(program) = v.word.known_value() else {
+                        continue;
+                    };
+                    let found = if v.kind == Kind::AwkProgram {
+                        awk_commands(program)
+                    } else {
+                        sed_commands(program)
+                    };
+                    let how = format!("`{}`'s program runs", cmd.name());
+                    candidates.extend(found.into_iter().map(|c| (c, how.clone())));
+                }
+                _ => {}
+            }
         }
     }
     let texts = if reviewed || unknown {
@@ -100,6 +117,48 @@ pub(super) fn check(
         part.effects
             .extend(risky_words(cmd, &texts, cwd.as_deref(), rules, ctx));
     }
+}
+
+/// The commands an awk program runs that are written in it as strings: `system("…")`, and a
+/// string piped to or from (`print | "…"`, `"…" | getline`).
+fn awk_commands(program: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = program.as_bytes();
+    let mut i = 0;
+    while let Some(at) = program[i..].find('"') {
+        let start = i + at + 1;
+        let Some(len) = program[start..].find('"') else {
+            break;
+        };
+        let end = start + len;
+        let before = program[..start - 1].trim_end();
+        let after = program[end + 1..].trim_start();
+        if before.ends_with("system(") || before.ends_with('|') || after.starts_with('|') {
+            out.push(program[start..end].replace("\\\"", "\""));
+        }
+        i = end + 1;
+        if i >= bytes.len() {
+            break;
+        }
+    }
+    out
+}
+
+/// The commands a sed script runs with its `e` command (`e rm -rf ~`, `1e …`).
+fn sed_commands(script: &str) -> Vec<String> {
+    script
+        .split(['\n', ';'])
+        .filter_map(|c| {
+            let c = c.trim_start();
+            // An address (line numbers, `$`, `/re/`) may come first.
+            let rest = c.trim_start_matches(|ch: char| {
+                ch.is_ascii_digit() || matches!(ch, '$' | ',' | '!' | ' ')
+            });
+            let cmd = rest.strip_prefix('e')?;
+            cmd.starts_with(' ').then(|| cmd.trim().to_string())
+        })
+        .filter(|c| !c.is_empty())
+        .collect()
 }
 
 /// Judges each (text, how it runs) with `judge`; the first deny becomes the part's. True then.
@@ -387,6 +446,22 @@ fn render(words: &[Word]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn commands_written_in_awk_and_sed_programs_are_found() {
+        assert_eq!(awk_commands(r#"BEGIN{system("rm -rf ~")}"#), ["rm -rf ~"]);
+        assert_eq!(
+            awk_commands(r#"{ print $1 | "sh" } END { "date" | getline d }"#),
+            ["sh", "date"]
+        );
+        assert!(awk_commands(r#"{ print "a|b" }"#).is_empty());
+        assert_eq!(sed_commands("e rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(
+            sed_commands("1e git push --force\ns/a/b/"),
+            ["git push --force"]
+        );
+        assert!(sed_commands("s/e x/y/").is_empty());
+    }
 
     #[test]
     fn network_destinations_are_told_from_other_words() {
