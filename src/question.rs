@@ -116,6 +116,11 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         }
         other => other,
     };
+    // Guard mode never allows: an allow is left to the agent's own permission flow.
+    let answer = match answer {
+        Some(a) if a.verdict == Verdict::Allow && config.mode.value == config::Mode::Guard => None,
+        other => other,
+    };
     Answered {
         layered,
         user_home,

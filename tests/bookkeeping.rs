@@ -249,9 +249,19 @@ fn stats_and_audit_read_back_what_was_decided() {
     let out = run(home.path(), &["stats", "--since", "soon"], "");
     assert_eq!(out.status.code(), Some(1));
 
-    // check records too, as session "check".
+    // A what-if is not a record; `check --record` records, as session "check".
     let out = common::sentinel(home.path())
         .args(["check", "--offline", "ls"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let out = run(home.path(), &["stats", "--session", "check", "--json"], "");
+    let none = serde_json::from_slice::<Value>(&out.stdout)
+        .map(|v| v["summary"]["checks"].as_u64().unwrap_or(0))
+        .unwrap_or(0);
+    assert_eq!(none, 0, "no session `check` without --record");
+    let out = common::sentinel(home.path())
+        .args(["check", "--offline", "--record", "ls"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));

@@ -155,6 +155,14 @@ fn usage_errors_exit_1_not_2() {
     let env = Env::new();
     assert_eq!(env.run(&["check"]).status.code(), Some(1));
     assert_eq!(env.run(&["check", "--bogus", "ls"]).status.code(), Some(1));
+    // A permission mode Claude Code does not have is refused, with the ones it has.
+    let o = env.run(&["check", "--permission-mode", "acceptedits", "ls"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("acceptEdits"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(
         env.run(&["check", "--tool", "Write"]).status.code(),
         Some(1)

@@ -289,6 +289,12 @@ fn configuration_changes_the_answer() {
         "{err}"
     );
     assert_eq!(verdict("claude", &hook.run(&[], block)), "deny");
+    // Guard mode only refuses (or asks): what it would allow goes to the agent's own flow.
+    std::fs::write(&toml, "mode = \"guard\"\non_uncertain = \"ask\"\n").unwrap();
+    assert_eq!(verdict("claude", &hook.run(&[], allow)), "none");
+    assert_eq!(verdict("claude", &hook.run(&[], block)), "deny");
+    assert_eq!(verdict("claude", &hook.run(&[], uncertain)), "ask");
+    assert_eq!(hook.stats().last().unwrap()["verdict"], "ask");
 }
 
 /// Inputs a hook must survive: each gets a one-line error on stderr and an `ask` on stdout, exit

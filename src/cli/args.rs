@@ -47,6 +47,10 @@ pub enum Command {
         /// Print the whole decision record as JSON.
         #[arg(long)]
         json: bool,
+        /// Also record the decision in the stats and the audit log (as session `check`); a
+        /// what-if is not recorded otherwise.
+        #[arg(long)]
+        record: bool,
     },
     /// Work with the rule files.
     Rules {

@@ -9,6 +9,16 @@ use sentinel::local::project::Layered;
 use sentinel::question::{self, Purpose, TaintFrom};
 use std::path::PathBuf;
 
+/// Claude Code's permission modes.
+const PERMISSION_MODES: [&str; 6] = [
+    "default",
+    "acceptEdits",
+    "plan",
+    "auto",
+    "dontAsk",
+    "bypassPermissions",
+];
+
 /// One call, as the agent would propose it.
 #[derive(clap::Args)]
 pub struct Question {
@@ -32,7 +42,7 @@ pub struct Question {
     /// Decide as under this Claude Code permission mode (default, acceptEdits, plan, auto,
     /// dontAsk, bypassPermissions): with `on_uncertain = auto`, an uncertain call is deferred
     /// where the agent has a gate of its own. Without it, an uncertain call asks.
-    #[arg(long, value_name = "MODE")]
+    #[arg(long, value_name = "MODE", value_parser = clap::builder::PossibleValuesParser::new(PERMISSION_MODES))]
     permission_mode: Option<String>,
 }
 

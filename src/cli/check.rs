@@ -1,10 +1,11 @@
-//! `sentinel check`: decide a call as if the agent proposed it, and record the decision.
+//! `sentinel check`: decide a call as if the agent proposed it; with `--record`, record the
+//! decision too (a what-if is not a record: the stats and the audit log are the agent's calls).
 
 use super::ask::{Question, evaluate};
 use anyhow::Result;
 use sentinel::{ledger::record, report::check};
 
-pub fn run(q: Question, json: bool) -> Result<u8> {
+pub fn run(q: Question, json: bool, record: bool) -> Result<u8> {
     let started = std::time::Instant::now();
     let tool = q.tool.clone();
     let e = evaluate(q)?;
@@ -14,7 +15,7 @@ pub fn run(q: Question, json: bool) -> Result<u8> {
     for err in &e.layered.config.errors {
         eprintln!("sentinel: config error: {err}");
     }
-    if let Some(local) = &e.local {
+    if record && let Some(local) = &e.local {
         let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let meta = record::Meta {
             session: "check",

@@ -44,7 +44,11 @@ use sentinel::config::Config;
 /// Runs one subcommand.
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
-        Command::Check { question, json } => check::run(question, json),
+        Command::Check {
+            question,
+            json,
+            record,
+        } => check::run(question, json, record),
         Command::Rules {
             command: RulesCommand::Lint { json },
         } => rules::lint(json),

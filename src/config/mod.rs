@@ -51,12 +51,15 @@ pub fn user_home() -> Option<PathBuf> {
     dirs::home_dir()
 }
 
-/// Enforce decisions, or only compute and record them.
+/// Enforce decisions, only refuse, or only compute and record them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Answer the agent.
     Enforce,
+    /// Answer only to refuse or to ask: sentinel never allows, so every call it would allow
+    /// goes through the agent's own permission flow (as dcg and cc-safety-net work).
+    Guard,
     /// Decide, count and record, but print nothing and exit 0.
     Shadow,
 }
