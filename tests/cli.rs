@@ -328,3 +328,51 @@ fn rule_files_layer_over_the_bundled_defaults() {
     assert!(text.contains("  + line 1: ^deploy prod"), "{text}");
     assert_eq!(e.run(&["rules", "lint"]).status.code(), Some(0));
 }
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    let env = Env::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = env.run(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let text = stdout(&o);
+        assert!(
+            text.contains("sentinel") && text.contains("statusline") && text.contains("doctor"),
+            "{shell}"
+        );
+    }
+    assert_eq!(env.run(&["completions", "tcsh"]).status.code(), Some(1));
+}
+
+#[test]
+fn the_status_line_counts_this_sessions_answers() {
+    let env = Env::new();
+    let hook = |session: &str, command: &str| {
+        let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": session,
+            "tool_name": "Bash", "permission_mode": "default", "tool_input": {"command": command}});
+        common::run(&env.sentinel_home(), &["hook"], &event.to_string())
+    };
+    hook("s1", "git status");
+    hook("s1", "rm -rf ~");
+    hook("s1", "frobnicate --check");
+    hook("s2", "ls");
+    let line = |input: &str| {
+        let o = common::run(&env.sentinel_home(), &["statusline"], input);
+        assert_eq!(o.status.code(), Some(0));
+        stdout(&o)
+    };
+    assert_eq!(
+        line(
+            r#"{"session_id":"s1","model":{"display_name":"Opus"},"workspace":{"current_dir":"/x"}}"#
+        ),
+        "sentinel enforce · tier2 off · 1 allowed · 1 denied · 1 deferred · last deny: rm -rf ~\n"
+    );
+    assert_eq!(
+        line(r#"{"session_id":"s2"}"#),
+        "sentinel enforce · tier2 off · 1 allowed\n"
+    );
+    // Nothing readable: the mode alone, never an error in the status bar.
+    assert_eq!(line("garbage"), "sentinel enforce · tier2 off\n");
+    env.write_rule_file("sentinel.toml", "mode = \"guard\"\n");
+    assert_eq!(line("{}"), "sentinel guard · tier2 off\n");
+}

@@ -153,6 +153,15 @@ pub enum Command {
         #[arg(long)]
         purge: bool,
     },
+    /// One line for Claude Code's status bar (reads the status-line JSON on stdin): the mode,
+    /// Tier 2, and this session's answers.
+    Statusline,
+    /// Print a shell completion script: `sentinel completions bash > /etc/bash_completion.d/sentinel`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Check that sentinel is in the way of every call it should judge: registration, binary,
     /// matcher, rules, configuration, SENTINEL_HOME, Tier 2. Exit 1 when something is wrong.
     Doctor {

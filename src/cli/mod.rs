@@ -33,6 +33,7 @@ mod install;
 mod person;
 mod rules;
 mod stats;
+mod statusline;
 mod suggest;
 mod trust;
 
@@ -88,6 +89,13 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::AllowOnce { code } => allow_once::run(&code),
         Command::Explain { question, json } => explain::run(question, json),
         Command::Suggest { apply, limit, json } => suggest::run(&apply, limit, json),
+        Command::Statusline => Ok(statusline::run()),
+        Command::Completions { shell } => {
+            use clap::CommandFactory as _;
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "sentinel", &mut std::io::stdout());
+            Ok(0)
+        }
     }
 }
 

@@ -3,4 +3,5 @@
 
 pub mod check;
 pub mod explain;
+pub mod statusline;
 pub mod suggest;
