@@ -1,5 +1,5 @@
-//! The Claude Code plugin in the repo (`.claude-plugin/`, `hooks/hooks.json`,
-//! `scripts/sentinel-hook`): its matchers are the code's one list of judged tools, and its hook
+//! The Claude Code plugin in the repo (`plugin/`: `.claude-plugin/plugin.json`, `hooks/hooks.json`,
+//! `scripts/sentinel-hook`; the marketplace file is `.claude-plugin/marketplace.json`): its matchers are the code's one list of judged tools, and its hook
 //! runs the installed binary or, when there is none, refuses the call and says how to install it.
 //! (The real Claude Code installs it from the repo's marketplace in `tests/e2e/run.py`.)
 
@@ -19,7 +19,7 @@ fn json(path: &str) -> Value {
 
 #[test]
 fn the_plugin_hooks_name_every_judged_tool() {
-    let hooks = json("hooks/hooks.json");
+    let hooks = json("plugin/hooks/hooks.json");
     let pre = hooks["hooks"]["PreToolUse"][0]["matcher"].as_str().unwrap();
     assert_eq!(pre, sentinel::call::tools::judged_matcher());
     assert!(sentinel::call::tools::missing_from(pre).is_empty());
@@ -32,18 +32,18 @@ fn the_plugin_hooks_name_every_judged_tool() {
         assert_eq!(h["command"], "${CLAUDE_PLUGIN_ROOT}/scripts/sentinel-hook");
         assert_eq!(h["args"], serde_json::json!(["hook"]));
     }
-    let plugin = json(".claude-plugin/plugin.json");
+    let plugin = json("plugin/.claude-plugin/plugin.json");
     let market = json(".claude-plugin/marketplace.json");
     assert_eq!(plugin["name"], "sentinel");
     assert_eq!(market["plugins"][0]["name"], "sentinel");
-    assert_eq!(market["plugins"][0]["source"], "./");
+    assert_eq!(market["plugins"][0]["source"], "./plugin");
     assert_eq!(plugin["version"], env!("CARGO_PKG_VERSION"));
 }
 
 /// Runs the plugin's hook script with `path` as PATH and an empty home.
 fn run_script(path: &str, home: &Path) -> std::process::Output {
     let event = r#"{"session_id":"p","hook_event_name":"PreToolUse","cwd":"/","tool_name":"Bash","tool_input":{"command":"ls; rm -rf ~"}}"#;
-    let mut child = Command::new(repo().join("scripts/sentinel-hook"))
+    let mut child = Command::new(repo().join("plugin/scripts/sentinel-hook"))
         .arg("hook")
         .env_clear()
         .env("PATH", path)

@@ -1,5 +1,5 @@
 //! The tools sentinel judges, in one list. The decision reads a call by this list, `install`
-//! writes it into the settings matcher, the plugin's `hooks/hooks.json` carries the same matcher
+//! writes it into the settings matcher, the plugin's `plugin/hooks/hooks.json` carries the same matcher
 //! (a test holds them equal), and `doctor` checks a registered matcher against it. A tool left
 //! out of the matcher is never sent to sentinel at all, so a list kept in two places is a hole.
 

@@ -344,10 +344,8 @@ def scenario_plugin(claude, stand_in, skip):
     """The plugin, installed from the repo's own marketplace with Claude Code's CLI: a deny reaches
     the model through it; without the binary, the call is refused with the command that installs it."""
     home, project = fresh_home(f"plugin-{skip}")
-    # The marketplace is the repo's plugin files (a copy, so the build dir is not copied along).
-    market = os.path.join(home, "sentinel-repo")
-    for part in [".claude-plugin", "hooks", "scripts"]:
-        shutil.copytree(os.path.join(ROOT, part), os.path.join(market, part))
+    # The marketplace is this clone itself, build dir and all: only plugin/ may be copied.
+    market = ROOT
     bin_dir = os.path.join(home, "bin")
     os.makedirs(bin_dir)
     os.symlink(os.path.join(ROOT, "target", "release", "sentinel"), os.path.join(bin_dir, "sentinel"))
@@ -360,6 +358,9 @@ def scenario_plugin(claude, stand_in, skip):
         check(done.returncode == 0, f"claude {' '.join(argv)}: {done.stdout[-300:]} {done.stderr[-300:]}")
     with open(os.path.join(home, ".claude", "settings.json")) as f:
         check(json.load(f).get("enabledPlugins", {}).get("sentinel@sentinel") is True, "the plugin is enabled")
+    copied = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(home, ".claude", "plugins"))
+                 for f in fs if not os.path.islink(os.path.join(d, f)))
+    check(copied < 1 << 20, f"the plugin install copied {copied} bytes (less than 1 MiB)")
     stand_in.script = [("Bash", {"command": "ls; rm -rf ~/target-dir", "description": "bypass"})]
     out = run_claude(claude, stand_in, home, project, skip, register=False, path=with_bin)
     check(os.path.exists(os.path.join(home, "target-dir", "keep")), "rm -rf ~/target-dir did not run")
