@@ -8,6 +8,7 @@
 //! which blocks). None of them produces an allow.
 
 use crate::agents::event::{self, Agent, EventKind, HookEvent};
+use crate::config::files::Links;
 use crate::config::{Config, FailMode, Mode};
 use crate::decision::{Decision, Verdict};
 use crate::question::{self, Purpose, Question, TaintFrom};
@@ -103,6 +104,9 @@ pub fn run(agent: Agent, shadow_flag: bool, input: &mut dyn Read) -> HookOutput 
     for e in &config.errors {
         out.stderr
             .push_str(&format!("sentinel: config error: {e}\n"));
+    }
+    for w in &config.warnings {
+        out.stderr.push_str(&format!("sentinel: warning: {w}\n"));
     }
     out
 }
@@ -340,8 +344,12 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
             &safe_id
         }
     ));
-    if let Err(e) =
-        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, format!("{line}\n")))
+    // 0600 in a 0700 folder, never through a link (crate::config::files).
+    let mut create = std::fs::OpenOptions::new();
+    create.write(true).create(true).truncate(true);
+    if let Err(e) = crate::config::files::create_dir(&dir)
+        .and_then(|()| crate::config::files::open(&file, &mut create, Links::Refuse))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()))
     {
         stderr.push_str(&format!(
             "sentinel: warning: cannot write {}: {e}\n",

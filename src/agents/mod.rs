@@ -1,7 +1,8 @@
 //! The agents' side: what each agent sends ([`event`]) and expects back ([`hook`]), and putting
-//! sentinel in their way ([`install`], [`doctor`]).
+//! sentinel in their way ([`install`], [`doctor`], [`exposure`]).
 
 pub mod doctor;
 pub mod event;
+pub mod exposure;
 pub mod hook;
 pub mod install;
