@@ -276,6 +276,7 @@ fn the_environment_cannot_loosen_sentinel() {
     std::fs::create_dir_all(&inside).unwrap();
     std::fs::write(inside.join("safe_commands.txt"), "^frobnicate( \\S+)*$\n").unwrap();
     std::fs::write(inside.join("sentinel.toml"), "on_uncertain = \"allow\"\n").unwrap();
+    std::fs::write(inside.join("shadow.toml"), "mode = \"shadow\"\n").unwrap();
     let proj = s.proj().display().to_string();
     let home = inside.display().to_string();
     let env = [
@@ -294,6 +295,13 @@ fn the_environment_cannot_loosen_sentinel() {
     );
     let (verdict, _) = s.hook_in(&s.proj(), "git push --force", &env);
     assert_eq!(verdict, "deny", "the bundled blocks still stand");
+    // Nor does its sentinel.toml silence sentinel.
+    std::fs::rename(inside.join("shadow.toml"), inside.join("sentinel.toml")).unwrap();
+    let (verdict, _) = s.hook_in(&s.proj(), "git push --force", &env);
+    assert_eq!(
+        verdict, "deny",
+        "shadow mode from a home inside the project"
+    );
 }
 
 #[test]

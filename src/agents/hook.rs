@@ -74,8 +74,15 @@ pub fn run(agent: Agent, shadow_flag: bool, input: &mut dyn Read) -> HookOutput 
             false,
         );
     };
-    let shadow = shadow_flag || config.mode.value == Mode::Shadow;
-    let fail_mode = config.fail_mode.value;
+    // A home inside the agent's project is not the person's: its settings neither silence
+    // sentinel nor choose how it fails (the rules it would load are refused in `Layered`).
+    let named = crate::local::project::named_by_agent();
+    let foreign = crate::local::project::home_inside_project(&config, named.as_deref()).is_some();
+    let shadow = shadow_flag || (config.mode.value == Mode::Shadow && !foreign);
+    let fail_mode = match foreign {
+        true => FailMode::Ask,
+        false => config.fail_mode.value,
+    };
 
     // The default panic message is several lines on stderr; one line of our own replaces it.
     let previous_hook = std::panic::take_hook();
