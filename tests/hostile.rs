@@ -302,6 +302,17 @@ fn the_environment_cannot_loosen_sentinel() {
         verdict, "deny",
         "shadow mode from a home inside the project"
     );
+    let out = common::sentinel(&inside)
+        .args(["doctor", "--settings"])
+        .arg(s.dir.path().join("user-settings.json"))
+        .current_dir(s.proj())
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("is inside the project"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

@@ -20,6 +20,22 @@ pub fn checks(config: &Config, project: Option<&Path>) -> Vec<Check> {
         out.push(Check::new("env", Status::Warn, w.clone()));
     }
     if let Some(root) = project {
+        let home = &config.home.value;
+        let canonical = |p: &Path| p.canonicalize().unwrap_or(p.to_path_buf());
+        if canonical(home).starts_with(canonical(root)) {
+            out.push(
+                Check::new(
+                    "home",
+                    Status::Fail,
+                    format!(
+                        "SENTINEL_HOME {} is inside the project {}: the project's files would be your rules; where the agent names this project, sentinel refuses it and asks",
+                        home.display(),
+                        root.display()
+                    ),
+                )
+                .fix("set SENTINEL_HOME outside any project (or unset it: ~/.agentos)"),
+            );
+        }
         for name in PROJECT_SETTINGS {
             let path = root.join(name);
             let Ok(bytes) =

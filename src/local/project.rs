@@ -120,10 +120,11 @@ impl Project {
     /// Every directory from `cwd` up to the project's root that holds a `.sentinel/`, nearest
     /// first: a vendored subdirectory's own `.sentinel/` must not hide the project's tightening
     /// rules. The walk stops at the project root: the directory the agent names (`named`), else
-    /// the first with `.git` (the git top-level); without either it goes up to `/`, as the
-    /// nearest-only search did.
+    /// the first with `.git` (the git top-level); without either it goes up to `/`. When there
+    /// is none up to the root, the nearest above it counts, as it always did.
     pub fn find_all(cwd: &Path, sentinel_home: &Path, named: Option<&Path>) -> Vec<Project> {
         let mut found = Vec::new();
+        let mut above = None;
         for dir in cwd.ancestors() {
             if dir.join(DIR).is_dir() {
                 found.push(Project::read(dir, sentinel_home));
@@ -133,8 +134,14 @@ impl Project {
                 None => dir.join(".git").exists(),
             };
             if top {
+                above = dir.parent();
                 break;
             }
+        }
+        if found.is_empty()
+            && let Some(p) = above.and_then(|dir| Project::find(dir, sentinel_home))
+        {
+            found.push(p);
         }
         found
     }
