@@ -243,7 +243,8 @@ fn containers_created(before: &Value) -> Vec<String> {
 const STATE_FILE: &str = "install-state.json";
 
 fn read_state(home: &Path) -> Map<String, Value> {
-    std::fs::read(home.join(STATE_FILE))
+    let max = config::files::MAX_STATE_BYTES;
+    config::files::read(&home.join(STATE_FILE), max, config::files::Links::Refuse)
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .and_then(|v| v.as_object().cloned())
@@ -253,7 +254,11 @@ fn read_state(home: &Path) -> Map<String, Value> {
 fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
     let path = home.join(STATE_FILE);
     let text = serde_json::to_string_pretty(state)?;
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    let mut create = std::fs::OpenOptions::new();
+    create.write(true).create(true).truncate(true);
+    config::files::open(&path, &mut create, config::files::Links::Refuse)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn state_key(settings: &Path) -> String {
