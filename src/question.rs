@@ -103,6 +103,19 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
                 .map(|answer| offer_code(config, q.call, answer, shadow)),
         },
     };
+    // The fail path deferred to the agent's own gate: no answer, but the record keeps what
+    // Tier 2 did (the error it met).
+    let (local, answer) = match (local, answer) {
+        (Some(mut local), Some(deferred))
+            if deferred.tier == Tier::Fail && deferred.verdict == Verdict::Uncertain =>
+        {
+            local.tier = deferred.tier;
+            local.reason = deferred.reason;
+            local.api = deferred.api;
+            (Some(local), None)
+        }
+        other => other,
+    };
     Answered {
         layered,
         user_home,

@@ -135,6 +135,18 @@ const COPILOT_OTHER_EVENTS: &[&str] = &[
     "subagentStop",
 ];
 
+/// True for an event name of some agent's protocol that sentinel accepts without acting on.
+pub fn is_other_event(name: &str) -> bool {
+    [
+        CLAUDE_OTHER_EVENTS,
+        GEMINI_OTHER_EVENTS,
+        CURSOR_OTHER_EVENTS,
+        COPILOT_OTHER_EVENTS,
+    ]
+    .iter()
+    .any(|list| list.contains(&name))
+}
+
 /// Parses one event in `agent`'s shape.
 pub fn parse_event(agent: Agent, text: &str) -> Result<HookEvent, EventError> {
     let value: Value = serde_json::from_str(text).map_err(|e| EventError::Json(e.to_string()))?;

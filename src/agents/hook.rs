@@ -2,14 +2,16 @@
 //!
 //! This is the imperative shell around the pure decision: it reads the event (bounded), loads the
 //! configuration and rules, runs Tier 1 ([`crate::decide`]) and the later tiers
-//! ([`crate::evaluator::tiers`]), records the decision, and answers. sentinel catches its own failures and
-//! decides on purpose what they mean: a bad event, a wrong-typed field, oversize input, an unknown
-//! event or a panic is a one-line error on stderr and exit 1 (exit 2 under `fail_mode = "closed"`,
-//! which blocks). None of them produces an allow.
+//! ([`crate::evaluator::tiers`]), answers, then records the decision. sentinel catches its own
+//! failures and decides on purpose what they mean: a bad event, a wrong-typed field, oversize
+//! input, an unknown event or a panic is a one-line error on stderr and, for a call about to run,
+//! an `ask` on stdout with exit 0 (Claude Code runs a call whose hook exits 1). None of them
+//! produces an allow or lets the call through.
 
 use crate::agents::event::{self, Agent, EventKind, HookEvent};
+use crate::agents::lenient::{self, Looks};
 use crate::config::files::Links;
-use crate::config::{Config, FailMode, Mode};
+use crate::config::{Config, Mode};
 use crate::decision::{Decision, Verdict};
 use crate::question::{self, Purpose, Question, TaintFrom};
 use crate::text::one_line;
@@ -63,51 +65,108 @@ pub fn to_terminal(text: &str) -> bool {
     false
 }
 
-/// Runs the hook on one event read from `input`. Never panics: a panic inside is caught and
-/// handled like any other failure.
-pub fn run(agent: Agent, shadow_flag: bool, input: &mut dyn Read) -> HookOutput {
+/// Where the answer goes as soon as it is known, before the bookkeeping: a crash or a kill while
+/// the stats and audit are written must find the answer already given. Called at most once.
+pub struct Answer<'a> {
+    emit: &'a mut dyn FnMut(&str),
+    silence: &'a dyn Fn(),
+    given: bool,
+}
+
+impl<'a> Answer<'a> {
+    /// An answer that `emit` writes out; `silence` is called when the configuration turns out
+    /// to ask for shadow mode (so a last-resort answer prepared before it is dropped).
+    pub fn new(emit: &'a mut dyn FnMut(&str), silence: &'a dyn Fn()) -> Answer<'a> {
+        Answer {
+            emit,
+            silence,
+            given: false,
+        }
+    }
+
+    fn give(&mut self, text: &str) {
+        if !self.given && !text.is_empty() {
+            self.given = true;
+            (self.emit)(text);
+        }
+    }
+}
+
+/// Runs the hook on one event read from `input`; the answer goes to `answer` (the returned
+/// output carries stderr and the exit status). Never panics, and never fails open: whatever
+/// goes wrong while judging a call about to run is answered `ask` with the reason (silence in
+/// shadow mode), exit 0.
+pub fn run(
+    agent: Agent,
+    shadow_flag: bool,
+    input: &mut dyn Read,
+    answer: &mut Answer<'_>,
+) -> HookOutput {
     let started = Instant::now();
     let Some(config) = Config::load_for_process() else {
-        return failure(
+        return failed(
+            agent,
+            shadow_flag,
+            None,
             "cannot find a home directory; set SENTINEL_HOME".into(),
-            FailMode::Open,
-            false,
+            None,
+            answer,
         );
     };
-    // A home inside the agent's project is not the person's: its settings neither silence
-    // sentinel nor choose how it fails (the rules it would load are refused in `Layered`).
+    // A home inside the agent's project is not the person's: its settings do not silence
+    // sentinel (the rules it would load are refused in `Layered`).
     let named = crate::local::project::named_by_agent();
     let foreign = crate::local::project::home_inside_project(&config, named.as_deref()).is_some();
     let shadow = shadow_flag || (config.mode.value == Mode::Shadow && !foreign);
-    let fail_mode = match foreign {
-        true => FailMode::Ask,
-        false => config.fail_mode.value,
+    if shadow {
+        (answer.silence)();
+    }
+    let bytes = match read_bounded(input, config.max_event_bytes.value) {
+        Ok(bytes) => bytes,
+        Err((message, prefix)) => {
+            let raw = String::from_utf8_lossy(&prefix).into_owned();
+            return with_config_errors(
+                failed(agent, shadow, Some(&config), message, Some(&raw), answer),
+                &config,
+            );
+        }
     };
 
     // The default panic message is several lines on stderr; one line of our own replaces it.
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        handle(agent, shadow, &config, input, started)
+        handle(agent, shadow, &config, &bytes, started, answer)
     }));
     std::panic::set_hook(previous_hook);
 
-    let mut out = match result {
+    let out = match result {
         Ok(Ok(out)) => out,
-        Ok(Err(message)) => failure(message, fail_mode, shadow),
+        Ok(Err(message)) => {
+            let raw = String::from_utf8_lossy(&bytes);
+            failed(agent, shadow, Some(&config), message, Some(&raw), answer)
+        }
         Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            failure(
-                format!("internal error: {}", one_line(&what)),
-                fail_mode,
+            let raw = String::from_utf8_lossy(&bytes);
+            failed(
+                agent,
                 shadow,
+                Some(&config),
+                format!("internal error: {}", one_line(&what)),
+                Some(&raw),
+                answer,
             )
         }
     };
+    with_config_errors(out, &config)
+}
+
+fn with_config_errors(mut out: HookOutput, config: &Config) -> HookOutput {
     for e in &config.errors {
         out.stderr
             .push_str(&format!("sentinel: config error: {e}\n"));
@@ -118,33 +177,132 @@ pub fn run(agent: Agent, shadow_flag: bool, input: &mut dyn Read) -> HookOutput 
     out
 }
 
-/// A failure decided on purpose: one line on stderr, exit 1, or 2 under fail_mode closed, or 0
-/// in shadow mode (where the agent must behave as if sentinel were absent).
-fn failure(message: String, fail_mode: FailMode, shadow: bool) -> HookOutput {
-    let exit = match (shadow, fail_mode) {
-        (true, _) => 0,
-        (false, FailMode::Closed) => 2,
-        (false, _) => 1,
+/// The answer to a call sentinel could not judge, in the agent's shape: `ask`, with what went
+/// wrong (Gemini CLI, which has no ask, gets a deny that says so). Also what the last-resort
+/// signal handler prints.
+pub fn unjudged(agent: Agent, why: &str) -> String {
+    let d = Decision::local(
+        "?",
+        Verdict::Ask,
+        format!(
+            "sentinel[error]: this call was not checked ({}); the person decides",
+            one_line(why)
+        ),
+        None,
+    );
+    render(agent, &d)
+}
+
+/// A failure, decided on purpose: what went wrong on one line on stderr, exit 0, and
+/// - for a call about to run (or an event whose kind cannot be told): the `ask` of
+///   [`unjudged`], recorded in the stats and the audit log like any decision;
+/// - for a tool that has run: its session marked as carrying untrusted content when the tool is
+///   an untrusted one or cannot be told (the matcher only sends those);
+/// - otherwise nothing more.
+///
+/// Shadow mode prints no answer. `fail_mode` does not apply: it is about Tier 2, not about
+/// sentinel's own failures.
+fn failed(
+    agent: Agent,
+    shadow: bool,
+    config: Option<&Config>,
+    message: String,
+    raw: Option<&str>,
+    answer: &mut Answer<'_>,
+) -> HookOutput {
+    let sniffed = match raw {
+        Some(raw) => lenient::sniff(raw),
+        None => lenient::Sniffed {
+            looks: Looks::PreToolUse,
+            session: None,
+            tool: None,
+        },
     };
-    HookOutput {
-        stdout: String::new(),
+    let mut out = HookOutput {
         stderr: format!("sentinel: {}\n", one_line(&message)),
-        exit,
-        for_terminal: false,
+        ..HookOutput::default()
+    };
+    let session = sniffed.session.as_deref().unwrap_or("");
+    match sniffed.looks {
+        Looks::PreToolUse => {
+            let text = unjudged(agent, &message);
+            if !shadow {
+                answer.give(&text);
+            }
+            let Some(config) = config else {
+                return out;
+            };
+            let tool = sniffed.tool.clone().unwrap_or_else(|| "unknown".into());
+            let call = crate::call::ToolCall::Other { tool: tool.clone() };
+            let d = Decision::local(
+                &tool,
+                Verdict::Ask,
+                format!(
+                    "sentinel[error]: this call was not checked ({}); the person decides",
+                    one_line(&message)
+                ),
+                None,
+            );
+            if let Some(warning) = record::record(
+                config,
+                &call,
+                &d,
+                Some(&d),
+                &record::Meta {
+                    session,
+                    agent: agent.as_str(),
+                    latency_us: 0,
+                    shadow,
+                },
+            ) {
+                out.stderr.push_str(&warning);
+                out.stderr.push('\n');
+            }
+        }
+        Looks::PostToolUse => {
+            let Some(config) = config else {
+                return out;
+            };
+            let untrusted = sniffed
+                .tool
+                .as_deref()
+                .is_none_or(|t| taint::is_untrusted(t, &config.untrusted_tools.value));
+            if untrusted && !session.is_empty() {
+                let tool = sniffed
+                    .tool
+                    .as_deref()
+                    .unwrap_or("an unreadable tool event");
+                if let Err(e) =
+                    taint::mark(&config.home.value, session, tool, crate::clock::now_ms())
+                {
+                    out.stderr.push_str(&format!(
+                        "sentinel: warning: the session's taint was not recorded ({e})\n"
+                    ));
+                }
+            }
+        }
+        Looks::SessionEnd | Looks::Other => {}
     }
+    out
 }
 
 fn handle(
     agent: Agent,
     shadow: bool,
     config: &Config,
-    input: &mut dyn Read,
+    bytes: &[u8],
     started: Instant,
+    answer: &mut Answer<'_>,
 ) -> Result<HookOutput, String> {
-    let text = read_bounded(input, config.max_event_bytes.value)?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err("no event on stdin".into());
+    }
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| format!("the event is not valid UTF-8 (byte {})", e.valid_up_to()))?;
+    let text = lenient::repair_surrogates(text);
     let event = event::parse_event(agent, &text).map_err(|e| e.to_string())?;
     match event.kind {
-        EventKind::PreToolUse => pre_tool_use(agent, shadow, config, &event, started),
+        EventKind::PreToolUse => pre_tool_use(agent, shadow, config, &event, started, answer),
         EventKind::SessionEnd => Ok(session_end(agent, shadow, config, &event)),
         EventKind::PostToolUse => Ok(post_tool_use(agent, shadow, config, &event)),
         EventKind::Ignored(_) => Ok(HookOutput::default()),
@@ -152,26 +310,19 @@ fn handle(
 }
 
 /// Reads the whole event, refusing more than `max` bytes without holding more than `max + 1`.
-fn read_bounded(input: &mut dyn Read, max: u64) -> Result<String, String> {
+/// On failure, the message and what was read (for [`lenient::sniff`]).
+fn read_bounded(input: &mut dyn Read, max: u64) -> Result<Vec<u8>, (String, Vec<u8>)> {
     let mut bytes = Vec::new();
-    input
-        .take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read the event from stdin: {e}"))?;
+    if let Err(e) = input.take(max + 1).read_to_end(&mut bytes) {
+        return Err((format!("cannot read the event from stdin: {e}"), bytes));
+    }
     if bytes.len() as u64 > max {
-        return Err(format!(
-            "the event is over the {max}-byte limit (max_event_bytes)"
+        return Err((
+            format!("the event is over the {max}-byte limit (max_event_bytes)"),
+            bytes,
         ));
     }
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err("no event on stdin".into());
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "the event is not valid UTF-8 (byte {})",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    Ok(bytes)
 }
 
 fn pre_tool_use(
@@ -180,6 +331,7 @@ fn pre_tool_use(
     config: &Config,
     event: &HookEvent,
     started: Instant,
+    answer: &mut Answer<'_>,
 ) -> Result<HookOutput, String> {
     let call = event
         .call
@@ -212,6 +364,10 @@ fn pre_tool_use(
     let config = &answered.layered.config;
     let latency = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
 
+    // The answer first: the bookkeeping after it never decides anything.
+    if !shadow && let Some(decided) = &answered.answer {
+        answer.give(&render(agent, decided));
+    }
     let mut out = HookOutput::default();
     if let Some(warning) = record::record(
         config,
@@ -239,9 +395,6 @@ fn pre_tool_use(
     {
         out.stderr
             .push_str(&format!("sentinel: project config error: {e}\n"));
-    }
-    if !shadow && let Some(answer) = &answered.answer {
-        out.stdout = render(agent, answer);
     }
     // The process ends right after this answer: freeing every rule would cost more than the
     // decision took, and the OS takes the memory back anyway.

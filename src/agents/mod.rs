@@ -6,3 +6,4 @@ pub mod event;
 pub mod exposure;
 pub mod hook;
 pub mod install;
+pub mod lenient;

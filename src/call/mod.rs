@@ -1,6 +1,7 @@
 //! A call an agent proposes, in sentinel's terms ([`ToolCall`]), whichever agent sent it: the
 //! one type every layer reads. The agents' own event shapes are in `agents::event`.
 
+pub mod mcp;
 pub mod tools;
 pub mod word;
 
@@ -141,8 +142,11 @@ impl ToolCall {
                     paths,
                 }
             }
-            None => ToolCall::Other {
-                tool: tool.to_string(),
+            None => match mcp::call(tool, input)? {
+                Some(call) => call,
+                None => ToolCall::Other {
+                    tool: tool.to_string(),
+                },
             },
         })
     }

@@ -45,9 +45,15 @@ pub fn judged(tool: &str) -> Option<Judged> {
     JUDGED.iter().find(|(n, _)| *n == tool).map(|(_, j)| *j)
 }
 
-/// The PreToolUse matcher naming every judged tool: `Bash|PowerShell|…`.
+/// MCP tools (`mcp__SERVER__TOOL`) reach sentinel too: the ones whose effects are known are
+/// judged like their built-in counterparts ([`super::mcp`]), the others get no opinion.
+pub const MCP_MATCHER: &str = "mcp__.*";
+
+/// The PreToolUse matcher naming every judged tool: `Bash|PowerShell|…|mcp__.*`.
 pub fn judged_matcher() -> String {
-    JUDGED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("|")
+    let mut names: Vec<&str> = JUDGED.iter().map(|(n, _)| *n).collect();
+    names.push(MCP_MATCHER);
+    names.join("|")
 }
 
 /// The judged tools a matcher (a regex over tool names, as Claude Code reads it) leaves out.
@@ -57,12 +63,20 @@ pub fn missing_from(matcher: &str) -> Vec<&'static str> {
     }
     let re = match regex::Regex::new(&format!("^(?:{matcher})$")) {
         Ok(re) => re,
-        Err(_) => return JUDGED.iter().map(|(n, _)| *n).collect(),
+        Err(_) => {
+            let mut all: Vec<&str> = JUDGED.iter().map(|(n, _)| *n).collect();
+            all.push(MCP_MATCHER);
+            return all;
+        }
     };
+    // An MCP tool's name stands for the MCP entry.
+    let mcp_sample = "mcp__filesystem__write_file";
     JUDGED
         .iter()
-        .map(|(n, _)| *n)
-        .filter(|n| !re.is_match(n))
+        .map(|(n, _)| (*n, *n))
+        .chain([(MCP_MATCHER, mcp_sample)])
+        .filter(|(_, sample)| !re.is_match(sample))
+        .map(|(n, _)| n)
         .collect()
 }
 
@@ -76,6 +90,7 @@ mod tests {
         assert_eq!(missing_from("Bash|Read"), {
             let mut v: Vec<&str> = JUDGED.iter().map(|(n, _)| *n).collect();
             v.retain(|n| *n != "Bash" && *n != "Read");
+            v.push(MCP_MATCHER);
             v
         });
         assert!(missing_from("*").is_empty());

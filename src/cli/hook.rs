@@ -1,5 +1,6 @@
 //! `sentinel hook`: its few arguments read without clap, and the answer written out.
 
+use super::guard;
 use sentinel::agents::event::Agent;
 use sentinel::agents::hook;
 use std::io::Write;
@@ -28,14 +29,20 @@ pub fn args(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<(Agent
     Some((agent.unwrap_or(Agent::Claude), shadow))
 }
 
-/// `sentinel hook`: one event on stdin, the answer on stdout.
+/// `sentinel hook`: one event on stdin, the answer on stdout as soon as it is known.
 pub fn run(agent: Agent, shadow: bool) -> u8 {
-    let out = hook::run(agent, shadow, &mut std::io::stdin().lock());
+    guard::arm(agent, shadow);
+    let mut emit = |text: &str| guard::give(text);
+    let mut answer = hook::Answer::new(&mut emit, &guard::silence);
+    let out = hook::run(agent, shadow, &mut std::io::stdin().lock(), &mut answer);
     if out.for_terminal && hook::to_terminal(&out.stderr) {
+        guard::done();
         return 0;
     }
+    // Output of the other events (a PostToolUse reminder, Gemini's summary).
+    guard::give(&out.stdout);
+    guard::done();
     // A closed pipe is the agent's business; the exit status still says what happened.
-    let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
     out.exit
 }

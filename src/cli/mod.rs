@@ -27,6 +27,7 @@ mod check;
 mod config;
 mod doctor;
 mod explain;
+mod guard;
 pub mod hook;
 mod install;
 mod person;

@@ -66,13 +66,14 @@ pub enum Mode {
     Shadow,
 }
 
-/// What happens when Tier 2 fails (and to the exit status of a hook that cannot read its event).
+/// What happens when Tier 2 fails. Not sentinel's own failures: those always ask
+/// (docs/failures.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FailMode {
     /// Allow, with a warning to the user.
     Open,
-    /// Deny; a hook that cannot read its event exits 2 (block).
+    /// Deny.
     Closed,
     /// Ask the person.
     Ask,

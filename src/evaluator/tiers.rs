@@ -188,6 +188,11 @@ fn tier2_and_3(
         )),
     };
     let local_reason = d.reason.clone();
+    // `open` means "as if sentinel were absent": where the agent has a gate of its own, the call
+    // goes to it (SPEC 2.6).
+    let gate = config.on_uncertain.value == OnUncertain::Auto
+        && agent_has_gate(session.permission_mode)
+        && d.verdict == Verdict::Uncertain;
     match &outcome {
         ApiOutcome::Answer(a) => {
             d.tier = Tier::Api;
@@ -204,11 +209,13 @@ fn tier2_and_3(
             d,
             call,
             config.fail_mode.value,
+            gate,
             &format!("Tier 2 unavailable: {}", e.message),
         ),
-        // A spent budget is not an outage (SPEC 2.6): the person decides (under fail_mode =
-        // closed the refusal stands), so draining it never turns calls into unchecked allows.
-        ApiOutcome::Budget(why) if config.fail_mode.value != FailMode::Closed => {
+        // A spent budget is not an outage (SPEC 2.6): under fail_mode = open it never turns into
+        // an unchecked allow. Where the agent has a gate of its own the call is deferred to it
+        // (as open does); without one the person decides; ask and closed stand as they are.
+        ApiOutcome::Budget(why) if config.fail_mode.value == FailMode::Open && !gate => {
             d.tier = Tier::Fail;
             d.rule = None;
             d.verdict = Verdict::Ask;
@@ -216,7 +223,7 @@ fn tier2_and_3(
                 "sentinel[fail]: the person decides: {why} (a spent budget is not an outage)"
             );
         }
-        ApiOutcome::Budget(why) => fail_path(d, call, FailMode::Closed, why),
+        ApiOutcome::Budget(why) => fail_path(d, call, config.fail_mode.value, gate, why),
     }
     if d.tier != Tier::Local {
         d.reason = format!("{} (local: {local_reason})", d.reason);
@@ -224,13 +231,23 @@ fn tier2_and_3(
     d.api = Some(outcome);
 }
 
-/// Tier 3: the configured answer when Tier 2 cannot give one. `open` lets through, with a
-/// warning, only what it was made for — a harmless unknown (`frobnicate --check`) — and never a
-/// call whose effects delete, write, send data out, run code given as text or another program,
-/// or act as another user (SPEC 2.6): those go to the person.
-fn fail_path(d: &mut Decision, call: &ToolCall, mode: FailMode, why: &str) {
+/// Tier 3: the configured answer when Tier 2 cannot give one. `open` is "as if sentinel were
+/// absent": where the agent has a gate of its own (`gate`), the call is deferred to it (the
+/// answer's verdict stays `Uncertain`, which [`crate::question`] turns into no answer); without
+/// one, it lets through, with a warning, only what it was made for — a harmless unknown
+/// (`frobnicate --check`) — and never a call whose effects delete, write, send data out, run
+/// code given as text or another program, or act as another user, nor an unknown program whose
+/// words name any of those (SPEC 2.6): those go to the person.
+fn fail_path(d: &mut Decision, call: &ToolCall, mode: FailMode, gate: bool, why: &str) {
     d.tier = Tier::Fail;
     d.rule = None;
+    if mode == FailMode::Open && gate {
+        d.verdict = Verdict::Uncertain;
+        d.reason = format!(
+            "sentinel[fail]: deferred to the agent's own permission prompt (fail_mode = open): {why}"
+        );
+        return;
+    }
     match mode {
         FailMode::Open => match too_risky_unchecked(d, call) {
             None => {

@@ -9,6 +9,7 @@ use crate::decision::effect::Effect;
 use crate::decision::{CommandReport, Decision, Verdict};
 use crate::local::bins;
 use crate::local::context::Context;
+use crate::local::embedded;
 use crate::local::judge::{effective_cwd, hard_block, judge_seen};
 use crate::local::outcome::combine;
 use crate::local::policy::{self, Part};
@@ -20,7 +21,7 @@ use crate::shell::{self, Cwd, Role};
 /// Tier 1. Returns None for a tool sentinel has no opinion on (the agent's own flow decides).
 pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision> {
     let mut decision = match call {
-        ToolCall::Shell { command } => shell_decision(command, rules, ctx),
+        ToolCall::Shell { command } => shell_decision(command, rules, ctx, 0),
         ToolCall::PowerShell { command } => {
             let mut d = powershell_decision(command, rules, ctx);
             d.signs = signs::text_signs(command);
@@ -95,7 +96,11 @@ fn agent_decision(tool: &str) -> Decision {
     )
 }
 
-fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
+/// How deep commands embedded in an unknown program's words are followed (`chroot / runuser -u
+/// u -- rm -rf ~` is two levels).
+const MAX_EMBEDDED_DEPTH: u8 = 3;
+
+fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Decision {
     let analysis = shell::analyse(command);
     // Most calls file one report a command, and a few more.
     let mut reports: Vec<CommandReport> = Vec::with_capacity(analysis.commands.len() + 2);
@@ -106,14 +111,11 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     };
 
     if let Some(error) = &analysis.parse_error {
-        // Not understood: at best uncertain, and the hard-block rules still look at each piece.
-        for segment in shell::rough_segments(command) {
-            if let Some(part) = hard_block(&[segment.as_str()], rules) {
-                report_in(segment, Vec::new(), part, None);
-            }
-        }
+        // Not understood: the person decides, in every mode (never "no answer"). What could still
+        // be read (`analysis.commands` and `unparsed`, from the lines and pieces that parse) is
+        // judged below, so a deny inside stays a deny.
         let why = format!("cannot parse the command: {error}");
-        let mut part = Part::new(Verdict::Uncertain, why.clone(), None);
+        let mut part = Part::new(Verdict::Ask, why.clone(), None);
         part.effects = vec![Effect::Unknown { why }];
         report_in(command.to_string(), Vec::new(), part, None);
     }
@@ -132,7 +134,25 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
             effective_cwd(cmd, ctx).as_deref(),
             ctx.home,
         ) {
-            None => judge_seen(cmd, &text, rules, ctx),
+            None => {
+                let (mut part, mut seen) = judge_seen(cmd, &text, rules, ctx);
+                // Only on the uncertain path (or with a variable set): what the command's words,
+                // values and variables would run is judged as commands of their own (a deny
+                // inside is a deny of the whole).
+                if (part.verdict == Verdict::Uncertain || !cmd.assignments.is_empty())
+                    && part.verdict < Verdict::Deny
+                    && !cmd.name().is_empty()
+                {
+                    let judge = |t: &str| shell_decision(t, rules, ctx, depth + 1);
+                    let judge: Option<&dyn Fn(&str) -> Decision> =
+                        (depth < MAX_EMBEDDED_DEPTH).then_some(&judge);
+                    embedded::check(cmd, &mut part, rules, ctx, judge);
+                }
+                if seen.egress.is_none() {
+                    seen.egress = embedded::hidden_egress(cmd, &part.effects);
+                }
+                (part, seen)
+            }
             Some(run) => {
                 // The package manager's own options still count (as a wrapper's do); what the
                 // name runs is judged apart.

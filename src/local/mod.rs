@@ -17,6 +17,7 @@ pub mod context;
 pub mod credentials;
 pub mod decide;
 pub mod effects;
+mod embedded;
 pub mod fs;
 pub mod judge;
 pub mod options;

@@ -52,6 +52,9 @@ pub struct Reading {
     pub options_closed: bool,
     /// The index in argv of the word that named the innermost subcommand (0: the program).
     pub subcommand_at: usize,
+    /// A subcommand was named that no spec knows (`git frobnicate`): what its words mean is
+    /// not known at all.
+    pub unknown_subcommand: bool,
 }
 
 impl Reading {
@@ -153,6 +156,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                             "sentinel has no spec for `{}`",
                             crate::text::excerpt(&path)
                         ));
+                        r.unknown_subcommand = true;
                         return Some(r);
                     }
                 }

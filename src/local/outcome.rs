@@ -79,7 +79,8 @@ pub(super) fn deny_reason(
     person_only: bool,
 ) -> String {
     let Some(rule) = rule else {
-        let instead = if person_only {
+        // The detail may already say what to do instead.
+        let instead = if person_only || detail.contains("instead:") || detail.contains("Instead:") {
             String::new()
         } else {
             " Instead: ask the person to run it themselves.".to_string()

@@ -233,6 +233,22 @@ def scenario_blocked(claude, stand_in, skip):
           f"the session summary appeared: {out.stderr[-300:]}")
 
 
+def scenario_failures(claude, stand_in, skip):
+    """Issue 27: inputs that once crashed the hook or made it exit 1 (both let the call run)."""
+    home, project = fresh_home(f"failures-{skip}")
+    n = 1500
+    deep = "if true; then " * n + "rm -rf ~/target-dir" + "; fi" * n
+    # A lone UTF-16 surrogate: valid to JavaScript, so it reaches the hook as the escape \ud800.
+    lone = "rm -rf ~/target-dir # \ud800"
+    stand_in.script = [("Bash", {"command": deep, "description": "nested"}),
+                       ("Bash", {"command": lone, "description": "surrogate"})]
+    run_claude(claude, stand_in, home, project, skip)
+    check(os.path.exists(os.path.join(home, "target-dir", "keep")), "neither call ran")
+    results = stand_in.tool_results()
+    check(len(results) == 2 and all(err for _, err in results), f"both calls were refused: {results}")
+    check("sentinel[local]: blocked" in results[1][0], f"the surrogate call was judged and denied: {results[1]}")
+
+
 def scenario_shadow(claude, stand_in, skip):
     home, project = fresh_home(f"shadow-{skip}")
     stand_in.script = [("Bash", {"command": "rm -rf ~/target-dir", "description": "delete"})]
@@ -443,7 +459,8 @@ def scenario_uncertain(claude, stand_in, skip):
 
 SCENARIOS = {"safe": scenario_safe, "blocked": scenario_blocked, "shadow": scenario_shadow, "tier2": scenario_tier2,
              "webfetch": scenario_webfetch, "allow-once": scenario_allow_once, "plugin": scenario_plugin,
-             "summary": scenario_summary, "uncertain": scenario_uncertain}
+             "summary": scenario_summary, "uncertain": scenario_uncertain,
+             "failures": scenario_failures}
 
 
 def main():

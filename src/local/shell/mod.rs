@@ -19,8 +19,11 @@ use walk::Walker;
 pub const MAX_DEPTH: usize = 8;
 /// Commands longer than this are not parsed at all (UNCERTAIN).
 pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
-/// Bracket nesting beyond this is not handed to the parser, whose recursion it could exhaust.
-pub(crate) const MAX_BRACKET_NESTING: usize = 64;
+/// Nesting (brackets and compound commands) beyond this is not handed to the parser, whose
+/// recursion it could exhaust: ~1,400 nested `if`s overflowed a hook's stack.
+pub(crate) const MAX_NESTING: usize = 64;
+/// Arithmetic longer than this is not parsed (uncertain): its parser recurses once an operator.
+pub(crate) const MAX_ARITHMETIC_BYTES: usize = 8 * 1024;
 
 /// Directories whose programs are the system's own: `/bin/rm` is `rm`, but `./rm` is not.
 pub(crate) const SYSTEM_BIN_DIRS: &[&str] = &[
@@ -245,10 +248,13 @@ pub fn analyse(command: &str) -> Analysis {
             "command is {} bytes, over the {MAX_COMMAND_BYTES}-byte parse limit",
             command.len()
         ));
+        // Too long to parse, but the hard-block rules still look at each piece.
+        walker.out.unparsed = rough_segments(command);
         return walker.out;
     }
     if let Err(e) = walker.script(command) {
         walker.out.parse_error = Some(e);
+        walker.salvage(command);
     }
     walker.out
 }

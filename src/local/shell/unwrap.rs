@@ -272,6 +272,56 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
             inner(start, "command")
         }
         "exec" => inner(skip_options(argv, &["-a"], &[]), "exec"),
+        // `flock [opts] FILE CMD…` or `flock [opts] FILE -c CMD` (`-c CMD` may also come
+        // before FILE); `flock [opts] FD` runs nothing. The lock file is the spec's business.
+        "flock" => {
+            let short = &["-w", "-E", "-c"];
+            let long = &["--wait", "--timeout", "--conflict-exit-code", "--command"];
+            let start = skip_options(argv, short, long);
+            let command_opt = |w: &Word| {
+                matches!(w.text.as_str(), "-c" | "--command") || w.text.starts_with("--command=")
+            };
+            if let Some(at) = argv[1..start.min(argv.len())].iter().position(command_opt) {
+                let w = &argv[1 + at];
+                let text = match w.text.strip_prefix("--command=") {
+                    Some(v) => Word {
+                        text: v.to_string(),
+                        kind: w.kind,
+                        value: None,
+                    },
+                    None => match argv.get(2 + at) {
+                        Some(v) => v.clone(),
+                        None => return Unwrap::No,
+                    },
+                };
+                return Unwrap::Script {
+                    text,
+                    label: "flock -c".to_string(),
+                };
+            }
+            match argv.get(start + 1) {
+                Some(w) if command_opt(w) => match argv.get(start + 2) {
+                    Some(text) => Unwrap::Script {
+                        text: text.clone(),
+                        label: "flock -c".to_string(),
+                    },
+                    None => Unwrap::No,
+                },
+                _ => inner(start + 1, "flock"),
+            }
+        }
+        // `taskset [opts] MASK CMD…` and `chrt [opts] PRIORITY CMD…`; with `-p` they change a
+        // running process and run nothing.
+        "taskset" | "chrt" => {
+            let start = skip_options(argv, &[], &[]);
+            if argv[1..start.min(argv.len())]
+                .iter()
+                .any(|w| w.text == "--pid" || (!w.text.starts_with("--") && w.text.contains('p')))
+            {
+                return Unwrap::No;
+            }
+            inner(start + 1, name)
+        }
         "stdbuf" => inner(
             skip_options(
                 argv,

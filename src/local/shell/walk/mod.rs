@@ -60,8 +60,10 @@ impl Walker {
     /// Parses and walks a script; returns its output when it is one pipeline whose output is
     /// known. A parse failure is returned for the caller to record.
     pub(super) fn script(&mut self, src: &str) -> Result<Option<String>, String> {
-        if bracket_nesting(src) > MAX_BRACKET_NESTING {
-            return Err(format!("brackets nest deeper than {MAX_BRACKET_NESTING}"));
+        if nesting(src) > MAX_NESTING {
+            return Err(format!(
+                "brackets and compound commands nest deeper than {MAX_NESTING}"
+            ));
         }
         let mut program = match super::plain::parse(src) {
             Some(program) => program,
@@ -82,6 +84,27 @@ impl Walker {
         })
     }
 
+    /// After the whole text failed to parse: walks what can still be read, so that the policy
+    /// applies to it (a credential sent out, a destructive command, a hard block). Each line is
+    /// tried alone, and each rough segment (`rough_segments`) of a line that still fails. What
+    /// this finds can only add denies: the call as a whole stays unparsed, which asks. A piece
+    /// read out of its context (inside a quote, a here-doc) may be judged as a command; that
+    /// errs toward refusing a call that is refused to the person's judgement anyway.
+    pub(in crate::local::shell) fn salvage(&mut self, src: &str) {
+        let lines: Vec<&str> = src.lines().filter(|l| !l.trim().is_empty()).collect();
+        for line in &lines {
+            if lines.len() > 1 && self.script(line).is_ok() {
+                continue;
+            }
+            for segment in rough_segments(line) {
+                let segment = without_leading_keywords(&segment);
+                if !segment.is_empty() && self.script(segment).is_err() {
+                    self.out.unparsed.push(segment.to_string());
+                }
+            }
+        }
+    }
+
     /// Walks code found inside another command (`$( )`, `bash -c`, `eval` …) one level deeper.
     fn nested(&mut self, src: &str, label: &str) -> Option<String> {
         if self.depth >= MAX_DEPTH {
@@ -95,7 +118,7 @@ impl Walker {
         let result = self.script(src);
         if let Err(e) = &result {
             self.unknown(format!("{label}: cannot parse `{}`: {e}", excerpt(src)));
-            self.out.unparsed.extend(rough_segments(src));
+            self.salvage(src);
         }
         self.via.pop();
         self.depth -= 1;
@@ -297,6 +320,14 @@ impl Walker {
     /// parse as arithmetic is walked as a script, and the command is uncertain.
     fn arithmetic(&mut self, text: &str) {
         self.hidden_substitutions(text, "arithmetic");
+        // The arithmetic parser recurses once an operator: a long expression is not handed to it.
+        if text.len() > MAX_ARITHMETIC_BYTES {
+            self.unknown(format!(
+                "arithmetic of {} bytes, over the {MAX_ARITHMETIC_BYTES}-byte limit",
+                text.len()
+            ));
+            return;
+        }
         if brush_parser::arithmetic::parse(text).is_err() {
             self.unknown(format!(
                 "`(( {} ))` is not arithmetic: bash runs it as a subshell",
@@ -579,18 +610,68 @@ fn unescape_backquoted(s: &str) -> String {
     out
 }
 
-/// The deepest bracket nesting in the text, counted without regard to quoting.
-fn bracket_nesting(s: &str) -> usize {
-    let (mut depth, mut max) = (0usize, 0usize);
-    for b in s.bytes() {
+/// A rough segment without the reserved words that start it (`then git push` is `git push`):
+/// what follows them is a command.
+fn without_leading_keywords(mut s: &str) -> &str {
+    const KEYWORDS: &[&str] = &[
+        "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "time", "esac",
+    ];
+    loop {
+        let (first, rest) = s.split_once(' ').unwrap_or((s, ""));
+        if !KEYWORDS.contains(&first) {
+            return s;
+        }
+        s = rest.trim_start();
+    }
+}
+
+/// The deepest nesting in the text, counted without regard to quoting: brackets, and the
+/// compound commands that close with a word of their own (`if … fi`, `case … esac`, `while`,
+/// `until`, `for` and `select` … `done`). The parser recurses once a level, so this bounds its
+/// stack; a word that only looks like a keyword (inside quotes, say) counts too, which can only
+/// turn an odd command into a parse error, never into an allow.
+fn nesting(s: &str) -> usize {
+    // Counted apart, so that a `case` pattern's lone `)` cannot cancel a keyword's level.
+    let (mut brackets, mut keywords, mut max) = (0usize, 0usize, 0usize);
+    let bytes = s.as_bytes();
+    let mut word_start = None;
+    // Unary operators recurse too (`! ! ! cmd`, `[[ ! ! x ]]`, `$(( - - 1 ))`, `$((!!!1))`): a
+    // run of `!` or `~`, or of `-` and `+` standing alone as words, counts as nesting.
+    let mut unary = 0usize;
+    for (i, &b) in bytes.iter().chain(std::iter::once(&b' ')).enumerate() {
         match b {
-            b'(' | b'{' | b'[' => {
-                depth += 1;
-                max = max.max(depth);
+            b'!' | b'~' => unary += 1,
+            b'-' | b'+'
+                if bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace)
+                    && (i == 0 || bytes[i - 1].is_ascii_whitespace()) =>
+            {
+                unary += 1
             }
-            b')' | b'}' | b']' => depth = depth.saturating_sub(1),
+            _ if b.is_ascii_whitespace() => {}
+            _ => unary = 0,
+        }
+        let boundary = b.is_ascii_whitespace()
+            || matches!(
+                b,
+                b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'[' | b']' | b'`' | b'<' | b'>'
+            );
+        if boundary {
+            if let Some(start) = word_start.take() {
+                match &bytes[start..i] {
+                    b"if" | b"case" | b"while" | b"until" | b"for" | b"select" => keywords += 1,
+                    b"fi" | b"esac" | b"done" => keywords = keywords.saturating_sub(1),
+                    _ => {}
+                }
+            }
+        } else if word_start.is_none() {
+            word_start = Some(i);
+        }
+        match b {
+            b'(' | b'{' | b'[' => brackets += 1,
+            b')' | b'}' | b']' => brackets = brackets.saturating_sub(1),
             _ => {}
         }
+        max = max.max(brackets + keywords + unary);
     }
     max
 }

