@@ -632,6 +632,15 @@ fn a_spent_budget_asks_and_one_session_cannot_spend_anothers() {
     let (verdict, v, _) = in_session("prober");
     assert_eq!(verdict, "ask", "{v}");
     assert!(reason(&v).contains("not an outage"), "{v}");
+    // Where the agent has a permission prompt of its own, open defers to it, as for an outage.
+    let (verdict, v, _) = run.hook_with(
+        &api.url(),
+        "open",
+        UNCERTAIN,
+        true,
+        json!({"session_id": "prober", "permission_mode": "default"}),
+    );
+    assert_eq!(verdict, "none", "{v}");
     // Another session still has its own minute.
     assert_eq!(in_session("worker").0, "allow");
     assert_eq!(api.requests().len(), 3);
