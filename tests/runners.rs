@@ -114,6 +114,18 @@ fn a_destructive_command_behind_any_runner_is_denied() {
         "valgrind rm -rf ~",
         "deployctl --pre-hook 'rm -rf ~' apply",
         "mytool --exec='git push -f origin main'",
+        // A setting's value, a script fed through `<( )`.
+        "ssh -o ProxyCommand='rm -rf ~' host",
+        "ssh -o 'LocalCommand=git push --force origin main' -o PermitLocalCommand=yes host",
+        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm -rf ~' src",
+        "bash <(echo 'rm -rf ~')",
+        "source <(echo 'git push --force origin main')",
+        ". <(printf 'rm -rf ~')",
+        // A command written in an awk or sed program.
+        "awk 'BEGIN{system(\"rm -rf ~\")}'",
+        "gawk 'BEGIN { print \"x\" | \"rm -rf ~\" }'",
+        "sed 'e rm -rf ~' notes.txt",
+        "sed -n '1e git push --force origin main' notes.txt",
         // Nested runners.
         "chroot / runuser -u u -- rm -rf ~",
         "nice flock .lock busybox rm -rf ~",
@@ -269,5 +281,51 @@ fn a_credential_leaving_by_a_hidden_way_is_denied() {
     ] {
         let (d, why) = hook(home.path(), Api::Off, &bash(project.path(), "default", cmd));
         assert_eq!(d, want, "{cmd}: {why}");
+    }
+}
+
+#[test]
+fn a_command_name_held_in_a_variable_or_a_substitution_is_judged() {
+    let home = scratch();
+    let project = scratch();
+    for cmd in [
+        "f=rm; $f -rf ~",
+        "f=rm; ${f} -rf ~",
+        "f='rm -rf'; $f ~",
+        "a=$(echo rm); $a -rf ~",
+        "$(echo rm) -rf ~",
+        "`printf rm` -rf ~",
+        "x=git; y=push; $x $y --force origin main",
+        "s='rm -rf ~'; bash -c \"$s\"",
+        "p=/; rm -rf $p",
+    ] {
+        let (d, why) = hook(home.path(), Api::Off, &bash(project.path(), "default", cmd));
+        assert_eq!(d, "deny", "{cmd}: {why}");
+    }
+    // A value is known only from the bare assignments right before: a command in between, a
+    // loop or a background job may change it, and then nothing is assumed (never an allow).
+    for cmd in [
+        "f=ls; read f; $f -rf ~",
+        "f=ls; echo; $f",
+        "f=ls & $f",
+        "for f in ls; do :; done; $f",
+    ] {
+        let (d, why) = hook(home.path(), Api::Off, &bash(project.path(), "default", cmd));
+        assert_eq!(d, "none", "{cmd}: {why}");
+    }
+}
+
+#[test]
+fn a_name_bound_to_another_program_is_judged_as_what_it_runs() {
+    let home = scratch();
+    let project = scratch();
+    for cmd in [
+        "hash -p /bin/rm ls; ls -rf ~",
+        "hash -p /usr/bin/git g; g push --force origin main",
+        "alias ls='rm -rf ~'; ls",
+        "alias g='git push --force'; g origin main",
+    ] {
+        let (d, why) = hook(home.path(), Api::Off, &bash(project.path(), "default", cmd));
+        assert_eq!(d, "deny", "{cmd}: {why}");
     }
 }

@@ -9,7 +9,6 @@
 //! printed: both claim [`GIVEN`] first. A handler that finds the answer given just exits 0.
 
 use sentinel::agents::event::Agent;
-use sentinel::agents::hook;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
 /// Seconds a hook may take before it answers `ask` on its own: under Claude Code's 30-second
@@ -18,11 +17,27 @@ pub const DEADLINE_SECS: u32 = 20;
 
 /// Set once an answer (or the decision to give none) is on its way out.
 static GIVEN: AtomicBool = AtomicBool::new(false);
-/// The prepared answers, leaked: a handler reads them without allocating.
-static CRASHED: (AtomicPtr<u8>, AtomicUsize) =
-    (AtomicPtr::new(std::ptr::null_mut()), AtomicUsize::new(0));
-static LATE: (AtomicPtr<u8>, AtomicUsize) =
-    (AtomicPtr::new(std::ptr::null_mut()), AtomicUsize::new(0));
+/// The answers a handler prints, chosen in [`arm`] (null: print nothing). They are constants,
+/// so that arming costs no rendering and a handler needs no allocation; a test holds each equal
+/// to what `hook::unjudged` renders.
+static CRASHED: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static CRASHED_LEN: AtomicUsize = AtomicUsize::new(0);
+static LATE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static LATE_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// What the handlers say went wrong (spelled out again in [`answers`], which `concat!` builds).
+#[cfg(test)]
+const CRASH: &str = "sentinel crashed while judging it";
+#[cfg(test)]
+const LATE_WHY: &str = "sentinel took over 20 s to judge it";
+
+/// The handlers' own stack: in the zeroed data segment, so its pages cost nothing until a
+/// handler runs on them.
+const ALT: usize = 64 * 1024;
+struct AltStack(std::cell::UnsafeCell<[u8; ALT]>);
+// SAFETY: only the kernel writes it, when a handler runs.
+unsafe impl Sync for AltStack {}
+static ALT_STACK: AltStack = AltStack(std::cell::UnsafeCell::new([0; ALT]));
 
 const FATAL: [libc::c_int; 5] = [
     libc::SIGSEGV,
@@ -32,30 +47,90 @@ const FATAL: [libc::c_int; 5] = [
     libc::SIGABRT,
 ];
 
-/// Prepares the answers and installs the handlers and the deadline. In shadow mode the answer
+/// The two answers in `agent`'s shape.
+fn answers(agent: Agent) -> (&'static str, &'static str) {
+    macro_rules! claude {
+        ($why:expr) => {
+            concat!(
+                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sentinel[error]: this call was not checked ("#,
+                $why,
+                r#"); the person decides"}}"#,
+                "\n"
+            )
+        };
+    }
+    macro_rules! gemini {
+        ($why:expr) => {
+            concat!(
+                r#"{"decision":"deny","reason":"sentinel[error]: this call was not checked ("#,
+                $why,
+                r#"); the person decides — this needs the user's approval, which a Gemini CLI hook cannot ask for: ask the user to run it or to allow it in sentinel's rules"}"#,
+                "\n"
+            )
+        };
+    }
+    macro_rules! cursor {
+        ($why:expr) => {
+            concat!(
+                r#"{"permission":"ask","user_message":"sentinel[error]: this call was not checked ("#,
+                $why,
+                r#"); the person decides","agent_message":"sentinel[error]: this call was not checked ("#,
+                $why,
+                r#"); the person decides","userMessage":"sentinel[error]: this call was not checked ("#,
+                $why,
+                r#"); the person decides","agentMessage":"sentinel[error]: this call was not checked ("#,
+                $why,
+                r#"); the person decides"}"#,
+                "\n"
+            )
+        };
+    }
+    macro_rules! copilot {
+        ($why:expr) => {
+            concat!(
+                r#"{"permissionDecision":"ask","permissionDecisionReason":"sentinel[error]: this call was not checked ("#,
+                $why,
+                r#"); the person decides"}"#,
+                "\n"
+            )
+        };
+    }
+    match agent {
+        Agent::Claude => (
+            claude!("sentinel crashed while judging it"),
+            claude!("sentinel took over 20 s to judge it"),
+        ),
+        Agent::Gemini => (
+            gemini!("sentinel crashed while judging it"),
+            gemini!("sentinel took over 20 s to judge it"),
+        ),
+        Agent::Cursor => (
+            cursor!("sentinel crashed while judging it"),
+            cursor!("sentinel took over 20 s to judge it"),
+        ),
+        Agent::Copilot => (
+            copilot!("sentinel crashed while judging it"),
+            copilot!("sentinel took over 20 s to judge it"),
+        ),
+    }
+}
+
+/// Chooses the answers and installs the handlers and the deadline. In shadow mode the answer
 /// is silence: the agent must behave as if sentinel were absent.
 pub fn arm(agent: Agent, shadow: bool) {
-    prepare(
-        &CRASHED,
-        shadow,
-        hook::unjudged(agent, "sentinel crashed while judging it"),
-    );
-    prepare(
-        &LATE,
-        shadow,
-        hook::unjudged(
-            agent,
-            &format!("sentinel took over {DEADLINE_SECS} s to judge it"),
-        ),
-    );
+    if !shadow {
+        let (crashed, late) = answers(agent);
+        CRASHED_LEN.store(crashed.len(), Ordering::SeqCst);
+        CRASHED.store(crashed.as_ptr().cast_mut(), Ordering::SeqCst);
+        LATE_LEN.store(late.len(), Ordering::SeqCst);
+        LATE.store(late.as_ptr().cast_mut(), Ordering::SeqCst);
+    }
     // SAFETY: plain libc calls on this process's own signal dispositions and stack, before any
-    // thread starts; the stack is leaked, so it lives as long as the process.
+    // thread starts; the stack is a static, so it lives as long as the process.
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-        const ALT: usize = 64 * 1024;
-        let stack: &'static mut [u8] = Box::leak(vec![0u8; ALT].into_boxed_slice());
         let alt = libc::stack_t {
-            ss_sp: stack.as_mut_ptr().cast(),
+            ss_sp: ALT_STACK.0.get().cast(),
             ss_flags: 0,
             ss_size: ALT,
         };
@@ -78,8 +153,7 @@ pub fn arm(agent: Agent, shadow: bool) {
 
 /// Shadow mode was switched on by the configuration, after [`arm`]: nothing is printed.
 pub fn silence() {
-    for (ptr, len) in [&CRASHED, &LATE] {
-        len.store(0, Ordering::SeqCst);
+    for ptr in [&CRASHED, &LATE] {
         ptr.store(std::ptr::null_mut(), Ordering::SeqCst);
     }
 }
@@ -101,23 +175,14 @@ pub fn done() {
     GIVEN.store(true, Ordering::SeqCst);
 }
 
-fn prepare(slot: &(AtomicPtr<u8>, AtomicUsize), shadow: bool, text: String) {
-    if shadow {
-        return;
-    }
-    let bytes: &'static mut [u8] = Box::leak(text.into_bytes().into_boxed_slice());
-    slot.1.store(bytes.len(), Ordering::SeqCst);
-    slot.0.store(bytes.as_mut_ptr(), Ordering::SeqCst);
-}
-
 /// Async-signal-safe: an atomic swap, write(2) and _exit(2) only.
-fn answer_and_exit(slot: &(AtomicPtr<u8>, AtomicUsize)) -> ! {
+fn answer_and_exit(slot: &AtomicPtr<u8>, slot_len: &AtomicUsize) -> ! {
     if !GIVEN.swap(true, Ordering::SeqCst) {
-        let (ptr, len) = (slot.0.load(Ordering::SeqCst), slot.1.load(Ordering::SeqCst));
+        let (ptr, len) = (slot.load(Ordering::SeqCst), slot_len.load(Ordering::SeqCst));
         if !ptr.is_null() {
             let mut done = 0;
             while done < len {
-                // SAFETY: `ptr` and `len` describe a leaked, never-freed buffer.
+                // SAFETY: `ptr` and `len` describe a static string.
                 let n = unsafe { libc::write(1, ptr.add(done).cast(), len - done) };
                 if n <= 0 {
                     break;
@@ -131,9 +196,28 @@ fn answer_and_exit(slot: &(AtomicPtr<u8>, AtomicUsize)) -> ! {
 }
 
 extern "C" fn on_fatal(_: libc::c_int) {
-    answer_and_exit(&CRASHED)
+    answer_and_exit(&CRASHED, &CRASHED_LEN)
 }
 
 extern "C" fn on_late(_: libc::c_int) {
-    answer_and_exit(&LATE)
+    answer_and_exit(&LATE, &LATE_LEN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sentinel::agents::hook;
+
+    #[test]
+    fn the_handlers_answers_are_what_the_hook_renders() {
+        assert_eq!(
+            LATE_WHY,
+            format!("sentinel took over {DEADLINE_SECS} s to judge it")
+        );
+        for agent in Agent::ALL {
+            let (crashed, late) = answers(agent);
+            assert_eq!(crashed, hook::unjudged(agent, CRASH), "{agent:?}");
+            assert_eq!(late, hook::unjudged(agent, LATE_WHY), "{agent:?}");
+        }
+    }
 }

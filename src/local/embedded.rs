@@ -65,6 +65,15 @@ pub(super) fn check(
         judge_each(&candidates, part, judge);
         return;
     }
+    // A command name whose value is known though it is computed (`$f` after `f=rm`,
+    // `$(echo rm)`): the command it names, with the same arguments.
+    if let Some(first) = cmd.argv.first()
+        && first.kind == WordKind::Computed
+        && let Some(value) = &first.value
+    {
+        let text = format!("{value} {}", render(cmd.args()));
+        candidates.push((text, format!("`{}` is", shell::excerpt(&first.text))));
+    }
     let reviewed = part
         .effects
         .iter()
@@ -72,8 +81,25 @@ pub(super) fn check(
     let reading = options::read(&cmd.argv, &rules.specs);
     let unknown = reading.as_ref().is_none_or(|r| r.unknown_subcommand);
     if let Some(r) = &reading {
-        for v in r.values.iter().filter(|v| v.kind == Kind::Run) {
-            candidates.push((v.word.text.clone(), format!("`{}` runs", v.from)));
+        for v in &r.values {
+            match v.kind {
+                Kind::Run => {
+                    candidates.push((v.word.text.clone(), format!("`{}` runs", v.from)));
+                }
+                Kind::AwkProgram | Kind::SedScript => {
+                    let Some(program) = v.word.known_value() else {
+                        continue;
+                    };
+                    let found = if v.kind == Kind::AwkProgram {
+                        awk_commands(program)
+                    } else {
+                        sed_commands(program)
+                    };
+                    let how = format!("`{}`'s program runs", cmd.name());
+                    candidates.extend(found.into_iter().map(|c| (c, how.clone())));
+                }
+                _ => {}
+            }
         }
     }
     let texts = if reviewed || unknown {
@@ -91,6 +117,48 @@ pub(super) fn check(
         part.effects
             .extend(risky_words(cmd, &texts, cwd.as_deref(), rules, ctx));
     }
+}
+
+/// The commands an awk program runs that are written in it as strings: `system("…")`, and a
+/// string piped to or from (`print | "…"`, `"…" | getline`).
+fn awk_commands(program: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = program.as_bytes();
+    let mut i = 0;
+    while let Some(at) = program[i..].find('"') {
+        let start = i + at + 1;
+        let Some(len) = program[start..].find('"') else {
+            break;
+        };
+        let end = start + len;
+        let before = program[..start - 1].trim_end();
+        let after = program[end + 1..].trim_start();
+        if before.ends_with("system(") || before.ends_with('|') || after.starts_with('|') {
+            out.push(program[start..end].replace("\\\"", "\""));
+        }
+        i = end + 1;
+        if i >= bytes.len() {
+            break;
+        }
+    }
+    out
+}
+
+/// The commands a sed script runs with its `e` command (`e rm -rf ~`, `1e …`).
+fn sed_commands(script: &str) -> Vec<String> {
+    script
+        .split(['\n', ';'])
+        .filter_map(|c| {
+            let c = c.trim_start();
+            // An address (line numbers, `$`, `/re/`) may come first.
+            let rest = c.trim_start_matches(|ch: char| {
+                ch.is_ascii_digit() || matches!(ch, '$' | ',' | '!' | ' ')
+            });
+            let cmd = rest.strip_prefix('e')?;
+            cmd.starts_with(' ').then(|| cmd.trim().to_string())
+        })
+        .filter(|c| !c.is_empty())
+        .collect()
 }
 
 /// Judges each (text, how it runs) with `judge`; the first deny becomes the part's. True then.
@@ -200,21 +268,24 @@ fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
                 out.push(text);
             }
         }
-        // An option's value counts too (`--command='rm -rf ~'`, `-c'…'`).
-        let value = match w.text.split_once('=') {
-            Some((opt, v)) if opt.starts_with('-') => v,
-            _ => w.text.as_str(),
-        };
-        // A string is taken for a command only when it starts with a program sentinel knows
-        // (`'rm -rf ~'`), not any text with spaces (`--notes "example: git reset --hard"`).
-        if value.contains(char::is_whitespace)
-            && value.len() <= MAX_TEXT_BYTES
-            && value
-                .split_whitespace()
-                .next()
-                .is_some_and(|first| is_program(first, rules))
-        {
-            out.push(value.to_string());
+        // An option's or a setting's value counts too (`--command='rm -rf ~'`,
+        // `-o ProxyCommand='rm -rf ~'`, `--checkpoint-action=exec='…'`): the word, and what
+        // follows each `=` in it.
+        let mut value = Some(w.text.as_str());
+        while let Some(v) = value {
+            // A string is taken for a command only when it starts with a program sentinel knows
+            // (`'rm -rf ~'`), not any text with spaces (`--notes "example: git reset --hard"`).
+            if v.contains(char::is_whitespace)
+                && v.len() <= MAX_TEXT_BYTES
+                && v.split_whitespace()
+                    .next()
+                    .is_some_and(|first| is_program(first, rules))
+                && out.len() < MAX_TEXTS
+            {
+                out.push(v.to_string());
+                break;
+            }
+            value = v.split_once('=').map(|(_, rest)| rest);
         }
     }
     out
@@ -355,6 +426,13 @@ fn render(words: &[Word]) -> String {
             }
             WordKind::Glob => out.push_str(&w.text),
             WordKind::Computed if w.text.starts_with('~') => out.push_str(&w.text),
+            // A computed word whose value is known stands as that value.
+            WordKind::Computed if w.value.is_some() => {
+                let v = w.value.as_deref().unwrap_or_default();
+                out.push('\'');
+                out.push_str(&v.replace('\'', r"'\''"));
+                out.push('\'');
+            }
             WordKind::Computed => {
                 out.push('"');
                 out.push_str(&w.text.replace('"', "\\\""));
@@ -368,6 +446,22 @@ fn render(words: &[Word]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn commands_written_in_awk_and_sed_programs_are_found() {
+        assert_eq!(awk_commands(r#"BEGIN{system("rm -rf ~")}"#), ["rm -rf ~"]);
+        assert_eq!(
+            awk_commands(r#"{ print $1 | "sh" } END { "date" | getline d }"#),
+            ["sh", "date"]
+        );
+        assert!(awk_commands(r#"{ print "a|b" }"#).is_empty());
+        assert_eq!(sed_commands("e rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(
+            sed_commands("1e git push --force\ns/a/b/"),
+            ["git push --force"]
+        );
+        assert!(sed_commands("s/e x/y/").is_empty());
+    }
 
     #[test]
     fn network_destinations_are_told_from_other_words() {

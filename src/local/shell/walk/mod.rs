@@ -32,9 +32,18 @@ pub(in crate::local::shell) struct Walker {
     options: ParserOptions,
     /// The output of the last pipeline walked, when it is known (literal or decoded text).
     last_output: Option<String>,
+    /// Shell variables set by the bare assignments right before the command being walked
+    /// (`f=rm; $f -rf ~`), with their value when it is known: a word that expands one carries
+    /// that value. Any other command, compound command or function forgets them all, since it
+    /// may set them (`read f`, `export f=…`, a loop).
+    vars: Vec<(String, Option<String>)>,
+    /// Names `alias` and `hash -p` bound, and what each now runs (`aliases.rs`).
+    aliases: Vec<(String, String)>,
 }
 
+mod aliases;
 mod emit;
+mod fed;
 mod words;
 
 impl Walker {
@@ -46,6 +55,8 @@ impl Walker {
             via: Vec::new(),
             options: ParserOptions::default(),
             last_output: None,
+            vars: Vec::new(),
+            aliases: Vec::new(),
         }
     }
 
@@ -115,7 +126,11 @@ impl Walker {
         }
         self.depth += 1;
         self.via.push(label.to_string());
+        // Nested code (`$( )`, `bash -c`) runs in a subshell or another shell: what it assigns
+        // stays there.
+        let vars = self.vars.clone();
         let result = self.script(src);
+        self.vars = vars;
         if let Err(e) = &result {
             self.unknown(format!("{label}: cannot parse `{}`: {e}", excerpt(src)));
             self.salvage(src);
@@ -136,6 +151,10 @@ impl Walker {
     fn list(&mut self, list: &mut ast::CompoundList) {
         for item in &mut list.0 {
             self.and_or(&mut item.0);
+            if matches!(item.1, ast::SeparatorOperator::Async) {
+                // Run in the background, in a subshell: its assignments are not the shell's.
+                self.vars.clear();
+            }
         }
     }
 
@@ -157,6 +176,8 @@ impl Walker {
                 .and_then(|c| decode::stage_output(c, None));
             return;
         }
+        // Each stage of a pipeline runs in a subshell: no assignment in it is the shell's.
+        self.vars.clear();
         let mut stages = Vec::new();
         let mut stdin = Stdin::Inherited;
         let mut output = None;
@@ -201,6 +222,10 @@ impl Walker {
     }
 
     fn command(&mut self, cmd: &mut ast::Command, stdin: Stdin) {
+        if !matches!(cmd, ast::Command::Simple(_)) {
+            // A compound command or a function may set anything: what was known is forgotten.
+            self.vars.clear();
+        }
         match cmd {
             ast::Command::Simple(s) => self.simple(s, stdin),
             ast::Command::Compound(c, redirects) => {
@@ -405,12 +430,28 @@ impl Walker {
                     };
                     // Rendered before it is walked: the walk moves words out of the tree.
                     let text = format!("{}{})", &label[..2], one_line(&sub.list.to_string()));
-                    self.process_substitution(label, sub);
+                    let output = self.process_substitution(label, sub);
                     argv.push(Word {
                         text,
                         kind: WordKind::Computed,
-                        value: None,
+                        // What a reader of `<( )` gets (a shell fed it runs it: `fed.rs`).
+                        value: output.filter(|_| label == "<( )"),
                     });
+                }
+            }
+        }
+        if !argv.is_empty() {
+            // Any command may set variables (`read f`, `export f=…`, a function): a value is
+            // known only from bare assignments right before the command that uses it.
+            self.vars.clear();
+        } else {
+            // A bare assignment sets shell variables for what follows.
+            for (name, value) in &assignments {
+                let known = value.known_value().map(str::to_string);
+                match self.vars.iter().position(|(n, _)| n == name) {
+                    Some(i) => self.vars[i].1 = known,
+                    None if self.vars.len() < 64 => self.vars.push((name.clone(), known)),
+                    None => {}
                 }
             }
         }
@@ -421,21 +462,37 @@ impl Walker {
             }
             self.check_assignment(name, value);
         }
+        self.aliases(&argv);
+        self.fed(&argv);
         self.emit(argv, redirects, assignments, stdin);
     }
 
-    fn process_substitution(&mut self, label: &str, sub: &mut ast::SubshellCommand) {
+    /// Walks a process substitution; returns its output when it is one pipeline whose output
+    /// is known (`<(echo 'rm -rf ~')`).
+    fn process_substitution(
+        &mut self,
+        label: &str,
+        sub: &mut ast::SubshellCommand,
+    ) -> Option<String> {
         if self.depth >= MAX_DEPTH {
             self.unknown(format!(
                 "code nested deeper than {MAX_DEPTH} levels ({label})"
             ));
-            return;
+            return None;
         }
         self.depth += 1;
         self.via.push(label.to_string());
-        self.in_subshell(|w| w.list(&mut sub.list));
+        let single = sub.list.0.len() == 1;
+        let vars = self.vars.clone();
+        let output = self.in_subshell(|w| {
+            w.last_output = None;
+            w.list(&mut sub.list);
+            w.last_output.take()
+        });
+        self.vars = vars;
         self.via.pop();
         self.depth -= 1;
+        output.filter(|_| single)
     }
 
     fn assignment_value(&mut self, v: &ast::AssignmentValue) -> Word {

@@ -121,7 +121,24 @@ impl Walker {
             },
             WordPiece::ParameterExpansion(expr) => {
                 w.text.push_str(source);
-                w.unknown_value();
+                let tracked = match expr {
+                    word::ParameterExpr::Parameter {
+                        parameter: word::Parameter::Named(name),
+                        indirect: false,
+                    } => self
+                        .vars
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .and_then(|(_, v)| v.clone()),
+                    _ => None,
+                };
+                match (tracked, &mut w.value) {
+                    (Some(known), Some(v)) => {
+                        v.push_str(&known);
+                        w.kind = WordKind::Computed;
+                    }
+                    _ => w.unknown_value(),
+                }
                 if !matches!(
                     expr,
                     word::ParameterExpr::Parameter {
