@@ -9,6 +9,8 @@ base = os.environ.get("D2D_DIR", os.path.expanduser("~/.cache/sentinel-d2d"))
 shutil.rmtree(base, ignore_errors=True)
 home = f"{base}/home/dev"; proj = f"{home}/proj"
 os.makedirs(f"{proj}/.sentinel"); os.makedirs(f"{home}/.agentos")
+# The stand-in API is given as SENTINEL_API_URL: honoured only when sentinel.toml trusts it.
+open(f"{home}/.agentos/sentinel.toml", "w").write('[env]\ntrust = ["SENTINEL_API_URL"]\n')
 env = dict(os.environ, HOME=home, SENTINEL_HOME=f"{home}/.agentos")
 for k in ["ANTHROPIC_API_KEY", "SENTINEL_API_KEY", "CLAUDECODE", "ANTHROPIC_BASE_URL"]:
     env.pop(k, None)

@@ -42,7 +42,8 @@ for i, (name, (_, _, extra)) in enumerate(paths.items()):
     home = os.path.join(work, f"home{i}")
     os.makedirs(home)
     with open(os.path.join(home, "sentinel.toml"), "w") as f:
-        f.write("[budget]\ncalls_per_minute = 1000000\ncalls_per_day = 100000000\n")
+        f.write("[budget]\ncalls_per_minute = 1000000\ncalls_per_day = 100000000\n"
+                "[env]\ntrust = [\"SENTINEL_API_URL\"]\n")
     env = {"PATH": os.environ.get("PATH", ""), "HOME": "/home/dev/demo/home", "SENTINEL_HOME": home}
     env.update(extra)
     envs[name] = env

@@ -21,7 +21,7 @@ url="http://127.0.0.1:$(cat "$work/port")"
 event='{"hook_event_name":"PreToolUse","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"python train.py"}}'
 printf '%-10s %-10s %s\n' "timeout" "elapsed" "answer"
 for t in 1 2 4 8; do
-  mkdir -p "$work/h$t"; printf '[api]\ntimeout = %s\n' "$t" > "$work/h$t/sentinel.toml"
+  mkdir -p "$work/h$t"; printf '[api]\ntimeout = %s\n[env]\ntrust = ["SENTINEL_API_URL", "SENTINEL_FAIL_MODE"]\n' "$t" > "$work/h$t/sentinel.toml"
   start=$(date +%s.%N)
   answer=$(echo "$event" | SENTINEL_HOME="$work/h$t" SENTINEL_API_URL="$url" ANTHROPIC_API_KEY=x \
     SENTINEL_FAIL_MODE=closed target/release/sentinel hook | sed 's/.*"permissionDecision":"\([a-z]*\)".*/\1/')

@@ -195,7 +195,10 @@ PROPOSE = """#!/usr/bin/env bash
 api=(); mode=""; transcript=""
 while [ $# -gt 2 ]; do
   case "$1" in
-    --api) api=(SENTINEL_API_KEY=sk-demo SENTINEL_API_URL="$STANDIN_API"); shift ;;
+    --api) api=(SENTINEL_API_KEY=sk-demo SENTINEL_API_URL="$STANDIN_API"); shift
+      # A variable that points Tier 2 elsewhere counts only when sentinel.toml trusts it.
+      [ -e "$SENTINEL_HOME/sentinel.toml" ] ||
+        printf '[env]\ntrust = ["SENTINEL_API_URL"]\n' > "$SENTINEL_HOME/sentinel.toml" ;;
     --mode) mode="$2"; shift 2 ;;
     --transcript) transcript="$2"; shift 2 ;;
     *) break ;;

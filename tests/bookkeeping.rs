@@ -191,6 +191,13 @@ fn rotation_keeps_every_record_and_the_chain() {
     let v: Value = serde_json::from_slice(&s.stdout).unwrap();
     assert_eq!(v["summary"]["checks"], 40);
     assert_eq!(v["scope"], "all sessions (2)");
+    // Another session fills whole files, then r0 goes on: its summary still counts every check.
+    for _ in 0..24 {
+        run(home.path(), &["hook"], &event("busy", "git status"));
+    }
+    for _ in 0..2 {
+        run(home.path(), &["hook"], &event("r0", "git status"));
+    }
     // A session summary across the rotation.
     let end = run(
         home.path(),
@@ -200,7 +207,9 @@ fn rotation_keeps_every_record_and_the_chain() {
     assert_eq!(end.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&end.stderr)
-            .starts_with("sentinel: 20 checks — local 20 (allow 20, block 0)")
+            .starts_with("sentinel: 22 checks — local 22 (allow 22, block 0)"),
+        "{}",
+        String::from_utf8_lossy(&end.stderr)
     );
     assert_eq!(
         std::fs::read_to_string(home.path().join("sessions/r0.txt"))

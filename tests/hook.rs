@@ -221,6 +221,13 @@ fn shadow_mode_prints_nothing_exits_0_and_records() {
         (vec![], vec![("SENTINEL_SHADOW", "1")]),
     ] {
         let hook = Hook::new();
+        // A variable that turns enforcement off counts only when the person's own
+        // sentinel.toml trusts it (a project's agent settings can set variables).
+        std::fs::write(
+            hook.sentinel_home.path().join("sentinel.toml"),
+            "[env]\ntrust = [\"SENTINEL_SHADOW\"]\n",
+        )
+        .unwrap();
         let deny = br#"{"hook_event_name":"PreToolUse","session_id":"sh","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}"#;
         let out = hook.run_with(&args, deny, &env);
         assert_eq!(out.status.code(), Some(0));

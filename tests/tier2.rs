@@ -185,6 +185,10 @@ fn serve(
     }
 }
 
+/// What a scratch home's sentinel.toml says so that the test's server URL and fail mode, given
+/// as variables, are honoured (a variable that would loosen sentinel is ignored otherwise).
+const TRUST_ENV: &str = "[env]\ntrust = [\"SENTINEL_API_URL\", \"SENTINEL_FAIL_MODE\"]\n";
+
 /// A sentinel home with a short Tier-2 timeout, and the hook run against `url`.
 struct Run {
     home: tempfile::TempDir,
@@ -198,7 +202,7 @@ impl Run {
             .unwrap();
         std::fs::write(
             home.path().join("sentinel.toml"),
-            format!("{extra_toml}\n[api]\ntimeout = 1.5\n"),
+            format!("{extra_toml}\n[api]\ntimeout = 1.5\n{TRUST_ENV}"),
         )
         .unwrap();
         Run { home }
@@ -576,7 +580,7 @@ fn local_decisions_never_call_the_api() {
     let run = Run::new("");
     std::fs::write(
         run.home.path().join("sentinel.toml"),
-        "paranoid = true\n[api]\ntimeout = 1.5\n",
+        format!("paranoid = true\n[api]\ntimeout = 1.5\n{TRUST_ENV}"),
     )
     .unwrap();
     let api = Api::start(vec![Reply::Verdict("BLOCK", Canary::Echo)]);
@@ -610,6 +614,39 @@ fn the_budget_limits_calls() {
 }
 
 #[test]
+fn a_spent_budget_asks_and_one_session_cannot_spend_anothers() {
+    let run = Run::new("[budget]\ncalls_per_minute = 2\n");
+    let api = Api::start(vec![Reply::Verdict("ALLOW", Canary::Echo)]);
+    let in_session = |id: &str| {
+        run.hook_with(
+            &api.url(),
+            "open",
+            UNCERTAIN,
+            true,
+            json!({"session_id": id}),
+        )
+    };
+    assert_eq!(in_session("prober").0, "allow");
+    assert_eq!(in_session("prober").0, "allow");
+    // Spent: not an outage, so not fail_mode = open's unchecked allow, but the person.
+    let (verdict, v, _) = in_session("prober");
+    assert_eq!(verdict, "ask", "{v}");
+    assert!(reason(&v).contains("not an outage"), "{v}");
+    // Where the agent has a permission prompt of its own, open defers to it, as for an outage.
+    let (verdict, v, _) = run.hook_with(
+        &api.url(),
+        "open",
+        UNCERTAIN,
+        true,
+        json!({"session_id": "prober", "permission_mode": "default"}),
+    );
+    assert_eq!(verdict, "none", "{v}");
+    // Another session still has its own minute.
+    assert_eq!(in_session("worker").0, "allow");
+    assert_eq!(api.requests().len(), 3);
+}
+
+#[test]
 fn the_users_policy_reaches_the_evaluator_as_policy() {
     let run = Run::new("");
     std::fs::write(
@@ -639,6 +676,7 @@ fn check_uses_tier_2_unless_offline() {
         .prefix("home")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .unwrap();
+    std::fs::write(home.path().join("sentinel.toml"), TRUST_ENV).unwrap();
     let check = |args: &[&str]| {
         common::sentinel(home.path())
             .arg("check")

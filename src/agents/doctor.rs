@@ -34,7 +34,8 @@ pub struct Check {
 }
 
 impl Check {
-    fn new(name: &'static str, status: Status, detail: impl Into<String>) -> Check {
+    /// A check's outcome.
+    pub fn new(name: &'static str, status: Status, detail: impl Into<String>) -> Check {
         Check {
             name,
             status,
@@ -43,7 +44,8 @@ impl Check {
         }
     }
 
-    fn fix(mut self, fix: impl Into<String>) -> Check {
+    /// With the command or edit that fixes it.
+    pub fn fix(mut self, fix: impl Into<String>) -> Check {
         self.fix = Some(fix.into());
         self
     }
@@ -269,7 +271,7 @@ pub fn run(
     // SENTINEL_HOME must take the stats, audit and session files.
     let home = &config.home.value;
     let probe = home.join(format!(".doctor-{}", std::process::id()));
-    match std::fs::create_dir_all(home).and_then(|()| std::fs::write(&probe, b"")) {
+    match crate::config::files::create_dir(home).and_then(|()| std::fs::write(&probe, b"")) {
         Ok(()) => {
             let _ = std::fs::remove_file(&probe);
             out.push(Check::new(

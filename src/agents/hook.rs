@@ -10,6 +10,7 @@
 
 use crate::agents::event::{self, Agent, EventKind, HookEvent};
 use crate::agents::lenient::{self, Looks};
+use crate::config::files::Links;
 use crate::config::{Config, Mode};
 use crate::decision::{Decision, Verdict};
 use crate::question::{self, Purpose, Question, TaintFrom};
@@ -112,7 +113,11 @@ pub fn run(
             answer,
         );
     };
-    let shadow = shadow_flag || config.mode.value == Mode::Shadow;
+    // A home inside the agent's project is not the person's: its settings do not silence
+    // sentinel (the rules it would load are refused in `Layered`).
+    let named = crate::local::project::named_by_agent();
+    let foreign = crate::local::project::home_inside_project(&config, named.as_deref()).is_some();
+    let shadow = shadow_flag || (config.mode.value == Mode::Shadow && !foreign);
     if shadow {
         (answer.silence)();
     }
@@ -165,6 +170,9 @@ fn with_config_errors(mut out: HookOutput, config: &Config) -> HookOutput {
     for e in &config.errors {
         out.stderr
             .push_str(&format!("sentinel: config error: {e}\n"));
+    }
+    for w in &config.warnings {
+        out.stderr.push_str(&format!("sentinel: warning: {w}\n"));
     }
     out
 }
@@ -496,8 +504,12 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
             &safe_id
         }
     ));
-    if let Err(e) =
-        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, format!("{line}\n")))
+    // 0600 in a 0700 folder, never through a link (crate::config::files).
+    let mut create = std::fs::OpenOptions::new();
+    create.write(true).create(true).truncate(true);
+    if let Err(e) = crate::config::files::create_dir(&dir)
+        .and_then(|()| crate::config::files::open(&file, &mut create, Links::Refuse))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()))
     {
         stderr.push_str(&format!(
             "sentinel: warning: cannot write {}: {e}\n",

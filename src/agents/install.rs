@@ -243,7 +243,8 @@ fn containers_created(before: &Value) -> Vec<String> {
 const STATE_FILE: &str = "install-state.json";
 
 fn read_state(home: &Path) -> Map<String, Value> {
-    std::fs::read(home.join(STATE_FILE))
+    let max = config::files::MAX_STATE_BYTES;
+    config::files::read(&home.join(STATE_FILE), max, config::files::Links::Refuse)
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .and_then(|v| v.as_object().cloned())
@@ -253,7 +254,11 @@ fn read_state(home: &Path) -> Map<String, Value> {
 fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
     let path = home.join(STATE_FILE);
     let text = serde_json::to_string_pretty(state)?;
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    let mut create = std::fs::OpenOptions::new();
+    create.write(true).create(true).truncate(true);
+    config::files::open(&path, &mut create, config::files::Links::Refuse)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn state_key(settings: &Path) -> String {
@@ -356,6 +361,11 @@ pub fn purge(settings: &Path, home: &Path) -> Result<Vec<PathBuf>> {
     if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize())
         && exe.file_name().is_some_and(|n| n == "sentinel")
         && !exe.components().any(|c| c.as_os_str() == "target")
+        // A cargo build's own binary (a CARGO_TARGET_DIR of any name): its profile folder keeps
+        // cargo's fingerprints. Removing it would pull the binary from under other test runs.
+        && !exe
+            .parent()
+            .is_some_and(|dir| dir.join(".fingerprint").is_dir())
     {
         std::fs::remove_file(&exe).with_context(|| format!("cannot remove {}", exe.display()))?;
         removed.push(exe);
@@ -396,7 +406,7 @@ pub fn starter(file: RuleFile) -> String {
 /// Writes a commented starter for each rule file and a commented `sentinel.toml` into `home`
 /// where absent. Never overwrites.
 pub fn seed(home: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(home).with_context(|| format!("cannot create {}", home.display()))?;
+    config::files::create_dir(home).with_context(|| format!("cannot create {}", home.display()))?;
     let mut seeded = Vec::new();
     let starters: Vec<(&str, String)> = RuleFile::ALL
         .iter()
@@ -408,11 +418,11 @@ pub fn seed(home: &Path) -> Result<Vec<PathBuf>> {
         .chain([(config::FILE_NAME, config::TEMPLATE)]);
     for (name, text) in files {
         let path = home.join(name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
+        match config::files::open(
+            &path,
+            std::fs::OpenOptions::new().write(true).create_new(true),
+            config::files::Links::Refuse,
+        ) {
             Ok(mut f) => {
                 use std::io::Write;
                 f.write_all(text.as_bytes())

@@ -1,8 +1,9 @@
 //! The agents' side: what each agent sends ([`event`]) and expects back ([`hook`]), and putting
-//! sentinel in their way ([`install`], [`doctor`]).
+//! sentinel in their way ([`install`], [`doctor`], [`exposure`]).
 
 pub mod doctor;
 pub mod event;
+pub mod exposure;
 pub mod hook;
 pub mod install;
 pub mod lenient;

@@ -21,6 +21,7 @@ Environment:
   SENTINEL_API_URL    Tier 2's base URL (else [api] url, ANTHROPIC_BASE_URL, api.anthropic.com)
   SENTINEL_FAIL_MODE  open | closed | ask, over sentinel.toml's fail_mode
   SENTINEL_SHADOW     1: decide and record only, never interfere
+                      (a variable that loosens counts only when sentinel.toml's [env] trust names it)
   SENTINEL_NO_TTY     1: print the session summary on stderr, never on the agent's terminal
 
 Examples:

@@ -15,6 +15,16 @@ pub fn verify() -> Result<u8> {
             );
             Ok(0)
         }
+        audit::Verification::Crashed(n, crashes) => {
+            outln!(
+                "intact after a crash: {n} records in {} file(s) chain; not tampering:",
+                journal.files().len()
+            );
+            for c in crashes {
+                outln!("  {c}");
+            }
+            Ok(0)
+        }
         audit::Verification::Broken(why) => {
             outln!("broken: {why}");
             Ok(1)

@@ -21,6 +21,9 @@ pub fn run(json: bool) -> Result<u8> {
         for e in &config.errors {
             outln!("error: {e}");
         }
+        for w in &config.warnings {
+            outln!("warning: {w}");
+        }
     }
     Ok(if config.errors.is_empty() { 0 } else { 1 })
 }

@@ -12,12 +12,20 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
     let config = load_config()?;
     let settings = settings_path(settings, scope)?;
     let rules = Rules::load(&config.home.value, config::user_home().as_deref());
-    let checks = sentinel::agents::doctor::run(
+    let mut checks = sentinel::agents::doctor::run(
         &settings,
         &config,
         &rules,
         sentinel::agents::doctor::on_path(),
     );
+    // The project doctor runs in: what its agent settings do to sentinel.
+    let project = std::env::current_dir().ok().map(|cwd| {
+        sentinel::local::project::root(&cwd, sentinel::local::project::named_by_agent().as_deref())
+    });
+    checks.extend(sentinel::agents::exposure::checks(
+        &config,
+        project.as_deref(),
+    ));
     let failed = checks
         .iter()
         .any(|c| c.status == sentinel::agents::doctor::Status::Fail);

@@ -18,6 +18,13 @@ struct RawConfig {
     api: Option<RawApi>,
     budget: Option<RawBudget>,
     logs: Option<RawLogs>,
+    env: Option<RawEnv>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEnv {
+    trust: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -89,7 +96,9 @@ impl Config {
 
     /// Reads `sentinel.toml` from `home` and applies the process environment.
     pub fn load(home: &Path, home_source: Source) -> Config {
-        let text = match std::fs::read(home.join(FILE_NAME)) {
+        let path = home.join(FILE_NAME);
+        let links = crate::config::files::Links::Follow;
+        let text = match crate::config::files::read(&path, MAX_CONFIG_BYTES, links) {
             Ok(bytes) => {
                 Some(String::from_utf8(bytes).map_err(|_| "file is not valid UTF-8".to_string()))
             }
@@ -131,7 +140,9 @@ impl Config {
             calls_per_minute: Setting::default(30),
             calls_per_day: Setting::default(1000),
             log_max_bytes: Setting::default(10 * 1024 * 1024),
+            env_trust: Setting::default(Vec::new()),
             errors: Vec::new(),
+            warnings: Vec::new(),
         };
         let mut file_url = None;
         match text {
@@ -150,6 +161,13 @@ impl Config {
                     });
                 }
             },
+        }
+        if !c.errors.is_empty() {
+            // Broken config: the fail path asks (a variable may still make it stricter).
+            c.fail_mode = Setting {
+                value: FailMode::Ask,
+                source: Source::Fallback,
+            };
         }
         c.apply_env(env, file_url);
         c.check_api();
@@ -253,6 +271,25 @@ impl Config {
             set(&mut self.calls_per_minute, b.calls_per_minute, text);
             set(&mut self.calls_per_day, b.calls_per_day, text);
         }
+        if let Some(trust) = raw.env.and_then(|e| e.trust) {
+            let line = line_of(text, trust.span().start);
+            let names = trust.into_inner();
+            match names.iter().find(|n| !LOOSENING_VARS.contains(&n.as_str())) {
+                Some(bad) => self.errors.push(ConfigError {
+                    at: format!("{FILE_NAME}:{line}"),
+                    message: format!(
+                        "[env] trust: `{bad}` is not one of {}",
+                        LOOSENING_VARS.join(", ")
+                    ),
+                }),
+                None => {
+                    self.env_trust = Setting {
+                        value: names,
+                        source: Source::File { line },
+                    }
+                }
+            }
+        }
         url
     }
 
@@ -267,9 +304,13 @@ impl Config {
         if let Some(v) = env("SENTINEL_SHADOW").filter(|v| !v.is_empty()) {
             match v.to_ascii_lowercase().as_str() {
                 "1" | "true" | "yes" | "on" => {
-                    self.mode = Setting {
-                        value: Mode::Shadow,
-                        source: from("SENTINEL_SHADOW"),
+                    if self.mode.value == Mode::Shadow
+                        || self.loosening("SENTINEL_SHADOW", &v, "it turns enforcement off")
+                    {
+                        self.mode = Setting {
+                            value: Mode::Shadow,
+                            source: from("SENTINEL_SHADOW"),
+                        }
                     }
                 }
                 "0" | "false" | "no" | "off" => {
@@ -285,40 +326,50 @@ impl Config {
             }
         }
         if let Some(v) = env("SENTINEL_FAIL_MODE").filter(|v| !v.is_empty()) {
-            match v.as_str() {
-                "open" => {
-                    self.fail_mode = Setting {
-                        value: FailMode::Open,
-                        source: from("SENTINEL_FAIL_MODE"),
-                    }
+            let value = match v.as_str() {
+                "open" => Some(FailMode::Open),
+                "closed" => Some(FailMode::Closed),
+                "ask" => Some(FailMode::Ask),
+                _ => {
+                    self.errors.push(ConfigError {
+                        at: "SENTINEL_FAIL_MODE".into(),
+                        message: format!("`{v}` is not open, closed or ask"),
+                    });
+                    None
                 }
-                "closed" => {
-                    self.fail_mode = Setting {
-                        value: FailMode::Closed,
-                        source: from("SENTINEL_FAIL_MODE"),
-                    }
+            };
+            if let Some(value) = value
+                && (value.strictness() >= self.fail_mode.value.strictness()
+                    || self.loosening(
+                        "SENTINEL_FAIL_MODE",
+                        &v,
+                        &format!(
+                            "it is laxer than fail_mode = {}",
+                            enum_name(&self.fail_mode.value)
+                        ),
+                    ))
+            {
+                self.fail_mode = Setting {
+                    value,
+                    source: from("SENTINEL_FAIL_MODE"),
                 }
-                "ask" => {
-                    self.fail_mode = Setting {
-                        value: FailMode::Ask,
-                        source: from("SENTINEL_FAIL_MODE"),
-                    }
-                }
-                _ => self.errors.push(ConfigError {
-                    at: "SENTINEL_FAIL_MODE".into(),
-                    message: format!("`{v}` is not open, closed or ask"),
-                }),
             }
         }
-        // Base URL, first found: SENTINEL_API_URL, [api] url, ANTHROPIC_BASE_URL, the default.
-        if let Some(v) = env("SENTINEL_API_URL").filter(|v| !v.is_empty()) {
+        // Base URL, first found: SENTINEL_API_URL, [api] url, ANTHROPIC_BASE_URL, the default;
+        // a variable's URL other than Anthropic's own only when the person trusts it.
+        let what = "it sends the API key and every judged call to another server";
+        if let Some(v) = env("SENTINEL_API_URL").filter(|v| !v.is_empty())
+            && (is_official(&v) || self.loosening("SENTINEL_API_URL", &v, what))
+        {
             self.api_url = Setting {
                 value: v,
                 source: from("SENTINEL_API_URL"),
             };
         } else if let Some(u) = file_url {
             self.api_url = u;
-        } else if let Some(v) = env("ANTHROPIC_BASE_URL").filter(|v| !v.is_empty()) {
+        } else if let Some(v) = env("ANTHROPIC_BASE_URL").filter(|v| !v.is_empty())
+            && (is_official(&v) || self.loosening("ANTHROPIC_BASE_URL", &v, what))
+        {
             self.api_url = Setting {
                 value: v,
                 source: from("ANTHROPIC_BASE_URL"),
@@ -333,6 +384,40 @@ impl Config {
                 break;
             }
         }
+    }
+}
+
+/// The variables that could loosen sentinel, honoured only when `[env] trust` in the person's
+/// own sentinel.toml names them: a project's committed agent settings (`.claude/settings.json`
+/// `env`) reach the hook's environment too.
+pub const LOOSENING_VARS: [&str; 4] = [
+    "SENTINEL_SHADOW",
+    "SENTINEL_FAIL_MODE",
+    "SENTINEL_API_URL",
+    "ANTHROPIC_BASE_URL",
+];
+
+/// Whether `url` is Anthropic's own API (a trailing slash allowed).
+pub fn is_official(url: &str) -> bool {
+    url.trim_end_matches('/') == DEFAULT_API_URL
+}
+
+impl Config {
+    /// A variable that would loosen sentinel: honoured when `[env] trust` names it, ignored
+    /// otherwise; either way one warning names it.
+    fn loosening(&mut self, name: &str, value: &str, what: &str) -> bool {
+        let value = crate::text::excerpt_to(value, 80);
+        if self.env_trust.value.iter().any(|t| t == name) {
+            self.warnings.push(format!(
+                "{name}={value} is honoured ({what}): [env] trust in {}",
+                self.env_trust.source
+            ));
+            return true;
+        }
+        self.warnings.push(format!(
+            "{name}={value} is ignored: {what}, and a project's agent settings can set variables; if you set it yourself, add `[env] trust = [\"{name}\"]` to {FILE_NAME}"
+        ));
+        false
     }
 }
 

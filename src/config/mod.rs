@@ -10,13 +10,15 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+pub mod files;
 mod load;
 mod project;
 mod rows;
 #[cfg(test)]
 mod tests;
 
-pub use load::{check_model, check_url};
+pub use load::{LOOSENING_VARS, check_model, check_url, is_official};
+use project::Strictness;
 
 /// The Haiku model Tier 2 uses unless configured otherwise (the dated id, so it cannot move).
 pub const DEFAULT_MODEL: &str = "claude-haiku-4-5-20251001";
@@ -24,6 +26,9 @@ pub const DEFAULT_MODEL: &str = "claude-haiku-4-5-20251001";
 pub const DEFAULT_API_URL: &str = "https://api.anthropic.com";
 /// Largest hook event read from stdin.
 pub const DEFAULT_MAX_EVENT_BYTES: u64 = 1024 * 1024;
+/// Largest `sentinel.toml` read (a FIFO, a device or a longer file there is an error, not a
+/// hang).
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 /// The config file's name in SENTINEL_HOME.
 pub const FILE_NAME: &str = "sentinel.toml";
 /// The directory a project keeps its own rules and settings in.
@@ -204,8 +209,13 @@ pub struct Config {
     pub calls_per_day: Setting<u32>,
     /// `[logs] max_file_bytes`: stats and audit files rotate past this size.
     pub log_max_bytes: Setting<u64>,
+    /// `[env] trust`: the loosening variables the person honours ([`LOOSENING_VARS`]).
+    pub env_trust: Setting<Vec<String>>,
     /// Everything wrong with the file or the environment.
     pub errors: Vec<ConfigError>,
+    /// Variables that would loosen sentinel, ignored or honoured, one line each (the hook
+    /// prints them, `doctor` and `config` show them).
+    pub warnings: Vec<String>,
 }
 
 /// The commented `sentinel.toml` that `sentinel install` seeds.

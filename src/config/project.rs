@@ -17,7 +17,7 @@ struct RawProjectConfig {
 }
 
 /// How strict a setting's value is: higher is stricter.
-trait Strictness {
+pub(super) trait Strictness {
     fn strictness(&self) -> u8;
 }
 

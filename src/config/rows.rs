@@ -91,6 +91,11 @@ impl Config {
                 &self.calls_per_day.source,
             ),
             row(
+                "env.trust",
+                self.env_trust.value.join(", "),
+                &self.env_trust.source,
+            ),
+            row(
                 "logs.max_file_bytes",
                 self.log_max_bytes.value.to_string(),
                 &self.log_max_bytes.source,

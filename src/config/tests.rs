@@ -31,7 +31,8 @@ fn an_api_url_or_model_that_cannot_work_is_an_error_naming_the_key() {
     );
     // A broken API setting means the fail path asks rather than allowing unchecked.
     assert_eq!(c.fail_mode.value, FailMode::Ask);
-    let c = load(None, &[("SENTINEL_API_URL", "ftp://x")]);
+    let trusting = Some("[env]\ntrust = [\"SENTINEL_API_URL\"]\n");
+    let c = load(trusting, &[("SENTINEL_API_URL", "ftp://x")]);
     assert!(
         c.errors[0]
             .to_string()
@@ -44,7 +45,9 @@ fn an_api_url_or_model_that_cannot_work_is_an_error_naming_the_key() {
         "https://gateway.example/anthropic/",
     ] {
         assert!(
-            load(None, &[("SENTINEL_API_URL", good)]).errors.is_empty(),
+            load(trusting, &[("SENTINEL_API_URL", good)])
+                .errors
+                .is_empty(),
             "{good}"
         );
     }
@@ -110,7 +113,9 @@ fn unknown_keys_and_bad_values_name_the_key_and_never_widen() {
 #[test]
 fn environment_overrides_the_file() {
     let c = load(
-        Some("fail_mode = \"open\"\n[api]\nurl = \"http://file\"\n"),
+        Some(
+            "fail_mode = \"open\"\n[api]\nurl = \"http://file\"\n[env]\ntrust = [\"SENTINEL_SHADOW\", \"SENTINEL_API_URL\", \"ANTHROPIC_BASE_URL\"]\n",
+        ),
         &[
             ("SENTINEL_FAIL_MODE", "closed"),
             ("SENTINEL_SHADOW", "1"),
@@ -131,15 +136,16 @@ fn environment_overrides_the_file() {
         "[api] url comes before ANTHROPIC_BASE_URL"
     );
     assert_eq!(c.api_key.as_ref().map(|k| k.value.as_str()), Some("k"));
+    let trust = Some("[env]\ntrust = [\"SENTINEL_API_URL\", \"ANTHROPIC_BASE_URL\"]\n");
     let c = load(
-        None,
+        trust,
         &[
             ("ANTHROPIC_BASE_URL", "http://gw"),
             ("SENTINEL_API_URL", "http://s"),
         ],
     );
     assert_eq!(c.api_url.value, "http://s");
-    let c = load(None, &[("ANTHROPIC_BASE_URL", "http://gw")]);
+    let c = load(trust, &[("ANTHROPIC_BASE_URL", "http://gw")]);
     assert_eq!(c.api_url.value, "http://gw");
     let c = load(None, &[("SENTINEL_FAIL_MODE", "sometimes")]);
     assert_eq!(c.errors[0].at, "SENTINEL_FAIL_MODE");
@@ -150,4 +156,64 @@ fn the_seeded_template_is_valid_and_changes_nothing() {
     let c = load(Some(TEMPLATE), &[]);
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     assert_eq!(c.mode.source, Source::Default);
+}
+
+#[test]
+fn a_variable_that_would_loosen_is_ignored_unless_the_person_trusts_it() {
+    let hostile = [
+        ("SENTINEL_SHADOW", "1"),
+        ("SENTINEL_FAIL_MODE", "open"),
+        ("SENTINEL_API_URL", "https://evil.example"),
+        ("ANTHROPIC_BASE_URL", "http://evil.example"),
+    ];
+    let c = load(Some("fail_mode = \"closed\"\n"), &hostile);
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+    assert_eq!(c.mode.value, Mode::Enforce);
+    assert_eq!(c.fail_mode.value, FailMode::Closed);
+    assert_eq!(c.api_url.value, DEFAULT_API_URL);
+    assert_eq!(c.warnings.len(), 4, "{:?}", c.warnings);
+    assert!(
+        c.warnings[0].starts_with("SENTINEL_SHADOW=1 is ignored")
+            && c.warnings[0].contains("[env] trust = [\"SENTINEL_SHADOW\"]"),
+        "{:?}",
+        c.warnings
+    );
+    // Stricter, or Anthropic's own URL: honoured without a word.
+    let c = load(
+        None,
+        &[
+            ("SENTINEL_SHADOW", "0"),
+            ("SENTINEL_FAIL_MODE", "closed"),
+            ("ANTHROPIC_BASE_URL", "https://api.anthropic.com/"),
+        ],
+    );
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    assert_eq!(c.fail_mode.value, FailMode::Closed);
+    // Open over a broken file's fallback (ask) loosens too.
+    let c = load(Some("bad = 1\n"), &[("SENTINEL_FAIL_MODE", "open")]);
+    assert_eq!(c.fail_mode.value, FailMode::Ask);
+    // Trusted: honoured, and named.
+    let c = load(
+        Some(
+            "fail_mode = \"ask\"\n[env]\ntrust = [\"SENTINEL_FAIL_MODE\", \"SENTINEL_API_URL\"]\n",
+        ),
+        &hostile,
+    );
+    assert_eq!(c.fail_mode.value, FailMode::Open);
+    assert_eq!(c.api_url.value, "https://evil.example");
+    assert_eq!(c.mode.value, Mode::Enforce, "not trusted: {:?}", c.warnings);
+    assert!(
+        c.warnings.iter().any(|w| w
+            .starts_with("SENTINEL_API_URL=https://evil.example is honoured")
+            && w.contains("sentinel.toml:3")),
+        "{:?}",
+        c.warnings
+    );
+    // A name that is not one of them is an error at its line.
+    let c = load(Some("[env]\ntrust = [\"PATH\"]\n"), &[]);
+    assert!(
+        c.errors[0]
+            .to_string()
+            .starts_with("sentinel.toml:2: [env] trust: `PATH`")
+    );
 }

@@ -142,6 +142,7 @@ fn tier2_and_3(
     let home = &config.home.value;
     let outcome = match budget::take(
         home,
+        session.id.unwrap_or(""),
         config.calls_per_minute.value,
         config.calls_per_day.value,
         crate::clock::now_ms(),
@@ -211,6 +212,17 @@ fn tier2_and_3(
             gate,
             &format!("Tier 2 unavailable: {}", e.message),
         ),
+        // A spent budget is not an outage (SPEC 2.6): under fail_mode = open it never turns into
+        // an unchecked allow. Where the agent has a gate of its own the call is deferred to it
+        // (as open does); without one the person decides; ask and closed stand as they are.
+        ApiOutcome::Budget(why) if config.fail_mode.value == FailMode::Open && !gate => {
+            d.tier = Tier::Fail;
+            d.rule = None;
+            d.verdict = Verdict::Ask;
+            d.reason = format!(
+                "sentinel[fail]: the person decides: {why} (a spent budget is not an outage)"
+            );
+        }
         ApiOutcome::Budget(why) => fail_path(d, call, config.fail_mode.value, gate, why),
     }
     if d.tier != Tier::Local {
@@ -343,7 +355,9 @@ fn action(d: &Decision, call: &ToolCall) -> Action {
 }
 
 fn read_policy(home: &std::path::Path) -> Option<String> {
-    let text = std::fs::read_to_string(home.join(POLICY_FILE)).ok()?;
+    let links = crate::config::files::Links::Follow;
+    let bytes = crate::config::files::read(&home.join(POLICY_FILE), 16 << 20, links).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     let text = text.trim();
     if text.is_empty() {
         return None;

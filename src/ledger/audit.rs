@@ -4,7 +4,15 @@
 //! `hash = SHA-256(prev_hash + "\n" + the record's JSON without its hash field)`, in hex; the
 //! first record's `prev_hash` is 64 zeros. `audit.head` keeps the last sequence number and hash,
 //! updated under the same lock, so cutting records off the end is detected too.
+//!
+//! A hook killed between writing its record and the head leaves the log one record ahead. The
+//! head records the log's length, so the next append sees the log grew without it and brings
+//! the head up to the log's last record (only when the log still holds the head's record: a log
+//! cut shorter keeps its old head, and `verify` reports the cut). `verify` tells that crash (the
+//! head behind by whole records that chain) from tampering; a fork an older sentinel left after
+//! such a crash (one seq written twice on the same predecessor) is reported as a crash too.
 
+use crate::config::files::{self, Links};
 use crate::ledger::journal::Journal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -48,6 +56,9 @@ pub struct Entry {
 struct Head {
     seq: u64,
     hash: String,
+    /// The length of `audit.jsonl` after this record (absent in an older sentinel's head).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    len: Option<u64>,
 }
 
 /// The audit journal of a SENTINEL_HOME.
@@ -68,12 +79,14 @@ fn chain_hash(prev: &str, record_without_hash: &str) -> String {
 pub fn append(journal: &Journal, entry: &Entry) -> std::io::Result<Option<String>> {
     let mut locked = journal.lock()?;
     let head_path = journal.sibling("head");
-    let head = match std::fs::read(&head_path)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Head>(&b).ok())
-    {
-        Some(h) => h,
-        None => last_valid(journal)?,
+    let head = match read_head(&head_path)? {
+        // In step: the log is as long as it was after the head's record.
+        Some(h) if h.len == Some(locked.len) && locked.repaired.is_none() => h,
+        // A log cut shorter keeps its head, so the cut stays visible to `verify`.
+        Some(h) if h.len.is_some_and(|len| len > locked.len) => h,
+        // The log grew without its head (a hook killed between the two), or an older head.
+        Some(h) => catch_up(journal, Some(h))?,
+        None => catch_up(journal, None)?,
     };
     let seq = head.seq + 1;
     // seq and prev_hash lead, so a record reads in order of what chains it; the entry's fields
@@ -94,8 +107,15 @@ pub fn append(journal: &Journal, entry: &Entry) -> std::io::Result<Option<String
         "{},\"hash\":\"{hash}\"}}",
         &canonical[..canonical.len() - 1]
     );
-    locked.append(&line)?;
-    write_head(&head_path, &Head { seq, hash })?;
+    let len = locked.append(&line)?;
+    write_head(
+        &head_path,
+        &Head {
+            seq,
+            hash,
+            len: Some(len),
+        },
+    )?;
     Ok(locked.repaired.take())
 }
 
@@ -115,11 +135,14 @@ fn write_head(path: &Path, head: &Head) -> std::io::Result<()> {
         bytes.resize(HEAD_LEN - 1, b' ');
         bytes.push(b'\n');
     }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)?;
+    let mut file = files::open(
+        path,
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false),
+        Links::Refuse,
+    )?;
     file.write_all(&bytes)?;
     // Longer only when written by hand or by an older sentinel: cut to this head (never to
     // zero, which ext4 treats as a rewrite too).
@@ -129,23 +152,44 @@ fn write_head(path: &Path, head: &Head) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The last intact record, when the head file is missing (a fresh log, or a lost head).
-fn last_valid(journal: &Journal) -> std::io::Result<Head> {
-    let mut head = Head {
+/// The head as written; None when it is missing or does not parse (a link or a FIFO there is
+/// an error: refused, never read or written through).
+fn read_head(path: &Path) -> std::io::Result<Option<Head>> {
+    match files::read(path, 4096, Links::Refuse) {
+        Ok(bytes) => Ok(serde_json::from_slice::<Head>(&bytes).ok()),
+        Err(e) if files::is_refused(&e) => Err(e),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The log's last intact record, as the head to chain onto: when there is no head (a fresh log,
+/// a lost head), or when the log holds the head's record and has more after it (a crash). When
+/// the log does not hold the head's record, the head stays, and `verify` says what broke.
+fn catch_up(journal: &Journal, head: Option<Head>) -> std::io::Result<Head> {
+    let mut last = Head {
         seq: 0,
         hash: GENESIS.into(),
+        len: None,
     };
+    let mut seen = head.is_none();
     for line in journal.lines()? {
         if let Ok(v) = serde_json::from_str::<Value>(&line.text)
             && let (Some(seq), Some(hash)) = (v["seq"].as_u64(), v["hash"].as_str())
         {
-            head = Head {
+            seen |= head
+                .as_ref()
+                .is_some_and(|h| h.seq == seq && h.hash == hash);
+            last = Head {
                 seq,
                 hash: hash.into(),
+                len: None,
             };
         }
     }
-    Ok(head)
+    Ok(match head {
+        Some(h) if !seen => h,
+        _ => last,
+    })
 }
 
 /// The outcome of `audit verify`.
@@ -153,15 +197,25 @@ fn last_valid(journal: &Journal) -> std::io::Result<Head> {
 pub enum Verification {
     /// Every record chains to the one before, and the head agrees: (records checked).
     Intact(u64),
+    /// Every record chains, but a hook was killed mid-write (not tampering): (records checked,
+    /// what the crash left, one line each).
+    Crashed(u64, Vec<String>),
     /// The first broken record and what is wrong with it.
     Broken(String),
 }
 
 /// Walks the whole chain, across rotated files.
 pub fn verify(journal: &Journal) -> std::io::Result<Verification> {
+    let head_path = journal.sibling("head");
+    let head = read_head(&head_path)?;
     let mut prev = GENESIS.to_string();
+    // The record before the last one's hash: a record that chains onto it again is a fork.
+    let mut before = GENESIS.to_string();
     let mut seq = 0u64;
     let mut count = 0u64;
+    let mut crashes = Vec::new();
+    // Whether the head's record is in the log (the head may lag behind it after a crash).
+    let mut head_seen = false;
     for line in journal.lines()? {
         let at = format!("{}:{}", line.file.display(), line.number);
         let Ok(Value::Object(mut record)) = serde_json::from_str::<Value>(&line.text) else {
@@ -191,31 +245,58 @@ pub fn verify(journal: &Journal) -> std::io::Result<Verification> {
                 this_seq.map(|s| s.to_string()).unwrap_or("?".into())
             )));
         }
+        if seq > 0 && this_seq == Some(seq) && stated_prev == before && stated_prev != prev {
+            // seq written twice on the same predecessor: an older sentinel, killed between a
+            // record and its head, chained the next record to the stale head. The chain goes on
+            // from the second.
+            crashes.push(format!(
+                "{at}: seq {seq} was written twice on the same predecessor: a hook was killed between a record and its head (a crash, not an edit); the chain continues from this record"
+            ));
+            head_seen |= head
+                .as_ref()
+                .is_some_and(|h| h.seq == seq && h.hash == stated);
+            prev = stated;
+            count += 1;
+            continue;
+        }
         if stated_prev != prev || this_seq != Some(seq + 1) {
             return Ok(Verification::Broken(format!(
                 "{at} (seq {}): it does not follow seq {seq}: a record was deleted, inserted or reordered before it",
                 this_seq.map(|s| s.to_string()).unwrap_or("?".into())
             )));
         }
-        prev = stated;
+        head_seen |= head
+            .as_ref()
+            .is_some_and(|h| h.seq == seq + 1 && h.hash == stated);
+        before = std::mem::replace(&mut prev, stated);
         seq += 1;
         count += 1;
     }
-    match std::fs::read(journal.sibling("head"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Head>(&b).ok())
-    {
-        Some(head) if head.seq != seq || head.hash != prev => Ok(Verification::Broken(format!(
-            "the log ends at seq {seq} but {} records seq {}: records were cut off the end",
-            journal.sibling("head").display(),
-            head.seq
-        ))),
-        None if count > 0 => Ok(Verification::Broken(format!(
-            "{} is missing: the end of the log cannot be checked",
-            journal.sibling("head").display()
-        ))),
-        _ => Ok(Verification::Intact(count)),
+    match head {
+        Some(h) if h.seq < seq && head_seen => crashes.push(format!(
+            "{} records seq {} and the log goes on, chained, to seq {seq}: a hook was killed between writing a record and its head (a crash, not tampering); the next decision brings the head up to date",
+            head_path.display(),
+            h.seq
+        )),
+        Some(h) if h.seq != seq || h.hash != prev => {
+            return Ok(Verification::Broken(format!(
+                "the log ends at seq {seq} but {} records seq {}: records were cut off the end",
+                head_path.display(),
+                h.seq
+            )));
+        }
+        None if count > 0 => {
+            return Ok(Verification::Broken(format!(
+                "{} is missing: the end of the log cannot be checked",
+                head_path.display()
+            )));
+        }
+        _ => {}
     }
+    Ok(match crashes.is_empty() {
+        true => Verification::Intact(count),
+        false => Verification::Crashed(count, crashes),
+    })
 }
 
 /// The last `n` records, for `audit tail`.
@@ -274,7 +355,7 @@ mod tests {
     fn broken(j: &Journal) -> String {
         match verify(j).unwrap() {
             Verification::Broken(why) => why,
-            Verification::Intact(n) => panic!("intact with {n} records"),
+            other => panic!("not broken: {other:?}"),
         }
     }
 
@@ -355,6 +436,97 @@ mod tests {
         assert!(matches!(verify(&j).unwrap(), Verification::Broken(_)));
         append(&j, &entry(5)).unwrap();
         assert_eq!(verify(&j).unwrap(), Verification::Intact(5));
+    }
+
+    /// What a hook killed between its record and its head leaves: the log one record ahead.
+    fn crash_after_record(j: &Journal, n: u64) {
+        let head = std::fs::read(j.sibling("head")).unwrap();
+        append(j, &entry(n)).unwrap();
+        std::fs::write(j.sibling("head"), head).unwrap();
+    }
+
+    #[test]
+    fn a_crash_between_record_and_head_is_caught_up_and_named() {
+        let (_d, j) = log(3, 1 << 20);
+        crash_after_record(&j, 4);
+        match verify(&j).unwrap() {
+            Verification::Crashed(4, c) => {
+                assert!(c[0].contains("a crash, not tampering"), "{c:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+        // The next append chains onto the log's last record, not the stale head: no fork.
+        append(&j, &entry(5)).unwrap();
+        assert_eq!(verify(&j).unwrap(), Verification::Intact(5));
+        // Across a rotation too.
+        let (_d, j) = log(8, 1500);
+        crash_after_record(&j, 9);
+        for i in 10..30 {
+            append(&j, &entry(i)).unwrap();
+        }
+        assert!(j.files().len() > 2);
+        assert_eq!(verify(&j).unwrap(), Verification::Intact(29));
+    }
+
+    #[test]
+    fn an_older_sentinels_fork_after_a_crash_is_named_as_a_crash() {
+        let (_d, j) = log(3, 1 << 20);
+        // Before the head recorded the log's length: seq 4 written, the head left at 3, and the
+        // next record chained onto the head, as seq 4 again.
+        let old = |seq: u64, hash: &str| {
+            let h = Head {
+                seq,
+                hash: hash.into(),
+                len: None,
+            };
+            let mut b = serde_json::to_vec(&h).unwrap();
+            b.resize(HEAD_LEN, b' ');
+            b
+        };
+        let three: Head =
+            serde_json::from_slice(&std::fs::read(j.sibling("head")).unwrap()).unwrap();
+        append(&j, &entry(4)).unwrap();
+        std::fs::write(j.sibling("head"), old(3, &three.hash)).unwrap();
+        // What the older sentinel did next: chain onto the head it read.
+        let lines = std::fs::read_to_string(j.current()).unwrap();
+        let fourth = lines.lines().nth(3).unwrap().to_string();
+        let forked = fourth.replace("\"ls 4\"", "\"ls 4b\"");
+        let mut v: serde_json::Map<String, Value> = serde_json::from_str(&forked).unwrap();
+        v.remove("hash");
+        let canonical = serde_json::to_string(&Value::Object(v.clone())).unwrap();
+        let hash = chain_hash(&three.hash, &canonical);
+        v.insert("hash".into(), Value::String(hash.clone()));
+        std::fs::write(
+            j.current(),
+            format!(
+                "{lines}{}\n",
+                serde_json::to_string(&Value::Object(v)).unwrap()
+            ),
+        )
+        .unwrap();
+        std::fs::write(j.sibling("head"), old(4, &hash)).unwrap();
+        append(&j, &entry(5)).unwrap();
+        match verify(&j).unwrap() {
+            Verification::Crashed(6, c) => {
+                assert!(c[0].contains(":5: seq 4 was written twice"), "{c:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_link_at_the_head_is_refused_not_written_through() {
+        let (d, j) = log(1, 1 << 20);
+        let target = d.path().join("bashrc");
+        std::fs::write(&target, "export PATH=/usr/bin\n").unwrap();
+        std::fs::remove_file(j.sibling("head")).unwrap();
+        std::os::unix::fs::symlink(&target, j.sibling("head")).unwrap();
+        let e = append(&j, &entry(2)).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "export PATH=/usr/bin\n"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! reported. When the file passes its size bound it is renamed to `NAME.N.jsonl` (N counting up)
 //! and a fresh `NAME.jsonl` begins; readers go through every file in order.
 
+use crate::config::files::{self, Links};
 use fs2::FileExt;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -27,6 +28,11 @@ pub struct Locked<'a> {
     current: Option<File>,
     /// Set when a torn last line was found and terminated.
     pub repaired: Option<String>,
+    /// The current file's length when the lock was taken (0 when there was none), before any
+    /// repair or rotation: what a head written after the last append records.
+    pub len: u64,
+    /// Set when the current file was full and has just been rotated away.
+    pub rotated: bool,
 }
 
 impl Drop for Locked<'_> {
@@ -71,16 +77,16 @@ impl Journal {
     /// Takes the exclusive lock, terminates a torn last line and rotates if the file is full.
     pub fn lock(&self) -> std::io::Result<Locked<'_>> {
         let open_lock = || {
-            OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(self.sibling("lock"))
+            files::open(
+                &self.sibling("lock"),
+                OpenOptions::new().create(true).truncate(false).write(true),
+                Links::Refuse,
+            )
         };
         // The folder is made only when it is missing (two system calls less on every call).
         let lock = match open_lock() {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(&self.dir)?;
+                files::create_dir(&self.dir)?;
                 open_lock()?
             }
             lock => lock?,
@@ -91,10 +97,23 @@ impl Journal {
             lock,
             current: None,
             repaired: None,
+            len: 0,
+            rotated: false,
         };
         let path = self.current();
-        if let Ok(mut f) = OpenOptions::new().read(true).append(true).open(&path) {
-            let len = f.metadata()?.len();
+        let current = files::open_with_len(
+            &path,
+            OpenOptions::new().read(true).append(true),
+            Links::Refuse,
+        );
+        if let Err(e) = &current
+            && files::is_refused(e)
+        {
+            // A link or a FIFO at the log: refused, never appended through.
+            return Err(std::io::Error::new(e.kind(), e.to_string()));
+        }
+        if let Ok((mut f, len)) = current {
+            locked.len = len;
             if len > 0 {
                 f.seek(SeekFrom::Start(len - 1))?;
                 let mut last = [0u8; 1];
@@ -110,6 +129,7 @@ impl Journal {
             if len >= self.max_bytes {
                 let next = self.rotated().last().map(|(n, _)| n + 1).unwrap_or(1);
                 std::fs::rename(&path, self.dir.join(format!("{}.{next}.jsonl", self.name)))?;
+                locked.rotated = true;
             } else {
                 locked.current = Some(f);
             }
@@ -151,7 +171,7 @@ impl Journal {
     pub fn lines(&self) -> std::io::Result<Vec<Line>> {
         let mut out = Vec::new();
         for file in self.files() {
-            let bytes = std::fs::read(&file)?;
+            let bytes = files::read(&file, u64::MAX, Links::Refuse)?;
             let text = String::from_utf8_lossy(&bytes);
             let ends_clean = text.ends_with('\n');
             let count = text.lines().count();
@@ -169,14 +189,16 @@ impl Journal {
 }
 
 impl Locked<'_> {
-    /// Appends one line (a newline is added), whole or not at all.
-    pub fn append(&mut self, line: &str) -> std::io::Result<()> {
+    /// Appends one line (a newline is added), whole or not at all. Returns the file's length
+    /// after it.
+    pub fn append(&mut self, line: &str) -> std::io::Result<u64> {
         let mut f = match self.current.take() {
             Some(f) => f,
-            None => OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(self.journal.current())?,
+            None => files::open(
+                &self.journal.current(),
+                OpenOptions::new().create(true).append(true),
+                Links::Refuse,
+            )?,
         };
         let before = f.metadata()?.len();
         let mut bytes = Vec::with_capacity(line.len() + 1);
@@ -186,7 +208,7 @@ impl Locked<'_> {
             let _ = f.set_len(before);
             return Err(e);
         }
-        Ok(())
+        Ok(before + bytes.len() as u64)
     }
 }
 

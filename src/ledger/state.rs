@@ -2,6 +2,7 @@
 //! rewritten under one exclusive lock so concurrent hooks and the person's own commands never
 //! lose each other's changes.
 
+use crate::config::files::{self, Links};
 use fs2::FileExt;
 use serde::{Serialize, de::DeserializeOwned};
 use std::io::{Read, Seek, Write};
@@ -17,18 +18,23 @@ where
     T: Serialize + DeserializeOwned + Default,
 {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        files::create_dir(dir)?;
     }
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)?;
+    let mut file = files::open(
+        path,
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+        Links::Refuse,
+    )?;
     file.lock_exclusive()?;
     let result = (|| {
         let mut text = String::new();
-        file.read_to_string(&mut text)?;
+        (&file)
+            .take(files::MAX_STATE_BYTES)
+            .read_to_string(&mut text)?;
         let mut state: T = if text.trim().is_empty() {
             T::default()
         } else {
@@ -54,14 +60,16 @@ where
 
 /// Reads the state at `path` under a shared lock; None when the file is absent.
 pub fn read<T: DeserializeOwned>(path: &Path) -> std::io::Result<Option<T>> {
-    let file = match std::fs::File::open(path) {
+    let file = match files::open(path, std::fs::OpenOptions::new().read(true), Links::Refuse) {
         Ok(f) => f,
         Err(e) if crate::config::is_absent(&e) => return Ok(None),
         Err(e) => return Err(e),
     };
     file.lock_shared()?;
     let mut text = String::new();
-    let read = (&file).read_to_string(&mut text);
+    let read = (&file)
+        .take(files::MAX_STATE_BYTES)
+        .read_to_string(&mut text);
     let _ = FileExt::unlock(&file);
     read?;
     if text.trim().is_empty() {

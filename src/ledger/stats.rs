@@ -254,29 +254,31 @@ impl Summary {
     }
 }
 
-/// The records of one session, reading files newest first and stopping at the first older file
-/// without any, so a SessionEnd stays fast however long the history.
+/// The records of one session, from every file: other sessions may have filled whole files
+/// between two of this one's records (stopping at the first file without any undercounted the
+/// summary after a rotation). Only the lines that name the session are parsed, so a SessionEnd
+/// stays fast however long the history.
 pub fn session_records(
     journal: &Journal,
     session: &str,
 ) -> std::io::Result<(Vec<Record>, Vec<String>)> {
     let mut found = Vec::new();
     let mut damaged = Vec::new();
-    for file in journal.files().into_iter().rev() {
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        let mut here = Vec::new();
+    let needle = serde_json::to_string(session)?;
+    for file in journal.files() {
+        let links = crate::config::files::Links::Refuse;
+        let bytes = crate::config::files::read(&file, u64::MAX, links).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
         for (i, line) in text.lines().enumerate() {
+            if !line.contains(&needle) {
+                continue;
+            }
             match serde_json::from_str::<Record>(line) {
-                Ok(r) if r.session == session => here.push(r),
+                Ok(r) if r.session == session => found.push(r),
                 Ok(_) => {}
                 Err(_) => damaged.push(format!("{}:{}", file.display(), i + 1)),
             }
         }
-        if here.is_empty() && !found.is_empty() {
-            break;
-        }
-        here.extend(found);
-        found = here;
     }
     Ok((found, damaged))
 }

@@ -3,6 +3,7 @@
 //! The mark records which tool brought text in and when; it ends with the session or after
 //! `taint_max_age_hours`.
 
+use crate::config::files::{self, Links};
 use crate::decision::taint::{Mark, Taint};
 use fs2::FileExt;
 use std::io::{Read, Seek, Write};
@@ -23,17 +24,21 @@ fn path(home: &Path, session: &str) -> PathBuf {
 /// Marks `session` as carrying text from `tool`.
 pub fn mark(home: &Path, session: &str, tool: &str, now_ms: u64) -> std::io::Result<()> {
     let p = path(home, session);
-    std::fs::create_dir_all(p.parent().unwrap_or(home))?;
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&p)?;
+    files::create_dir(p.parent().unwrap_or(home))?;
+    let mut f = files::open(
+        &p,
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+        Links::Refuse,
+    )?;
     f.lock_exclusive()?;
     let result = (|| {
         let mut text = String::new();
-        f.read_to_string(&mut text)?;
+        (&f).take(files::MAX_STATE_BYTES)
+            .read_to_string(&mut text)?;
         let mut taint: Taint = serde_json::from_str(&text).unwrap_or_default();
         taint.marks.push(Mark {
             tool: tool.to_string(),
@@ -52,7 +57,7 @@ pub fn mark(home: &Path, session: &str, tool: &str, now_ms: u64) -> std::io::Res
 /// An unreadable or damaged file counts as tainted: the safe side.
 pub fn read(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) -> Option<Taint> {
     let p = path(home, session);
-    let f = match std::fs::File::open(&p) {
+    let f = match files::open(&p, std::fs::OpenOptions::new().read(true), Links::Refuse) {
         Ok(f) => f,
         Err(e) if crate::config::is_absent(&e) => return None,
         Err(_) => {
@@ -66,7 +71,10 @@ pub fn read(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) -> Option<
     };
     let _ = f.lock_shared();
     let mut text = String::new();
-    let ok = (&f).read_to_string(&mut text).is_ok();
+    let ok = (&f)
+        .take(files::MAX_STATE_BYTES)
+        .read_to_string(&mut text)
+        .is_ok();
     let _ = FileExt::unlock(&f);
     let taint = match serde_json::from_str::<Taint>(&text) {
         Ok(t) if ok => t,

@@ -113,14 +113,44 @@ impl Project {
     /// The nearest directory at or above `cwd` that holds a `.sentinel/` directory, read now and
     /// checked against the trust store in `sentinel_home`. None when there is none.
     pub fn find(cwd: &Path, sentinel_home: &Path) -> Option<Project> {
-        let root = cwd
-            .ancestors()
-            .find(|dir| dir.join(DIR).is_dir())?
-            .to_path_buf();
-        let root = root.canonicalize().unwrap_or(root);
+        let root = cwd.ancestors().find(|dir| dir.join(DIR).is_dir())?;
+        Some(Project::read(root, sentinel_home))
+    }
+
+    /// Every directory from `cwd` up to the project's root that holds a `.sentinel/`, nearest
+    /// first: a vendored subdirectory's own `.sentinel/` must not hide the project's tightening
+    /// rules. The walk stops at the project root: the directory the agent names (`named`), else
+    /// the first with `.git` (the git top-level); without either it goes up to `/`. When there
+    /// is none up to the root, the nearest above it counts, as it always did.
+    pub fn find_all(cwd: &Path, sentinel_home: &Path, named: Option<&Path>) -> Vec<Project> {
+        let mut found = Vec::new();
+        let mut above = None;
+        for dir in cwd.ancestors() {
+            if dir.join(DIR).is_dir() {
+                found.push(Project::read(dir, sentinel_home));
+            }
+            let top = match named {
+                Some(n) => dir == n,
+                None => dir.join(".git").exists(),
+            };
+            if top {
+                above = dir.parent();
+                break;
+            }
+        }
+        if found.is_empty()
+            && let Some(p) = above.and_then(|dir| Project::find(dir, sentinel_home))
+        {
+            found.push(p);
+        }
+        found
+    }
+
+    fn read(root: &Path, sentinel_home: &Path) -> Project {
+        let root = root.canonicalize().unwrap_or(root.to_path_buf());
         let files = read_files(&root.join(DIR));
         let trust = trust_state(&root, &files, sentinel_home);
-        Some(Project { root, files, trust })
+        Project { root, files, trust }
     }
 
     /// The project's rule files, as the rules take them.
@@ -163,28 +193,75 @@ pub struct Layered {
     pub project: Option<Project>,
     /// The project's laxer settings held back for want of trust, one line each.
     pub held: Vec<String>,
+    /// The directories above the nearest `.sentinel/`, up to the project root, that hold one
+    /// too: their rules are layered as well.
+    pub outer: Vec<Project>,
 }
 
 impl Layered {
     /// Loads SENTINEL_HOME's rules and the project's (if any) for a call made in `cwd`.
     pub fn load(base: &Config, cwd: &Path, user_home: Option<&Path>) -> Layered {
         let home = &base.home.value;
+        if let Some(inside) = home_inside_project(base, named_by_agent().as_deref()) {
+            return Layered::unusable_home(base, user_home, inside);
+        }
         let mut config = base.clone();
         let mut rules = Rules::load(home, user_home);
         let mut held = Vec::new();
-        let project = Project::find(cwd, home);
-        if let Some(p) = &project {
+        let named = named_by_agent();
+        let named = named.as_deref().map(Path::new).filter(|p| p.is_absolute());
+        let mut found = Project::find_all(cwd, home, named);
+        // The outer ones first, the nearest last; each by its own trust.
+        for p in found.iter().rev() {
             let trusted = p.trust.is_trusted();
             p.layer_rules(&mut rules, trusted);
             if let Some(f) = p.config() {
-                held = config.add_project(f.text.as_deref().map_err(String::as_str), trusted);
+                held.extend(config.add_project(f.text.as_deref().map_err(String::as_str), trusted));
             }
         }
+        let project = (!found.is_empty()).then(|| found.remove(0));
         Layered {
             config,
             rules,
             project,
             held,
+            outer: found,
+        }
+    }
+
+    /// A SENTINEL_HOME inside the project the agent works in is not the person's: the project
+    /// (or the agent, which may write there) would choose the rules and settings. Neither its
+    /// rules nor its sentinel.toml are read: the bundled rules decide, with an error, so every
+    /// local allow becomes `ask` and the fail path asks, until the person moves the home.
+    fn unusable_home(base: &Config, user_home: Option<&Path>, project: PathBuf) -> Layered {
+        let env = |name: &str| std::env::var(name).ok();
+        let mut config = Config::from_parts(&base.home.value, base.home.source.clone(), None, &env);
+        let message = format!(
+            "{} is inside the project {}: a project cannot be the person's home (its files would be the rules); refused, every local allow asks",
+            base.home.value.display(),
+            project.display()
+        );
+        config.errors.push(crate::config::ConfigError {
+            at: "SENTINEL_HOME".into(),
+            message: message.clone(),
+        });
+        config.fail_mode = crate::config::Setting {
+            value: crate::config::FailMode::Ask,
+            source: crate::config::Source::Fallback,
+        };
+        config.mode.value = crate::config::Mode::Enforce;
+        let mut rules = Rules::bundled(user_home);
+        rules.errors.push(crate::decision::RuleError {
+            file: "SENTINEL_HOME".into(),
+            line: 0,
+            message,
+        });
+        Layered {
+            config,
+            rules,
+            project: None,
+            held: Vec::new(),
+            outer: Vec::new(),
         }
     }
 
@@ -227,6 +304,26 @@ impl Layered {
     }
 }
 
+/// The project the agent names, when SENTINEL_HOME comes from the environment and lies inside
+/// it (symlinks followed). Only a project the agent names: Claude Code passes
+/// `CLAUDE_PROJECT_DIR` to every hook, and a person's own shell (`sentinel check`) is not a
+/// project's to set.
+pub fn home_inside_project(config: &Config, named: Option<&str>) -> Option<PathBuf> {
+    if !matches!(config.home.source, crate::config::Source::Env { .. }) {
+        return None;
+    }
+    let project = Path::new(named?);
+    if !project.is_absolute() {
+        return None;
+    }
+    let project = project.canonicalize().ok()?;
+    let home = &config.home.value;
+    let home = home
+        .canonicalize()
+        .unwrap_or_else(|_| std::path::absolute(home).unwrap_or(home.clone()));
+    home.starts_with(&project).then_some(project)
+}
+
 /// Environment variables through which agents name the project they work in.
 pub const PROJECT_DIR_VARS: &[&str] = &["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"];
 
@@ -253,18 +350,54 @@ pub fn named_by_agent() -> Option<String> {
         .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
 }
 
+/// Largest file a project's `.sentinel/` may hold: a cloned repository is hostile input, and a
+/// hook must answer well inside the agent's timeout (a 30 MB rule file took 44 s to compile).
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// Most lines a project's file may have (each a regex or a glob to check and compile).
+pub const MAX_LINES: usize = 10_000;
+/// Longest line a project's file may have.
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// A project file's text, or why it is refused: a link to something other than a regular file
+/// (a FIFO, `/dev/zero`), over a bound, not UTF-8.
+fn read_bounded(path: &Path) -> std::io::Result<Result<(String, Vec<u8>), String>> {
+    use crate::config::files::{self, Links};
+    let bytes = match files::read(path, MAX_FILE_BYTES, Links::Follow) {
+        Ok(bytes) => bytes,
+        Err(e) if crate::config::is_absent(&e) => return Err(e),
+        Err(e) => return Ok(Err(format!("cannot read: {e}"))),
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Ok(Err("not valid UTF-8".to_string()));
+    };
+    if let Some((i, _)) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.len() > MAX_LINE_BYTES)
+    {
+        return Ok(Err(format!(
+            "line {} is over the {MAX_LINE_BYTES}-byte bound of a project's line: the file is not read",
+            i + 1
+        )));
+    }
+    let lines = text.lines().count();
+    if lines > MAX_LINES {
+        return Ok(Err(format!(
+            "has {lines} lines, over the {MAX_LINES}-line bound of a project's file: not read"
+        )));
+    }
+    Ok(Ok((text.to_string(), bytes)))
+}
+
 fn read_files(dir: &Path) -> Vec<ProjectFile> {
     FILES
         .iter()
         .filter_map(|&name| {
             let path = dir.join(name);
-            let (text, digest) = match std::fs::read(&path) {
-                Ok(bytes) => (
-                    String::from_utf8(bytes.clone()).map_err(|_| "not valid UTF-8".to_string()),
-                    sha256_hex(&bytes),
-                ),
-                Err(e) if crate::config::is_absent(&e) => return None,
-                Err(e) => (Err(format!("cannot read: {e}")), sha256_hex(b"")),
+            let (text, digest) = match read_bounded(&path) {
+                Ok(Ok((text, bytes))) => (Ok(text), sha256_hex(&bytes)),
+                Ok(Err(why)) => (Err(why), sha256_hex(b"")),
+                Err(_) => return None,
             };
             Some(ProjectFile {
                 name,

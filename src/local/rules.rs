@@ -16,6 +16,10 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// Largest rule file read from SENTINEL_HOME (a project's are bounded tighter, see
+/// `local::project`).
+pub const MAX_HOME_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// One of the five rule files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleFile {
@@ -204,6 +208,13 @@ impl Rules {
             };
             // A file whose stat is what its cache recorded is not read (see `cache`).
             let stat = match std::fs::metadata(&path) {
+                // A FIFO or a device is never opened: it could block or never end.
+                Ok(meta) if !meta.is_file() => {
+                    errors.push(unreadable(
+                        "is not a regular file (a FIFO, a device or a directory): refused".into(),
+                    ));
+                    continue;
+                }
                 Ok(meta) => cache::Stat::of(&meta),
                 Err(e) if crate::config::is_absent(&e) => continue,
                 Err(e) => {
@@ -216,7 +227,8 @@ impl Rules {
                 sources.push((file, origin, Source::Image(image)));
                 continue;
             }
-            match std::fs::read(&path) {
+            let links = crate::config::files::Links::Follow;
+            match crate::config::files::read(&path, MAX_HOME_FILE_BYTES, links) {
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(text) => sources.push((file, origin.clone(), Source::Text(text, stat))),
                     Err(_) => errors.push(unreadable("file is not valid UTF-8".into())),

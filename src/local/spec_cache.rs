@@ -115,7 +115,11 @@ pub(crate) fn load<R>(
     {
         return Ok(loaded);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    let links = crate::config::files::Links::Follow;
+    let max = crate::rules::MAX_HOME_FILE_BYTES;
+    let bytes =
+        crate::config::files::read(path, max, links).map_err(|e| format!("cannot read: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| "file is not valid UTF-8".to_string())?;
     let content: [u8; 32] = Sha256::digest(text.as_bytes()).into();
     if let Some(dir) = cache
         && let Some((bytes, at, stale)) = SHELF.by_content(dir, &id, &content, stat)

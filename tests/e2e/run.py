@@ -191,6 +191,11 @@ def fresh_home(name):
     os.makedirs(project)
     os.makedirs(os.path.join(home, "target-dir"))
     open(os.path.join(home, "target-dir", "keep"), "w").close()
+    # sentinel honours a variable that points Tier 2 elsewhere only when the person's own
+    # sentinel.toml trusts it (install keeps this file as it is).
+    os.makedirs(os.path.join(home, ".agentos"))
+    with open(os.path.join(home, ".agentos", "sentinel.toml"), "w") as f:
+        f.write('[env]\ntrust = ["ANTHROPIC_BASE_URL"]\n')
     return home, project
 
 

@@ -29,6 +29,7 @@
 //! put back, which is why project files, which an agent may write, are always hashed. At worst
 //! the stat keeps the rules the file held before, which the person wrote; it never makes up one.
 
+use crate::config::files::{self, Links};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -502,6 +503,10 @@ fn encode(header: &Header, image: &Image) -> Option<Vec<u8>> {
     RULES.encode(header, &encode_image(image)?)
 }
 
+/// A temporary cache file this old was left by a process killed mid-write (a write takes
+/// milliseconds): the next write removes it.
+pub(crate) const STALE_TMP: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
 /// The rule files' cache files.
 const RULES: Shelf = Shelf {
     prefix: "rules-",
@@ -566,7 +571,12 @@ impl Shelf {
         id: &[u8; 32],
         stat: Stat,
     ) -> Option<(Vec<u8>, usize, [u8; 32])> {
-        let bytes = std::fs::read(dir.join(self.file_name(id))).ok()?;
+        let bytes = files::read(
+            &dir.join(self.file_name(id)),
+            files::MAX_STATE_BYTES,
+            Links::Refuse,
+        )
+        .ok()?;
         let (header, at) = self.header(&bytes, id)?;
         let record = header.record?;
         (record.stat == stat && !stat.racy(record.written)).then_some(())?;
@@ -585,7 +595,12 @@ impl Shelf {
         content: &[u8; 32],
         stat: Option<Stat>,
     ) -> Option<(Vec<u8>, usize, bool)> {
-        let bytes = std::fs::read(dir.join(self.file_name(id))).ok()?;
+        let bytes = files::read(
+            &dir.join(self.file_name(id)),
+            files::MAX_STATE_BYTES,
+            Links::Refuse,
+        )
+        .ok()?;
         let (header, at) = self.header(&bytes, id)?;
         (header.content == *content).then_some(())?;
         let stale = stat.is_some_and(|stat| {
@@ -622,8 +637,12 @@ impl Shelf {
         };
         let name = self.file_name(id);
         let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let written = std::fs::create_dir_all(dir)
-            .and_then(|()| std::fs::File::create(&tmp))
+        let written = files::create_dir(dir)
+            .and_then(|()| {
+                let mut create = std::fs::OpenOptions::new();
+                create.write(true).create(true).truncate(true);
+                files::open(&tmp, &mut create, Links::Refuse)
+            })
             .and_then(|mut f| f.write_all(&bytes))
             .and_then(|()| std::fs::rename(&tmp, dir.join(&name)));
         if written.is_err() {
@@ -635,8 +654,9 @@ impl Shelf {
 
     /// Removes the files of `dir` named as this kind's cache files, other than `kept`, that this
     /// version cannot read (an older format, another version, damage) or whose source file is
-    /// gone. Only on a write, which follows an edit; nothing outside `dir`, nothing not named as
-    /// a cache file of this kind.
+    /// gone, and the temporary files of this kind a killed process left (older than
+    /// [`STALE_TMP`]). Only on a write, which follows an edit; nothing outside `dir`, nothing
+    /// not named as a cache file of this kind.
     fn prune(&self, dir: &Path, kept: &str) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -644,11 +664,23 @@ impl Shelf {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
+            if name.starts_with(&format!(".{}", self.prefix)) && name.ends_with(".tmp") {
+                let stale = entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > STALE_TMP);
+                if stale {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+                continue;
+            }
             if name == kept || !(name.starts_with(self.prefix) && name.ends_with(".bin")) {
                 continue;
             }
             let path = entry.path();
-            let Ok(bytes) = std::fs::read(&path) else {
+            let Ok(bytes) = files::read(&path, files::MAX_STATE_BYTES, Links::Refuse) else {
                 continue;
             };
             if !self.readable(&bytes) {

@@ -52,6 +52,44 @@ pub(super) fn compile_written(
     cache::reload(&id, content, &image)
 }
 
+/// What a project's command rules in one file may cost to compile, in [`compile_cost`] units: a
+/// cloned repository must not make every hook compile for longer than the agent waits (every
+/// unanchored rule without a literal is compiled for each command). About 30 units for a
+/// typical rule (`^git( \S+)* push( \S+)* --force`), so some 3,000 ordinary rules fit; at the
+/// bound a debug build compiles for about 0.7 s on this machine.
+pub const PROJECT_COMPILE_BOUND: u64 = 100_000;
+
+/// What compiling `pattern` costs, roughly the size of its automaton: its literals, classes and
+/// assertions with every counted repetition written out (`(\w|\s){90}` is 180). A pattern
+/// that does not parse costs its length (it is an error anyway).
+pub(super) fn compile_cost(pattern: &str) -> u64 {
+    use regex_syntax::hir::{Hir, HirKind};
+    fn cost(h: &Hir) -> u64 {
+        match h.kind() {
+            HirKind::Empty | HirKind::Look(_) | HirKind::Class(_) => 1,
+            HirKind::Literal(l) => l.0.len() as u64,
+            HirKind::Capture(c) => cost(&c.sub),
+            HirKind::Repetition(r) => {
+                let times = u64::from(r.max.unwrap_or(r.min).max(1)) + 1;
+                cost(&r.sub).saturating_mul(times)
+            }
+            HirKind::Concat(v) | HirKind::Alternation(v) => {
+                v.iter().fold(0, |a, h| a.saturating_add(cost(h)))
+            }
+        }
+    }
+    let body = pattern.trim_start_matches('!');
+    match regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(body)
+    {
+        Ok(hir) => cost(&hir),
+        Err(_) => body.len() as u64,
+    }
+}
+
 /// Which rule file a cache file is for.
 pub(super) fn cache_id(
     file: RuleFile,
@@ -146,6 +184,8 @@ pub(super) fn parse_file<'t>(
     let mut found = Vec::new();
     let mut literals: Vec<Vec<u8>> = Vec::new();
     let mut errors = Vec::new();
+    // What a project's regexes may cost to compile, all told (see `compile_cost`).
+    let mut spent = 0u64;
     // A whole bundled command file as sentinel ships it: the rules made at compile time.
     let shipped = matches!(source, Lines::Bundled)
         && !file.is_path_list()
@@ -267,8 +307,19 @@ pub(super) fn parse_file<'t>(
                     commands.push(CommandRule::new(rule, negated, whole, compiled));
                     continue;
                 }
+                let over = matches!(layer, Layer::Project(_)) && text.is_some() && {
+                    if spent > PROJECT_COMPILE_BOUND {
+                        // Reported once, at the first line over: the rest are left out.
+                        continue;
+                    }
+                    spent = spent.saturating_add(compile_cost(pattern));
+                    spent > PROJECT_COMPILE_BOUND
+                };
                 let filters = match hint {
                     Some(cache::Found::Error(message)) => Err(message.to_string()),
+                    _ if over => Err(format!(
+                        "the project's rules in this file are over the compile bound ({PROJECT_COMPILE_BOUND} units of regex, counted repetitions written out) from this line on: not compiled"
+                    )),
                     _ => command_filters(file, pattern, whole, validate).map(
                         |(prefixes, anchored, required)| {
                             let mut span = |l: Vec<Vec<u8>>| {
