@@ -600,6 +600,9 @@ fn install_keeps_symlinks_and_modes_and_doctor_checks_it() {
             .args(args)
             .current_dir(cwd)
             .env("HOME", &home)
+            // The scratch dir lies inside this repository's work tree (the target dir): the
+            // project is named, as the agent names it, so the home is not inside it.
+            .env("CLAUDE_PROJECT_DIR", &project)
             .output()
             .unwrap()
     };
