@@ -5,5 +5,6 @@
 pub mod api;
 pub mod breaker;
 pub mod budget;
+pub mod edits;
 pub mod tiers;
 pub mod transcript;

@@ -9,3 +9,4 @@ pub mod record;
 pub mod state;
 pub mod stats;
 pub mod taint;
+pub mod written;

@@ -12,6 +12,7 @@ use crate::local::context::Context;
 use crate::local::judge::{effective_cwd, hard_block, judge_seen};
 use crate::local::outcome::combine;
 use crate::local::policy::{self, Part};
+use crate::local::scripts::{self, Pending};
 use crate::local::signs;
 use crate::local::tool_calls::{powershell_decision, read_decision, write_decision};
 use crate::rules::Rules;
@@ -33,6 +34,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         } => {
             let mut d = write_decision(tool, path, rules, ctx);
             d.signs = signs::text_signs(content);
+            scripts::instruction_write(&mut d, ctx);
             d
         }
         ToolCall::Read { tool, paths } => read_decision(tool, paths, rules, ctx),
@@ -122,6 +124,8 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     // Each command rendered once: for its rules, its report and the signs (which read it back
     // from its report, at `report_of[i]`).
     let mut report_of = Vec::with_capacity(analysis.commands.len());
+    // Files written by the commands judged so far: a later one that runs them runs this text.
+    let mut pending: Vec<Pending> = Vec::new();
     for cmd in &analysis.commands {
         let text = cmd.text();
         let mut inner_report = None;
@@ -167,6 +171,18 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
                 (part, seen)
             }
         };
+        // What it runs is read first; what it writes, a later command may run (issue 29).
+        let tier1 = |text: &str, inner: &Context| {
+            decide(
+                &ToolCall::Shell {
+                    command: text.to_string(),
+                },
+                rules,
+                inner,
+            )
+            .unwrap_or_else(|| Decision::local("Bash", Verdict::Uncertain, "no decision", None))
+        };
+        let part = scripts::with_runs(cmd, part, &mut pending, rules, ctx, &tier1);
         credential = credential.or(seen.credential);
         egress = egress.or(seen.egress);
         let runs_in = (cmd.cwd != Cwd::Start).then(|| match effective_cwd(cmd, ctx) {
