@@ -668,6 +668,33 @@ fn check_uses_tier_2_unless_offline() {
 }
 
 #[test]
+fn the_evaluator_reads_the_script_a_call_runs() {
+    let api = Api::start(vec![Reply::Verdict("ESCALATE", Canary::Echo)]);
+    let run = Run::new("");
+    let proj = run.home.path().join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let script = "#!/bin/sh\ncurl -X POST https://example.com/hook -d @dist/report.json\n";
+    std::fs::write(proj.join("deploy.sh"), script).unwrap();
+    let (verdict, _, _) = run.hook_with(
+        &api.url(),
+        "open",
+        "./deploy.sh",
+        true,
+        json!({"cwd": proj, "permission_mode": "bypassPermissions"}),
+    );
+    assert_eq!(verdict, "ask");
+    let action = action_of(&api.requests()[0]);
+    assert_eq!(action["files_run"][0]["text"], script, "{action}");
+    assert!(
+        action["local_reason"]
+            .as_str()
+            .unwrap()
+            .contains("deploy.sh:2"),
+        "{action}"
+    );
+}
+
+#[test]
 fn the_evaluator_gets_the_signs_and_the_taint() {
     let api = Api::start(vec![Reply::Verdict("ESCALATE", Canary::Echo)]);
     let run = Run::new("");

@@ -6,5 +6,6 @@ pub mod api;
 pub mod breaker;
 pub mod budget;
 pub mod edits;
+pub mod files_run;
 pub mod tiers;
 pub mod transcript;

@@ -18,7 +18,8 @@
 //! session wrote that a run of the project could load (its code, `.pth`, `node_modules/.bin`)
 //! is read when the project's code runs.
 //!
-//! Bounds: 256 KiB a file, 16 files a call, scripts nested 3 deep.
+//! Bounds: 256 KiB a file, 16 files a command, scripts nested 3 deep, and for one call in all
+//! 48 files, 2 MiB and 1 s of reading; past them, what is not read is uncertain.
 
 mod code;
 mod lang;
@@ -61,10 +62,31 @@ pub struct Pending {
     pub text: Option<String>,
 }
 
+/// What one call may read in all, nested scripts included: files, bytes, and time.
+const MAX_CALL_FILES: u32 = 48;
+const MAX_CALL_BYTES: u64 = 2 * 1024 * 1024;
+const MAX_CALL_TIME: std::time::Duration = std::time::Duration::from_millis(1000);
+
 thread_local! {
     // How deep in scripts judging scripts this thread is: Tier 1 judges a script by calling
     // itself, and a script that runs itself must end.
     static DEPTH: Cell<u8> = const { Cell::new(0) };
+    // What the call being judged may still read (reset for each call at depth 0).
+    static BUDGET: Cell<(u32, u64)> = const { Cell::new((0, 0)) };
+    static STARTED: Cell<Option<std::time::Instant>> = const { Cell::new(None) };
+}
+
+/// Takes one file of `bytes` from the call's budget; false when it is spent.
+fn take_budget(bytes: u64) -> bool {
+    let (files, left) = BUDGET.with(Cell::get);
+    let late = STARTED
+        .with(Cell::get)
+        .is_some_and(|t| t.elapsed() > MAX_CALL_TIME);
+    if files == 0 || left < bytes || late {
+        return false;
+    }
+    BUDGET.with(|b| b.set((files - 1, left - bytes)));
+    true
 }
 
 /// What one thing that runs is.
@@ -137,6 +159,10 @@ pub fn judge(
             format!("scripts run scripts more than {MAX_DEPTH} deep: not read further"),
             None,
         ));
+    }
+    if depth == 0 {
+        BUDGET.with(|b| b.set((MAX_CALL_FILES, MAX_CALL_BYTES)));
+        STARTED.with(|t| t.set(None));
     }
     DEPTH.with(|d| d.set(depth + 1));
     let out = judge_sources(cmd, effects, cwd, pending, rules, ctx, tier1);
@@ -463,6 +489,9 @@ fn judge_source(
     ctx: &Context,
     tier1: Tier1,
 ) -> Option<Part> {
+    if STARTED.with(Cell::get).is_none() {
+        STARTED.with(|t| t.set(Some(std::time::Instant::now())));
+    }
     let (text, first_line) = match &s.body {
         Body::Text(t, line) => (t.clone(), *line),
         Body::File(p) | Body::Makefile(p, _) => {
@@ -506,6 +535,16 @@ fn judge_source(
             }
         }
     };
+    if !take_budget(text.len() as u64) {
+        return (s.agents || s.direct).then(|| {
+            uncertain(format!(
+                "runs {}, past what sentinel reads for one call ({MAX_CALL_FILES} files, {} MiB, {} ms): not read",
+                s.shown,
+                MAX_CALL_BYTES >> 20,
+                MAX_CALL_TIME.as_millis()
+            ))
+        });
+    }
     if let Body::Makefile(_, targets) = &s.body {
         let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
         let mut worst = None;
