@@ -18,7 +18,8 @@ struct Session {
 impl Session {
     fn new() -> Session {
         let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        std::fs::create_dir_all(dir.path().join("proj")).unwrap();
+        // A repository of its own: the project is `proj`, wherever the target dir is.
+        std::fs::create_dir_all(dir.path().join("proj/.git")).unwrap();
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
         Session {
             dir,
@@ -204,7 +205,7 @@ fn a_python_script_written_earlier_is_read_before_it_runs() {
         dir: tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap(),
         id: "other".into(),
     };
-    std::fs::create_dir_all(other.project()).unwrap();
+    std::fs::create_dir_all(other.project().join(".git")).unwrap();
     other.put("scripts/tidy.py", vague);
     assert_eq!(
         other

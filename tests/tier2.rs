@@ -671,9 +671,14 @@ fn check_uses_tier_2_unless_offline() {
 fn the_evaluator_reads_the_script_a_call_runs() {
     let api = Api::start(vec![Reply::Verdict("ESCALATE", Canary::Echo)]);
     let run = Run::new("");
-    let proj = run.home.path().join("proj");
-    std::fs::create_dir_all(&proj).unwrap();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let proj = dir.path().join("proj");
+    std::fs::create_dir_all(proj.join(".git")).unwrap();
     let script = "#!/bin/sh\ncurl -X POST https://example.com/hook -d @dist/report.json\n";
+    // Written in this session (the ledger notes it), so what it does counts in full.
+    let extra = json!({"cwd": proj, "permission_mode": "bypassPermissions"});
+    let (created, _, _) = run.hook_with(&api.url(), "open", "touch deploy.sh", true, extra);
+    assert_eq!(created, "allow");
     std::fs::write(proj.join("deploy.sh"), script).unwrap();
     let (verdict, _, _) = run.hook_with(
         &api.url(),
@@ -802,7 +807,9 @@ fn fail_open_never_waves_through_danger() {
     let cases = [
         (UNCERTAIN, "allow"),
         (
-            "python3 -c \"import shutil, os; shutil.rmtree(os.path.expanduser('~'))\"",
+            // A literal `~` here is `rm -rf ~`, denied locally (issue 29); a path known only
+            // at run time is the fail path's to hold back.
+            "python3 -c \"import shutil, os; shutil.rmtree(os.environ['TARGET'])\"",
             "ask",
         ),
         (

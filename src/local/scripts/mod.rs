@@ -14,7 +14,7 @@
 //! ([`crate::ledger::written`]), or by an earlier part of this same command — count in full and
 //! are never allowed unread: too big, binary or unreadable is uncertain. The project's other
 //! files (sentinel does not ask git what is committed: that would cost a process per hook) only
-//! count for a deny, except a shell script run directly, which counts in full. Every file the
+//! count for a deny. Every file the
 //! session wrote that a run of the project could load (its code, `.pth`, `node_modules/.bin`)
 //! is read when the project's code runs.
 //!
@@ -102,8 +102,8 @@ struct Source {
     direct: bool,
     /// Counts in full: the agent's own text.
     agents: bool,
-    /// Read only because the session wrote it: a file of no known language that turns out not
-    /// to be text (a program the agent built) is not read further.
+    /// Read only because the session wrote it and the run may load it: when it cannot be read
+    /// (too big, a program the agent built) it is left out.
     extra: bool,
 }
 
@@ -277,8 +277,13 @@ fn sources(
             for dir in up_to_project(cwd, ctx) {
                 for sub in ["", "tests", "test"] {
                     let p = dir.join(sub).join("conftest.py");
-                    let shown = p.display().to_string();
-                    out.push(file(p, shown, Some(Lang::Python), cwd, false));
+                    // Only those there (or being written), so they do not crowd out the rest.
+                    if pending.iter().any(|w| w.path == p)
+                        || !matches!(ctx.fs.read_text(&p, 0), FileText::Missing)
+                    {
+                        let shown = p.display().to_string();
+                        out.push(file(p, shown, Some(Lang::Python), cwd, false));
+                    }
                 }
             }
         }
@@ -303,7 +308,7 @@ fn sources(
             {
                 let mut s = file(p.clone(), p.display().to_string(), None, cwd, false);
                 s.agents = true;
-                s.extra = Lang::of_name(p).is_none();
+                s.extra = true;
                 out.push(s);
             }
         }
@@ -518,7 +523,9 @@ fn judge_source(
                         )));
                     }
                     FileText::Missing => return None,
-                    FileText::TooBig | FileText::Binary if s.extra => return None,
+                    // Read only in case the run loads it: what cannot be read is left out
+                    // (a file the call runs directly is never run unread, above and below).
+                    _ if s.extra => return None,
                     other if s.agents => {
                         let why = match other {
                             FileText::TooBig => format!("is over {} KiB", MAX_FILE_BYTES / 1024),
@@ -568,7 +575,9 @@ fn judge_source(
         (None, true) => Lang::Shell,
         (None, false) => return None,
     };
-    let full = s.agents || (s.direct && lang == Lang::Shell);
+    // The project's own files count for a deny only: `./gradlew build` runs a script full of
+    // `$(…)` and `exec "$JAVACMD"` that Tier 1 cannot follow, and every build would ask.
+    let full = s.agents;
     match lang {
         Lang::Shell => judge_shell(&text, first_line, &s.shown, &s.cwd, full, ctx, tier1),
         Lang::Sqlite => {
