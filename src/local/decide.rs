@@ -126,7 +126,8 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
     let mut report_of = Vec::with_capacity(analysis.commands.len());
     // Files written by the commands judged so far: a later one that runs them runs this text.
     let mut pending: Vec<Pending> = Vec::new();
-    for cmd in &analysis.commands {
+    let last = analysis.commands.len().saturating_sub(1);
+    for (i, cmd) in analysis.commands.iter().enumerate() {
         let text = cmd.text();
         let mut inner_report = None;
         let (part, seen) = match bins::run_of(
@@ -182,7 +183,7 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
             )
             .unwrap_or_else(|| Decision::local("Bash", Verdict::Uncertain, "no decision", None))
         };
-        let part = scripts::with_runs(cmd, part, &mut pending, rules, ctx, &tier1);
+        let part = scripts::with_runs(cmd, part, &mut pending, i < last, rules, ctx, &tier1);
         credential = credential.or(seen.credential);
         egress = egress.or(seen.egress);
         let runs_in = (cmd.cwd != Cwd::Start).then(|| match effective_cwd(cmd, ctx) {

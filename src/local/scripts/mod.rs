@@ -796,11 +796,13 @@ fn run_literal(line: &str) -> Option<String> {
 }
 
 /// `part` (the judgement of `cmd`) raised by what `cmd` runs, and by a write to an instruction
-/// file in a tainted session; the files `cmd` writes are added to `pending`.
+/// file in a tainted session; the files `cmd` writes are added to `pending` when `more` commands
+/// follow (the last command's writes are resolved only in a tainted session).
 pub fn with_runs(
     cmd: &SimpleCommand,
     mut part: Part,
     pending: &mut Vec<Pending>,
+    more: bool,
     rules: &Rules,
     ctx: &Context,
     tier1: Tier1,
@@ -823,6 +825,9 @@ pub fn with_runs(
             effects: std::mem::take(&mut part.effects),
             ..p
         };
+    }
+    if !more && ctx.taint.is_none() {
+        return part;
     }
     let written = writes::pending_of(cmd, &part.effects, cwd.as_deref(), ctx);
     if ctx.taint.is_some()
