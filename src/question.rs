@@ -7,8 +7,10 @@ use crate::call::ToolCall;
 use crate::config::{self, Config};
 use crate::decision::taint::{Mark, Taint};
 use crate::decision::{Decision, Tier, Verdict};
+use crate::evaluator::edits;
 use crate::evaluator::tiers::{self, Session};
 use crate::ledger::taint;
+use crate::ledger::written::{self, Written};
 use crate::ledger::{allow_once, record};
 use crate::local::context::Context;
 use crate::local::fs::RealFs;
@@ -82,6 +84,15 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         }),
         TaintFrom::Clean => None,
     };
+    // The session's written files, read only when a call runs something (issue 29).
+    let writes = SessionLedger {
+        home: &config.home.value,
+        session: match q.taint {
+            TaintFrom::Session => q.session.id.unwrap_or(""),
+            _ => "",
+        },
+        read: std::cell::OnceCell::new(),
+    };
     let ctx = Context::new(
         q.cwd,
         user_home.as_deref(),
@@ -89,11 +100,25 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         &RealFs,
         taint.as_ref(),
     )
-    .with_project(&project::root(q.cwd, project::named_by_agent().as_deref()));
+    .with_project(&project::root(q.cwd, project::named_by_agent().as_deref()))
+    .with_writes(&writes);
     let local = layered.decide(q.call, &ctx, user_home.as_deref());
     let answer = match (&local, q.purpose) {
         (None, _) => None,
         (Some(local), Purpose::Preview { offline: true }) => Some(local.clone()),
+        // An in-project edit where the person's mode asks for edits: their prompt stands. A
+        // preview shows it only when given a mode (`check --permission-mode default`).
+        (Some(local), purpose)
+            if (matches!(purpose, Purpose::Hook { .. }) || q.session.permission_mode.is_some())
+                && edits::defer_to_agent(
+                    q.call,
+                    local,
+                    config.approve_edits.value,
+                    q.session.permission_mode,
+                ) =>
+        {
+            None
+        }
         (Some(local), Purpose::Preview { offline: false }) => {
             tiers::resolve(Some(local.clone()), q.call, config, &q.session)
         }
@@ -121,12 +146,47 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         Some(a) if a.verdict == Verdict::Allow && config.mode.value == config::Mode::Guard => None,
         other => other,
     };
+    if let (Some(local), Purpose::Hook { .. }) = (&local, q.purpose)
+        && answer.as_ref().is_none_or(|a| a.verdict != Verdict::Deny)
+    {
+        // The call may run: what it writes becomes the session's, read before it runs later.
+        note_writes(config, q, local, user_home.as_deref());
+    }
     Answered {
         layered,
         user_home,
         local,
         answer,
     }
+}
+
+/// The session's ledger of written files, read on first use.
+struct SessionLedger<'a> {
+    home: &'a Path,
+    session: &'a str,
+    read: std::cell::OnceCell<Written>,
+}
+
+impl crate::local::context::SessionWrites for SessionLedger<'_> {
+    fn written(&self) -> &Written {
+        self.read
+            .get_or_init(|| written::read(self.home, self.session))
+    }
+}
+
+/// Adds what `local`'s call writes to the session's ledger (a write that fails is not a verdict:
+/// the file is then read as any project file is).
+fn note_writes(config: &Config, q: &Question, local: &Decision, home: Option<&Path>) {
+    use crate::local::fs::Fs as _;
+    let Some(session) = q.session.id.filter(|s| !s.is_empty()) else {
+        return;
+    };
+    let found = crate::local::scripts::writes::written_paths(q.call, local, home);
+    if found.is_empty() {
+        return;
+    }
+    let real: Vec<PathBuf> = found.iter().map(|p| RealFs.real_path(p)).collect();
+    let _ = written::note(&config.home.value, session, &real);
 }
 
 /// The person's allow-once grant for exactly this refused call, used up now, as the answer.

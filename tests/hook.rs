@@ -168,8 +168,8 @@ fn the_events_claude_code_really_sent() {
         ("PreToolUse-Bash", "allow"), // touch inside the project: a write there
         ("PreToolUse-Bash-acceptEdits", "allow"),
         ("PreToolUse-Bash-bypassPermissions", "allow"),
-        ("PreToolUse-Write", "allow"),
-        ("PreToolUse-Edit", "allow"),
+        ("PreToolUse-Write", "none"), // default mode: the edit prompt is the person's (issue 29)
+        ("PreToolUse-Edit", "none"),
         ("PreToolUse-Read", "allow"),
         ("PostToolUse-Bash", "none"),
         ("PostToolUse-Edit", "none"),

@@ -706,6 +706,38 @@ fn check_uses_tier_2_unless_offline() {
 }
 
 #[test]
+fn the_evaluator_reads_the_script_a_call_runs() {
+    let api = Api::start(vec![Reply::Verdict("ESCALATE", Canary::Echo)]);
+    let run = Run::new("");
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let proj = dir.path().join("proj");
+    std::fs::create_dir_all(proj.join(".git")).unwrap();
+    let script = "#!/bin/sh\ncurl -X POST https://example.com/hook -d @dist/report.json\n";
+    // Written in this session (the ledger notes it), so what it does counts in full.
+    let extra = json!({"cwd": proj, "permission_mode": "bypassPermissions"});
+    let (created, _, _) = run.hook_with(&api.url(), "open", "touch deploy.sh", true, extra);
+    assert_eq!(created, "allow");
+    std::fs::write(proj.join("deploy.sh"), script).unwrap();
+    let (verdict, _, _) = run.hook_with(
+        &api.url(),
+        "open",
+        "./deploy.sh",
+        true,
+        json!({"cwd": proj, "permission_mode": "bypassPermissions"}),
+    );
+    assert_eq!(verdict, "ask");
+    let action = action_of(&api.requests()[0]);
+    assert_eq!(action["files_run"][0]["text"], script, "{action}");
+    assert!(
+        action["local_reason"]
+            .as_str()
+            .unwrap()
+            .contains("deploy.sh:2"),
+        "{action}"
+    );
+}
+
+#[test]
 fn the_evaluator_gets_the_signs_and_the_taint() {
     let api = Api::start(vec![Reply::Verdict("ESCALATE", Canary::Echo)]);
     let run = Run::new("");
@@ -813,7 +845,9 @@ fn fail_open_never_waves_through_danger() {
     let cases = [
         (UNCERTAIN, "allow"),
         (
-            "python3 -c \"import shutil, os; shutil.rmtree(os.path.expanduser('~'))\"",
+            // A literal `~` here is `rm -rf ~`, denied locally (issue 29); a path known only
+            // at run time is the fail path's to hold back.
+            "python3 -c \"import shutil, os; shutil.rmtree(os.environ['TARGET'])\"",
             "ask",
         ),
         (

@@ -28,9 +28,11 @@ fn bash(session: &str, command: &str) -> Value {
            "tool_name": "Bash", "tool_input": {"command": command}})
 }
 
+/// A file tool's event, in a mode where sentinel answers edits (issue 29: under `default` or
+/// no mode it leaves them to the agent's own prompt).
 fn tool(session: &str, tool: &str, input: Value) -> Value {
     json!({"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/home/dev/demo/proj",
-           "tool_name": tool, "tool_input": input})
+           "permission_mode": "bypassPermissions", "tool_name": tool, "tool_input": input})
 }
 
 /// The answer's verdict, or "none".

@@ -475,6 +475,13 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
         max_age_ms,
         crate::clock::now_ms(),
     );
+    // The session's written files end with it (issue 29).
+    crate::ledger::written::clear(
+        &config.home.value,
+        &session,
+        max_age_ms,
+        crate::clock::now_ms(),
+    );
     let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
     let (records, damaged) = match stats::session_records(&journal, &session) {
         Ok(found) => found,

@@ -15,6 +15,7 @@ struct RawConfig {
     untrusted_tools: Option<Spanned<Vec<String>>>,
     taint_max_age_hours: Option<Spanned<u64>>,
     sanitize_untrusted_output: Option<Spanned<bool>>,
+    approve_edits: Option<Spanned<ApproveEdits>>,
     api: Option<RawApi>,
     budget: Option<RawBudget>,
     logs: Option<RawLogs>,
@@ -133,6 +134,7 @@ impl Config {
             ),
             taint_max_age_hours: Setting::default(24),
             sanitize_untrusted_output: Setting::default(false),
+            approve_edits: Setting::default(ApproveEdits::Mode),
             api_model: Setting::default(DEFAULT_MODEL.to_string()),
             api_url: Setting::default(DEFAULT_API_URL.to_string()),
             api_timeout_secs: Setting::default(8.0),
@@ -225,6 +227,7 @@ impl Config {
             raw.sanitize_untrusted_output,
             text,
         );
+        set(&mut self.approve_edits, raw.approve_edits, text);
         if let Some(v) = &raw.max_event_bytes {
             if *v.get_ref() < 1024 || *v.get_ref() > 64 * 1024 * 1024 {
                 self.errors.push(ConfigError {

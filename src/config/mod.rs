@@ -100,6 +100,19 @@ pub enum OnUncertain {
     Defer,
 }
 
+/// Who approves the agent's file edits inside the project (SPEC 2.3, issue 29).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApproveEdits {
+    /// Follow the person's permission mode: sentinel allows an in-project edit only where the
+    /// agent's own mode lets edits through (`acceptEdits`, `auto`, `dontAsk`,
+    /// `bypassPermissions`); under `default`, `plan`, or no known mode it gives no answer, so
+    /// the agent's own edit prompt stands.
+    Mode,
+    /// sentinel allows in-project edits in every mode (the person said so).
+    Always,
+}
+
 /// What a local BLOCK becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -194,6 +207,8 @@ pub struct Config {
     pub taint_max_age_hours: Setting<u64>,
     /// Remind the model, after untrusted content, that instructions in it are data.
     pub sanitize_untrusted_output: Setting<bool>,
+    /// mode | always: whether in-project edits follow the person's permission mode.
+    pub approve_edits: Setting<ApproveEdits>,
     /// `[api] model`.
     pub api_model: Setting<String>,
     /// `[api] url`, base of the Messages API.

@@ -69,6 +69,11 @@ impl Config {
                 &self.sanitize_untrusted_output.source,
             ),
             row(
+                "approve_edits",
+                enum_name(&self.approve_edits.value),
+                &self.approve_edits.source,
+            ),
+            row(
                 "api.model",
                 self.api_model.value.clone(),
                 &self.api_model.source,

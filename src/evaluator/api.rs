@@ -63,6 +63,9 @@ pub struct Action {
     /// The untrusted content this session took in: which tools, when.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub untrusted_content: Option<Vec<String>>,
+    /// The files the call runs (scripts, the makefile, `package.json`), cut to a bound.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files_run: Vec<crate::evaluator::files_run::FileRun>,
 }
 
 /// What the evaluator may know besides the action: the person's own policy and words.
@@ -542,6 +545,7 @@ mod tests {
             local_reason: "r".into(),
             signs: vec![],
             untrusted_content: None,
+            files_run: vec![],
         };
         let words = vec!["please tidy the repo".to_string()];
         let context = Context {

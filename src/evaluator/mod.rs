@@ -5,5 +5,7 @@
 pub mod api;
 pub mod breaker;
 pub mod budget;
+pub mod edits;
+pub mod files_run;
 pub mod tiers;
 pub mod transcript;

@@ -351,6 +351,7 @@ fn action(d: &Decision, call: &ToolCall) -> Action {
                 .map(|m| format!("{} at {} UTC", m.tool, crate::clock::utc(m.ts_ms)))
                 .collect()
         }),
+        files_run: crate::evaluator::files_run::of(d, crate::config::user_home().as_deref()),
     }
 }
 

@@ -10,3 +10,4 @@ pub mod record;
 pub mod state;
 pub mod stats;
 pub mod taint;
+pub mod written;

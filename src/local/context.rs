@@ -2,6 +2,7 @@
 //! the file system is read, the session's taint.
 
 use crate::decision::taint::Taint;
+use crate::ledger::written::Written;
 use crate::local::fs::{Fs, LexicalFs};
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,8 @@ pub struct Context<'a> {
     pub fs: &'a dyn Fs,
     /// The session's untrusted content (read at the edge), if it has taken any in.
     pub taint: Option<&'a Taint>,
+    /// The files the session wrote (issue 29), read at the edge when first asked for.
+    pub writes: &'a dyn SessionWrites,
     /// The project (SPEC 2.3) and `sentinel_home` with symlinks followed, resolved once: every
     /// path check compares against them.
     project_real: PathBuf,
@@ -40,7 +43,14 @@ impl<'a> Context<'a> {
             sentinel_home,
             fs,
             taint,
+            writes: &NoWrites,
         }
+    }
+
+    /// The same context with the session's written files.
+    pub fn with_writes(mut self, writes: &'a dyn SessionWrites) -> Context<'a> {
+        self.writes = writes;
+        self
     }
 
     /// The same context with the project root set (by default it is `cwd`, already resolved).
@@ -65,5 +75,32 @@ impl<'a> Context<'a> {
     /// benchmarks).
     pub fn lexical(cwd: &'a Path, home: Option<&'a Path>, sentinel_home: &'a Path) -> Context<'a> {
         Context::new(cwd, home, sentinel_home, &LexicalFs, None)
+    }
+}
+
+/// The files a session wrote, for Tier 1: supplied by the edge (the hook reads the ledger only
+/// when a call runs a file), or fixed in tests.
+pub trait SessionWrites {
+    /// The session's written files.
+    fn written(&self) -> &Written;
+}
+
+/// A session that wrote nothing (tests, previews without a session).
+pub struct NoWrites;
+
+static NOTHING: Written = Written {
+    paths: Vec::new(),
+    full: false,
+};
+
+impl SessionWrites for NoWrites {
+    fn written(&self) -> &Written {
+        &NOTHING
+    }
+}
+
+impl SessionWrites for Written {
+    fn written(&self) -> &Written {
+        self
     }
 }

@@ -13,6 +13,7 @@ use crate::local::embedded;
 use crate::local::judge::{effective_cwd, hard_block, judge_seen};
 use crate::local::outcome::combine;
 use crate::local::policy::{self, Part};
+use crate::local::scripts::{self, Pending};
 use crate::local::signs;
 use crate::local::tool_calls::{powershell_decision, read_decision, write_decision};
 use crate::rules::Rules;
@@ -34,6 +35,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         } => {
             let mut d = write_decision(tool, path, rules, ctx);
             d.signs = signs::text_signs(content);
+            scripts::instruction_write(&mut d, ctx);
             d
         }
         ToolCall::Read { tool, paths } => read_decision(tool, paths, rules, ctx),
@@ -124,7 +126,10 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
     // Each command rendered once: for its rules, its report and the signs (which read it back
     // from its report, at `report_of[i]`).
     let mut report_of = Vec::with_capacity(analysis.commands.len());
-    for cmd in &analysis.commands {
+    // Files written by the commands judged so far: a later one that runs them runs this text.
+    let mut pending: Vec<Pending> = Vec::new();
+    let last = analysis.commands.len().saturating_sub(1);
+    for (i, cmd) in analysis.commands.iter().enumerate() {
         let text = cmd.text();
         let mut inner_report = None;
         let (part, seen) = match bins::run_of(
@@ -187,6 +192,18 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
                 (part, seen)
             }
         };
+        // What it runs is read first; what it writes, a later command may run (issue 29).
+        let tier1 = |text: &str, inner: &Context| {
+            decide(
+                &ToolCall::Shell {
+                    command: text.to_string(),
+                },
+                rules,
+                inner,
+            )
+            .unwrap_or_else(|| Decision::local("Bash", Verdict::Uncertain, "no decision", None))
+        };
+        let part = scripts::with_runs(cmd, part, &mut pending, i < last, rules, ctx, &tier1);
         credential = credential.or(seen.credential);
         egress = egress.or(seen.egress);
         let runs_in = (cmd.cwd != Cwd::Start).then(|| match effective_cwd(cmd, ctx) {

@@ -23,6 +23,27 @@ pub trait Fs {
     /// The script names of the `package.json` in `dir`: None when there is none or it cannot
     /// be read as one (so a name cannot be told to be a script).
     fn package_scripts(&self, dir: &Path) -> Option<Vec<String>>;
+
+    /// The text of the file `p`, read up to `max` bytes (issue 29: what runs is read first).
+    /// A file system that is not asked says [`FileText::Unknown`].
+    fn read_text(&self, _p: &Path, _max: u64) -> FileText {
+        FileText::Unknown
+    }
+}
+
+/// A file's content as Tier 1 reads it before the file runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileText {
+    /// The whole file, UTF-8 text.
+    Text(String),
+    /// There is no such file (yet).
+    Missing,
+    /// Longer than the bound.
+    TooBig,
+    /// Not text (a NUL byte, or not UTF-8): a compiled program.
+    Binary,
+    /// It exists but cannot be read, or the file system was not asked.
+    Unknown,
 }
 
 /// The largest `package.json` sentinel reads for its script names.
@@ -181,6 +202,35 @@ impl Fs for RealFs {
             return None;
         }
         script_names(&text)
+    }
+
+    fn read_text(&self, p: &Path, max: u64) -> FileText {
+        use std::io::Read;
+        let file = match std::fs::File::open(p) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return FileText::Missing,
+            Err(_) => return FileText::Unknown,
+        };
+        match file.metadata() {
+            Ok(m) if m.is_dir() => return FileText::Unknown,
+            Ok(m) if m.len() > max => return FileText::TooBig,
+            Ok(_) => {}
+            Err(_) => return FileText::Unknown,
+        }
+        let mut bytes = Vec::new();
+        if file.take(max + 1).read_to_end(&mut bytes).is_err() {
+            return FileText::Unknown;
+        }
+        if bytes.len() as u64 > max {
+            return FileText::TooBig;
+        }
+        if bytes.contains(&0) {
+            return FileText::Binary;
+        }
+        match String::from_utf8(bytes) {
+            Ok(t) => FileText::Text(t),
+            Err(_) => FileText::Binary,
+        }
     }
 }
 

@@ -1,0 +1,201 @@
+//! The interpreter-code reader: the calls in Python, JavaScript/TypeScript, Ruby, Perl, PHP or
+//! Rust code that delete files, run commands, send data or write files, found line by line with
+//! the patterns of `rules/code_calls.txt`. It reads tokens, not meaning: what it finds is judged
+//! by the caller ([`super::judge_code`]), and what it cannot see (a call built at run time) is
+//! what Tier 2 or the person is there for.
+
+use super::lang::Lang;
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// The bundled patterns.
+const BUNDLED: &str = include_str!("../../../rules/code_calls.txt");
+const FILE: &str = "code_calls.txt";
+
+/// What a call does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Delete,
+    Run,
+    Send,
+    Write,
+}
+
+/// One pattern of `code_calls.txt`.
+#[derive(Debug)]
+pub struct Pattern {
+    langs: Vec<String>,
+    pub class: Class,
+    re: Regex,
+    /// `code_calls.txt:LINE`.
+    pub at: String,
+    /// Why, and what to do instead.
+    pub why: String,
+}
+
+/// A call found in the code.
+#[derive(Debug)]
+pub struct Finding<'p> {
+    /// 1-based line of the code.
+    pub line: usize,
+    /// The line, trimmed.
+    pub text: String,
+    /// The first string literal after the call, when there is one.
+    pub literal: Option<String>,
+    pub pattern: &'p Pattern,
+}
+
+/// Reads the pattern file; each broken line is an error naming its file:line.
+pub fn parse(text: &str, file: &str) -> (Vec<Pattern>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let at = format!("{file}:{}", i + 1);
+        let (body, why) = match raw.split_once("   # ") {
+            Some((b, w)) => (b.trim(), w.trim().to_string()),
+            None => (raw.trim(), String::new()),
+        };
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        let mut parts = body.splitn(3, ' ');
+        let (Some(langs), Some(class), Some(re)) = (parts.next(), parts.next(), parts.next())
+        else {
+            errors.push(format!("{at}: expected LANGUAGES CLASS REGEX"));
+            continue;
+        };
+        let class = match class {
+            "delete" => Class::Delete,
+            "run" => Class::Run,
+            "send" => Class::Send,
+            "write" => Class::Write,
+            other => {
+                errors.push(format!("{at}: unknown class `{other}`"));
+                continue;
+            }
+        };
+        match Regex::new(re.trim()) {
+            Ok(re) => out.push(Pattern {
+                langs: langs.split(',').map(str::to_string).collect(),
+                class,
+                re,
+                at,
+                why,
+            }),
+            Err(e) => errors.push(format!("{at}: {e}")),
+        }
+    }
+    (out, errors)
+}
+
+/// The bundled patterns, compiled on first use (a call that runs no code never compiles them).
+pub fn bundled() -> &'static [Pattern] {
+    static PATTERNS: OnceLock<Vec<Pattern>> = OnceLock::new();
+    PATTERNS.get_or_init(|| parse(BUNDLED, FILE).0)
+}
+
+/// The calls in `text`, code in `lang`, in line order.
+pub fn scan<'p>(text: &str, lang: Lang, patterns: &'p [Pattern]) -> Vec<Finding<'p>> {
+    let tag = lang.tag();
+    let mine: Vec<&Pattern> = patterns
+        .iter()
+        .filter(|p| p.langs.iter().any(|l| l == tag))
+        .collect();
+    let comment = match lang {
+        Lang::Python | Lang::Ruby | Lang::Perl | Lang::Shell => "#",
+        _ => "//",
+    };
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || (trimmed.starts_with(comment) && !trimmed.starts_with("#!")) {
+            continue;
+        }
+        if i == 0 && trimmed.starts_with("#!") {
+            continue;
+        }
+        for p in &mine {
+            if let Some(m) = p.re.find(line) {
+                out.push(Finding {
+                    line: i + 1,
+                    text: trimmed.to_string(),
+                    literal: first_literal(&line[m.start()..]),
+                    pattern: p,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The first quoted string in `text` (`'…'`, `"…"`, or a backquoted one without `${`).
+pub fn first_literal(text: &str) -> Option<String> {
+    let start = text.find(['\'', '"', '`'])?;
+    let quote = text[start..].chars().next()?;
+    let rest = &text[start + 1..];
+    let end = rest.find(quote)?;
+    let lit = &rest[..end];
+    (!lit.contains("${") && !lit.contains("#{")).then(|| lit.to_string())
+}
+
+/// Every string literal in `text` (for credential paths named anywhere in the code).
+pub fn literals(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        loop {
+            let start = rest.find(['\'', '"'])?;
+            let quote = rest[start..].chars().next()?;
+            let after = &rest[start + 1..];
+            let end = after.find([quote, '\n'])?;
+            let lit = &after[..end];
+            rest = &after[end + 1..];
+            if !lit.is_empty() {
+                return Some(lit);
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_file_compiles() {
+        let (p, errors) = parse(BUNDLED, FILE);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(p.len() > 30);
+        assert!(
+            p.iter().all(|p| p.why.contains("instead")),
+            "each has an alternative"
+        );
+    }
+
+    #[test]
+    fn a_broken_line_names_its_file_and_line() {
+        let (_, errors) = parse("py delete (\npy nothing x\n", "mine.txt");
+        assert!(errors[0].starts_with("mine.txt:1:"), "{errors:?}");
+        assert!(errors[1].starts_with("mine.txt:2:"), "{errors:?}");
+    }
+
+    #[test]
+    fn calls_are_found_with_their_literal() {
+        let code = "import shutil, os\n# shutil.rmtree('/')\nshutil.rmtree(os.path.expanduser('~'))\nprint('ok')\n";
+        let f = scan(code, Lang::Python, bundled());
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].line, 3);
+        assert_eq!(f[0].literal.as_deref(), Some("~"));
+        let js = "const {execSync} = require('child_process');\nexecSync(`rm -rf ${dir}`);\n";
+        let f = scan(js, Lang::Js, bundled());
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].literal, None, "a template with a hole is no literal");
+        let plain = "def add(a, b):\n    return a + b\nimport re\nre.compile('x')\n";
+        assert!(scan(plain, Lang::Python, bundled()).is_empty());
+    }
+
+    #[test]
+    fn literals_are_listed() {
+        let v: Vec<&str> = literals("open('~/.ssh/id_rsa') + \"x\"").collect();
+        assert_eq!(v, ["~/.ssh/id_rsa", "x"]);
+    }
+}
