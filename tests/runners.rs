@@ -147,8 +147,8 @@ fn everyday_neighbours_of_the_runners_stay_allowed() {
     for cmd in [
         "nice -n 10 cargo build",
         "timeout 60 npm test",
-        "flock .lock make",
-        "flock -n .lock -c 'cargo test'",
+        "flock build.lock make",
+        "flock -n build.lock -c 'cargo test'",
         "taskset -c 0 cargo test",
         "tmux ls",
         "tmux list-sessions",
