@@ -195,10 +195,11 @@ PROPOSE = """#!/usr/bin/env bash
 api=(); mode=""; transcript=""
 while [ $# -gt 2 ]; do
   case "$1" in
-    --api) api=(SENTINEL_API_KEY=sk-demo SENTINEL_API_URL="$STANDIN_API"); shift
-      # A variable that points Tier 2 elsewhere counts only when sentinel.toml trusts it.
-      [ -e "$SENTINEL_HOME/sentinel.toml" ] ||
-        printf '[env]\ntrust = ["SENTINEL_API_URL"]\n' > "$SENTINEL_HOME/sentinel.toml" ;;
+    --api) api=(SENTINEL_API_KEY=sk-demo); shift
+      # Tier 2 points at the stand-in by the person's own setting (a variable would need
+      # `[env] trust`, and the hook would name it on every call).
+      grep -qs '^\[api\]' "$SENTINEL_HOME/sentinel.toml" ||
+        printf '\n[api]\nurl = "%s"\n' "$STANDIN_API" >> "$SENTINEL_HOME/sentinel.toml" ;;
     --mode) mode="$2"; shift 2 ;;
     --transcript) transcript="$2"; shift 2 ;;
     *) break ;;
