@@ -329,3 +329,32 @@ fn a_name_bound_to_another_program_is_judged_as_what_it_runs() {
         assert_eq!(d, "deny", "{cmd}: {why}");
     }
 }
+
+#[test]
+fn destructive_families_are_denied_not_asked() {
+    let home = scratch();
+    let project = scratch();
+    for cmd in [
+        "crontab /dev/null",
+        "crontab -u dev /dev/null",
+        "pkill -9 -u dev",
+        "pkill --user=dev",
+        "pkill -udev node",
+        "killall -u dev",
+        "killall5 -9",
+        "kill -9 -1",
+        ":(){ :|:& };:",
+        "docker exec db psql -c 'DROP DATABASE prod'",
+        "kubectl exec db -- psql -c 'DROP TABLE users'",
+        "ssh host 'rm -rf ~'",
+    ] {
+        for api in [Api::Off, Api::Down] {
+            let (d, why) = hook(home.path(), api, &bash(project.path(), "default", cmd));
+            assert_eq!(d, "deny", "{cmd} ({api:?}): {why}");
+        }
+    }
+    for cmd in ["crontab -l", "pgrep -a node"] {
+        let (d, why) = hook(home.path(), Api::Off, &bash(project.path(), "default", cmd));
+        assert_eq!(d, "allow", "{cmd}: {why}");
+    }
+}
