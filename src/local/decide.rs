@@ -144,14 +144,16 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
                 // Only on the uncertain path (or with a variable set): what the command's words,
                 // values and variables would run is judged as commands of their own (a deny
                 // inside is a deny of the whole).
-                if (part.verdict == Verdict::Uncertain || !cmd.assignments.is_empty())
-                    && part.verdict < Verdict::Deny
+                if part.verdict < Verdict::Deny
                     && !cmd.name().is_empty()
+                    && (!cmd.assignments.is_empty()
+                        || (part.verdict == Verdict::Uncertain
+                            && embedded::may_hide_a_command(cmd, &part.effects)))
                 {
                     let judge = |t: &str| shell_decision(t, rules, ctx, depth + 1);
                     let judge: Option<&dyn Fn(&str) -> Decision> =
                         (depth < MAX_EMBEDDED_DEPTH).then_some(&judge);
-                    embedded::check(cmd, &mut part, rules, ctx, judge);
+                    embedded::check(cmd, &mut part, rules, ctx, judge, depth == 0);
                 }
                 if seen.egress.is_none() {
                     seen.egress = embedded::hidden_egress(cmd, &part.effects);

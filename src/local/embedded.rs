@@ -44,9 +44,31 @@ const COMMAND_VARIABLES: &[&str] = &[
     "TERMINAL",
 ];
 
+/// Whether an uncertain command's words may hide a command of their own, from what Tier 1
+/// found: no spec for it (no effects), a computed name, or an effect that runs something or
+/// that Tier 1 could not read. Anything else is uncertain for a reason of its own (a write
+/// outside the project, a send), and its words are not searched.
+pub(super) fn may_hide_a_command(cmd: &SimpleCommand, effects: &[Effect]) -> bool {
+    effects.is_empty()
+        || cmd
+            .argv
+            .first()
+            .is_some_and(|w| w.kind == WordKind::Computed)
+        || effects.iter().any(|e| {
+            matches!(
+                e,
+                Effect::Review { .. }
+                    | Effect::RunProgram { .. }
+                    | Effect::RunCode { .. }
+                    | Effect::Unknown { .. }
+            )
+        })
+}
+
 /// An uncertain command (`part`): what its words, its `run` values and its command variables
 /// would run is judged by `judge` (None past the nesting bound), and the first deny becomes the
-/// part's, naming the inner command. Otherwise, for a program or subcommand without a spec, or
+/// part's, naming the inner command. Its words are searched only in the call's own commands
+/// (`top`), not again in what they embed. Otherwise, for a program or subcommand without a spec, or
 /// one its spec sends to review, what its words name is added to its effects for the fail path.
 pub(super) fn check(
     cmd: &SimpleCommand,
@@ -54,6 +76,7 @@ pub(super) fn check(
     rules: &Rules,
     ctx: &Context,
     judge: Option<&dyn Fn(&str) -> Decision>,
+    top: bool,
 ) {
     let mut candidates: Vec<(String, String)> = Vec::new();
     for (name, value) in &cmd.assignments {
@@ -102,7 +125,9 @@ pub(super) fn check(
             }
         }
     }
-    let texts = if reviewed || unknown {
+    // Words are searched at the top only: the suffixes of a suffix are suffixes of the whole,
+    // already tried, and searching each again would multiply the work by every level.
+    let texts = if top && (reviewed || unknown) {
         texts(cmd, reading.as_ref().map_or(0, |r| r.subcommand_at), rules)
     } else {
         Vec::new()
