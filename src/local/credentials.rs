@@ -2,7 +2,8 @@
 //! paths by every tool.
 
 use crate::decision::RuleRef;
-use crate::local::paths;
+use crate::local::path_scan::GLOB_CHARS;
+use crate::local::paths::{self, PathMatcher};
 use crate::rules::Rules;
 use std::path::Path;
 
@@ -16,8 +17,10 @@ pub fn describe(path: &Path, rule: &RuleRef) -> String {
     format!("{} ({})", path.display(), rule.pattern)
 }
 
-/// True when reading `dir` recursively reaches credentials: it is the root, a system directory
-/// that holds them, or the home directory or one above it.
+/// True when reading `dir` recursively reaches credentials, decided from the list alone: it is
+/// the root, a system directory that holds them, the home directory or one above it, a
+/// credential itself, or a directory a credential line names a place below (`~/.config` holds
+/// `~/.config/gh`, `/etc/ssl` holds `/etc/ssl/private`, `/proc` holds `/proc/*/environ`).
 pub fn tree_holds_credentials(dir: &Path, home: Option<&Path>, rules: &Rules) -> bool {
     if dir == Path::new("/") || credential(dir, rules).is_some() {
         return true;
@@ -27,9 +30,32 @@ pub fn tree_holds_credentials(dir: &Path, home: Option<&Path>, rules: &Rules) ->
     {
         return true;
     }
-    ["/etc", "/proc", "/var/lib", "/run"]
+    if ["/etc", "/proc", "/var/lib", "/run"]
         .iter()
         .any(|d| Path::new(d) == dir)
+    {
+        return true;
+    }
+    rules
+        .credential_paths()
+        .iter()
+        .filter(|(p, _)| !p.negated)
+        .any(|(p, _)| match &p.matcher {
+            PathMatcher::Prefix { dir: line, .. } => paths::is_within(line, dir),
+            PathMatcher::Glob { glob, .. } => {
+                let lead = literal_lead(glob);
+                lead.components().count() > 1 && paths::is_within(&lead, dir)
+            }
+        })
+}
+
+/// The directories of an absolute glob before its first glob character (`/proc/*/environ` →
+/// `/proc`); empty for one that can match anywhere (`**/.env`).
+fn literal_lead(glob: &str) -> std::path::PathBuf {
+    Path::new(glob)
+        .components()
+        .take_while(|c| !c.as_os_str().to_string_lossy().contains(GLOB_CHARS))
+        .collect()
 }
 
 #[cfg(test)]
