@@ -184,6 +184,13 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             if path.text == "-" {
                 return Some(Part::uncertain("runs code read from stdin"));
             }
+            if path.text.trim_start().starts_with(['{', '[']) {
+                // `jest --config '{"transform": …}'`: a config that names code, given as text.
+                return Some(Part::uncertain(format!(
+                    "runs with a config given as text: {}",
+                    shell::excerpt(&path.text)
+                )));
+            }
             if path.kind == WordKind::Computed {
                 return Some(Part::uncertain(format!(
                     "runs `{}`, a file chosen at run time",
