@@ -36,26 +36,30 @@ pub fn tree_holds_credentials(dir: &Path, home: Option<&Path>, rules: &Rules) ->
     {
         return true;
     }
+    // A line's bytes must start with the directory's before the path comparison is worth it:
+    // most lines differ from a project path within a few bytes.
+    let d = dir.as_os_str().as_encoded_bytes();
+    let under = |line: &Path| {
+        line.as_os_str().as_encoded_bytes().starts_with(d) && paths::is_within(line, dir)
+    };
     rules
         .credential_paths()
         .iter()
         .filter(|(p, _)| !p.negated)
         .any(|(p, _)| match &p.matcher {
-            PathMatcher::Prefix { dir: line, .. } => paths::is_within(line, dir),
+            PathMatcher::Prefix { dir: line, .. } => under(line),
             PathMatcher::Glob { glob, .. } => {
-                let lead = literal_lead(glob);
-                lead.components().count() > 1 && paths::is_within(&lead, dir)
+                literal_lead(glob).is_some_and(|l| under(Path::new(l)))
             }
         })
 }
 
 /// The directories of an absolute glob before its first glob character (`/proc/*/environ` →
-/// `/proc`); empty for one that can match anywhere (`**/.env`).
-fn literal_lead(glob: &str) -> std::path::PathBuf {
-    Path::new(glob)
-        .components()
-        .take_while(|c| !c.as_os_str().to_string_lossy().contains(GLOB_CHARS))
-        .collect()
+/// `/proc`); None for one that can match anywhere (`**/.env`) or right under `/`.
+fn literal_lead(glob: &str) -> Option<&str> {
+    let first = glob.find(GLOB_CHARS)?;
+    let lead = &glob[..glob[..first].rfind('/')?];
+    (lead.len() > 1 && lead.starts_with('/')).then_some(lead)
 }
 
 #[cfg(test)]
@@ -81,6 +85,15 @@ mod tests {
             "/p/certs/server.key",
             "/home/u/.claude/.credentials.json",
             "/p/terraform.tfstate",
+            "/home/u/.config/gh/config.yml",
+            "/home/u/.cache/huggingface/token",
+            "/p/.env-production",
+            "/p/.dev.vars",
+            "/p/firebase/serviceAccountKey.json",
+            "/p/keys/AuthKey_AB12.p8",
+            "/home/u/.ssh/id_rsa.bak",
+            "/etc/wireguard/wg0.conf",
+            "/home/u/.config/google-chrome/Default/Cookies",
         ] {
             assert!(is(p), "{p} is a credential");
         }
@@ -93,8 +106,40 @@ mod tests {
             "/p/src/secrets/mod.rs",
             "/p/docs/secret-management.md",
             "/etc/hosts",
+            "/home/u/.ssh/id_rsa.pub",
+            "/p/.env-example",
+            "/p/src/cookies.rs",
         ] {
             assert!(!is(p), "{p} is not a credential");
+        }
+    }
+
+    #[test]
+    fn directories_a_credential_line_lies_below() {
+        let rules = Rules::bundled(Some(Path::new("/home/u")));
+        let home = Some(Path::new("/home/u"));
+        let holds = |p: &str| tree_holds_credentials(Path::new(p), home, &rules);
+        for p in [
+            "/",
+            "/home",
+            "/home/u",
+            "/home/u/.config",
+            "/home/u/.claude",
+            "/etc/ssl",
+            "/proc",
+            "/etc/kubernetes",
+            "/home/u/.cache",
+        ] {
+            assert!(holds(p), "{p} holds credentials");
+        }
+        for p in [
+            "/p",
+            "/p/src",
+            "/home/u/proj/src",
+            "/usr/share",
+            "/home/u/.cargo/registry",
+        ] {
+            assert!(!holds(p), "{p} holds none by the list");
         }
     }
 }

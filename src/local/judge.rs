@@ -191,25 +191,29 @@ pub(super) fn judge_inner(
     let runs_module = cmd.role == Role::Wrapper
         && cmd.name().starts_with("python")
         && cmd.argv.get(1).is_some_and(|w| w.text == "-m");
-    let runs_project = runs_module
-        || effects
-            .list
-            .iter()
-            .any(|e| matches!(e, Effect::RunProject | Effect::RunFile { .. }));
+    let runs_project = || {
+        runs_module
+            || effects
+                .list
+                .iter()
+                .any(|e| matches!(e, Effect::RunProject | Effect::RunFile { .. }))
+    };
+    let mut unknown_vars = Vec::new();
     for (name, _) in &cmd.assignments {
         if cmd.argv.is_empty() || shell::LOAD_PATH_VARIABLES.contains(&name.as_str()) {
             continue;
         }
         let why = match env_vars::known(name) {
             Known::Inert => continue,
-            Known::Unknown if runs_project => continue,
+            Known::Unknown if runs_project() => continue,
             Known::Loads => "which loads config or code, or picks a program",
             Known::Unknown => "a variable sentinel does not know to be inert",
         };
-        effects.list.push(Effect::Unknown {
+        unknown_vars.push(Effect::Unknown {
             why: format!("sets {name} for `{}`, {why}", cmd.name()),
         });
     }
+    effects.list.extend(unknown_vars);
     for (name, value) in &cmd.assignments {
         if shell::LOAD_PATH_VARIABLES.contains(&name.as_str()) {
             // `PYTHONPATH=src python x.py`: code is loaded from each entry, which must be the
