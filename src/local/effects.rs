@@ -431,6 +431,16 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                     rule: spec.rule.clone(),
                 },
             },
+            Kind::Template => match w.known_value() {
+                Some(t) if !template_prints_secrets(t) => continue,
+                _ => Effect::Review {
+                    why: format!(
+                        "the template `{}` prints an environment or a whole object, secrets included",
+                        crate::text::excerpt(&w.text)
+                    ),
+                    rule: spec.rule.clone(),
+                },
+            },
             Kind::AwkProgram => match w.known_value() {
                 Some(s) if awk_is_plain(s) => continue,
                 _ => Effect::RunCode {
@@ -452,6 +462,19 @@ fn walk(path: Word, kind: Kind) -> Effect {
         names_only: matches!(kind, Kind::List | Kind::ListFollow),
         links: kind.follows_links(),
     }
+}
+
+/// A Go template that reaches an environment (`.Env`, `.Config`) or prints a whole object
+/// (`{{json .}}`, `{{.}}`).
+fn template_prints_secrets(t: &str) -> bool {
+    let squeezed: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    squeezed.contains("Env")
+        || squeezed.contains(".Config}}")
+        || squeezed.contains("{{.}}")
+        || squeezed.contains("json.}}")
+        || squeezed.contains("{{json.")
+            && !squeezed.contains("json.State")
+            && !squeezed.contains("json.NetworkSettings")
 }
 
 /// The host a connection string names (`postgres://u@db.example/app`, `host=db.example

@@ -336,13 +336,12 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
     }
     assign_operands(&mut r, &operands, operand_kind, no_first);
     if let Some(kind) = r.spec().input.clone() {
-        let given = r
-            .values
+        let given = r.values.iter().any(|v| {
+            matches!(v.kind, Kind::Sql | Kind::Code | Kind::Script)
+                || r.spec().input_flags.iter().any(|f| *f == *v.from)
+        }) || argv[1..]
             .iter()
-            .any(|v| matches!(v.kind, Kind::Sql | Kind::Code | Kind::Script))
-            || argv[1..]
-                .iter()
-                .any(|w| r.spec().input_flags.contains(&w.text));
+            .any(|w| r.spec().input_flags.contains(&w.text));
         if !given {
             let line = r.spec().rule.line;
             r.marked.push(Marked {

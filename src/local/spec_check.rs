@@ -85,6 +85,9 @@ pub enum Kind {
     /// a program or loads code (`PATH`, `LD_PRELOAD` …) is reviewed, and so is a name not known
     /// before it runs.
     Assigns,
+    /// An output template (`docker inspect --format`): one that prints an environment or a
+    /// whole object (`{{json .Config.Env}}`, `{{json .}}`) prints secrets.
+    Template,
     /// SQL run by a database client: a query that only reads is text, anything else is code
     /// (`local::sql`).
     Sql,
@@ -128,6 +131,7 @@ impl Kind {
             "variable" => Kind::Variable,
             "assigns" => Kind::Assigns,
             "sql" => Kind::Sql,
+            "template" => Kind::Template,
             "database" => Kind::Database,
             "subcommand" => Kind::Subcommand,
             "args" => Kind::Args,
