@@ -143,7 +143,7 @@ fn a_default_operand_is_an_operand() {
             "grep -R TOKEN",
             "grep -r TOKEN",
             "grep -rn TOKEN",
-            "rg TOKEN",
+            "rg --hidden TOKEN",
             "ag TOKEN",
             "ack TOKEN",
         ],
@@ -213,6 +213,12 @@ fn recursive_reads_are_judged_by_every_credential_under_them() {
         "credential",
     );
     w.allowed(&["grep -rn TODO src", "grep -r x public", "rg TODO public"]);
+    // rg skips hidden files unless told otherwise: a `.env` below is not read.
+    w.allowed(&["rg TOKEN", "rg TOKEN config", "rg --files"]);
+    w.refused(
+        &["rg --hidden TOKEN", "rg -uu TOKEN", "rg -. TOKEN config"],
+        "config/.env",
+    );
 }
 
 #[test]

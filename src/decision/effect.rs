@@ -24,6 +24,8 @@ pub enum Effect {
         names_only: bool,
         /// Symlinks below it are followed.
         links: bool,
+        /// Hidden files and directories below it are skipped (`rg` without `--hidden`).
+        skips_hidden: bool,
     },
     /// Writes or creates a file or directory.
     Write {
@@ -115,6 +117,7 @@ impl Effect {
                 path,
                 names_only,
                 links,
+                ..
             } => format!(
                 "{} {} recursively{}",
                 if *names_only { "lists" } else { "reads" },

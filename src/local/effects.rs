@@ -109,7 +109,9 @@ fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
         let path = root.clone();
         out.list.push(match kind {
             Kind::Read | Kind::Tree => Effect::Read { path, tree: true },
-            Kind::TreeFollow | Kind::List | Kind::ListFollow => walk(path, kind),
+            Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow => {
+                walk(path, kind)
+            }
             Kind::Write | Kind::Link | Kind::Symlink => Effect::Write { path },
             Kind::Delete | Kind::Move => Effect::Delete { path, tree: false },
             Kind::DeleteTree => Effect::Delete { path, tree: true },
@@ -246,6 +248,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             Kind::Read
                 | Kind::Tree
                 | Kind::TreeFollow
+                | Kind::TreeVisible
                 | Kind::Write
                 | Kind::Delete
                 | Kind::DeleteTree
@@ -272,7 +275,9 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 path: w.clone(),
                 tree: true,
             },
-            Kind::TreeFollow | Kind::List | Kind::ListFollow => walk(w.clone(), v.kind),
+            Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow => {
+                walk(w.clone(), v.kind)
+            }
             Kind::Write => Effect::Write { path: w.clone() },
             // Checked as a write: a link to a place makes any later write through it land
             // there, and a read through it read there.
@@ -461,6 +466,7 @@ fn walk(path: Word, kind: Kind) -> Effect {
         path,
         names_only: matches!(kind, Kind::List | Kind::ListFollow),
         links: kind.follows_links(),
+        skips_hidden: kind == Kind::TreeVisible,
     }
 }
 

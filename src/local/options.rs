@@ -561,12 +561,15 @@ fn apply(
 
 /// A flag turns the operands into `k`, unless an earlier one made them do more: a delete is
 /// never undone by a flag that writes or only reads (`zip -m -y`, `find -delete -L`, `gzip -r
-/// -k`), in whatever order they come; among reads the last one says.
+/// -k`), nor a read through links by a plain one, in whatever order they come; among reads of
+/// one rank the last one says.
 fn turn(operand_kind: &mut Option<Kind>, k: Kind) {
     let rank = |k: Kind| match k {
-        Kind::DeleteTree => 4,
-        Kind::Delete | Kind::Move => 3,
-        Kind::Write | Kind::Link | Kind::Symlink => 2,
+        Kind::DeleteTree => 5,
+        Kind::Delete | Kind::Move => 4,
+        Kind::Write | Kind::Link | Kind::Symlink => 3,
+        // A read that follows links reads more than one that does not (`rg -L --hidden`).
+        Kind::TreeFollow | Kind::ListFollow => 2,
         _ => 1,
     };
     match *operand_kind {

@@ -150,10 +150,12 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             path,
             names_only,
             links,
+            skips_hidden,
         } => {
             let walk = Walking {
                 names_only: *names_only,
                 links: *links,
+                skips_hidden: *skips_hidden,
             };
             read(path, Some(walk), base, rules, ctx)
         }
@@ -267,12 +269,15 @@ struct Walking {
     names_only: bool,
     /// Every symlink below is followed (`grep -R`, `find -L`).
     links: bool,
+    /// Hidden names below are skipped (`rg`): a `.env` there is not read.
+    skips_hidden: bool,
 }
 
 impl Walking {
     const CONTENT: Walking = Walking {
         names_only: false,
         links: false,
+        skips_hidden: false,
     };
 }
 
@@ -321,6 +326,14 @@ fn read(
     None
 }
 
+/// A name below `dir` that starts with a dot, or lies in a directory that does.
+fn is_hidden_below(entry: &Path, dir: &Path) -> bool {
+    entry.strip_prefix(dir).is_ok_and(|rel| {
+        rel.components()
+            .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
+    })
+}
+
 /// What a recursive read of `dir` meets below it: a credential file it opens (`config/.env`
 /// under `grep -r = config`), or a symlink it follows to a credential or to a place that holds
 /// them (`keys -> ~/.ssh` under `grep -R`).
@@ -330,6 +343,9 @@ fn tree_below(dir: &Path, walk: Walking, rules: &Rules, ctx: &Context) -> Option
     }
     let (entries, complete) = ctx.fs.entries_under(dir, TREE_ENTRIES);
     for (entry, is_link) in &entries {
+        if walk.skips_hidden && is_hidden_below(entry, dir) {
+            continue;
+        }
         if !walk.names_only
             && let Some(rule) = credentials::credential(entry, rules)
         {

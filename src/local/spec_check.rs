@@ -37,6 +37,9 @@ pub enum Kind {
     /// A file or a directory read recursively, following every symlink below it (`grep -R`,
     /// `rg -L`, `tar -h`, `zip -r` without `-y`): what each link points to is read too.
     TreeFollow,
+    /// As `tree`, skipping hidden files and directories (`rg` without `--hidden`: a `.env` below
+    /// is not read).
+    TreeVisible,
     /// A directory walked for the names below it, no file opened (`find`, `fd`).
     List,
     /// As `list`, following every symlink below it (`find -L`).
@@ -109,6 +112,7 @@ impl Kind {
             "tree" => Kind::Tree,
             "tree-follow" => Kind::TreeFollow,
             "list" => Kind::List,
+            "tree-visible" => Kind::TreeVisible,
             "list-follow" => Kind::ListFollow,
             "path" => Kind::Path,
             "write" => Kind::Write,
@@ -149,7 +153,13 @@ impl Kind {
     pub fn is_input_path(self) -> bool {
         matches!(
             self,
-            Kind::Read | Kind::Tree | Kind::Path | Kind::TreeFollow | Kind::List | Kind::ListFollow
+            Kind::Read
+                | Kind::Tree
+                | Kind::Path
+                | Kind::TreeFollow
+                | Kind::TreeVisible
+                | Kind::List
+                | Kind::ListFollow
         )
     }
 
