@@ -15,6 +15,18 @@ pub enum Effect {
         /// Read recursively.
         tree: bool,
     },
+    /// Walks a directory: for the names below it (`names_only`: `find`, `fd`), or reading
+    /// every file (`grep -R`); `links`: following every symlink below it.
+    Walk {
+        /// The directory as written.
+        path: Word,
+        /// Only names are read, no file opened.
+        names_only: bool,
+        /// Symlinks below it are followed.
+        links: bool,
+        /// Hidden files and directories below it are skipped (`rg` without `--hidden`).
+        skips_hidden: bool,
+    },
     /// Writes or creates a file or directory.
     Write {
         /// The path as written.
@@ -101,6 +113,17 @@ impl Effect {
         match self {
             Effect::Read { path, tree: false } => format!("reads {}", path.text),
             Effect::Read { path, tree: true } => format!("reads {} recursively", path.text),
+            Effect::Walk {
+                path,
+                names_only,
+                links,
+                ..
+            } => format!(
+                "{} {} recursively{}",
+                if *names_only { "lists" } else { "reads" },
+                path.text,
+                if *links { ", following links" } else { "" }
+            ),
             Effect::Write { path } => format!("writes {}", path.text),
             Effect::Delete { path, tree: false } => format!("deletes {}", path.text),
             Effect::Delete { path, tree: true } => {

@@ -2,7 +2,8 @@
 //! paths by every tool.
 
 use crate::decision::RuleRef;
-use crate::local::paths;
+use crate::local::path_scan::GLOB_CHARS;
+use crate::local::paths::{self, PathMatcher};
 use crate::rules::Rules;
 use std::path::Path;
 
@@ -16,8 +17,10 @@ pub fn describe(path: &Path, rule: &RuleRef) -> String {
     format!("{} ({})", path.display(), rule.pattern)
 }
 
-/// True when reading `dir` recursively reaches credentials: it is the root, a system directory
-/// that holds them, or the home directory or one above it.
+/// True when reading `dir` recursively reaches credentials, decided from the list alone: it is
+/// the root, a system directory that holds them, the home directory or one above it, a
+/// credential itself, or a directory a credential line names a place below (`~/.config` holds
+/// `~/.config/gh`, `/etc/ssl` holds `/etc/ssl/private`, `/proc` holds `/proc/*/environ`).
 pub fn tree_holds_credentials(dir: &Path, home: Option<&Path>, rules: &Rules) -> bool {
     if dir == Path::new("/") || credential(dir, rules).is_some() {
         return true;
@@ -27,9 +30,36 @@ pub fn tree_holds_credentials(dir: &Path, home: Option<&Path>, rules: &Rules) ->
     {
         return true;
     }
-    ["/etc", "/proc", "/var/lib", "/run"]
+    if ["/etc", "/proc", "/var/lib", "/run"]
         .iter()
         .any(|d| Path::new(d) == dir)
+    {
+        return true;
+    }
+    // A line's bytes must start with the directory's before the path comparison is worth it:
+    // most lines differ from a project path within a few bytes.
+    let d = dir.as_os_str().as_encoded_bytes();
+    let under = |line: &Path| {
+        line.as_os_str().as_encoded_bytes().starts_with(d) && paths::is_within(line, dir)
+    };
+    rules
+        .credential_paths()
+        .iter()
+        .filter(|(p, _)| !p.negated)
+        .any(|(p, _)| match &p.matcher {
+            PathMatcher::Prefix { dir: line, .. } => under(line),
+            PathMatcher::Glob { glob, .. } => {
+                literal_lead(glob).is_some_and(|l| under(Path::new(l)))
+            }
+        })
+}
+
+/// The directories of an absolute glob before its first glob character (`/proc/*/environ` →
+/// `/proc`); None for one that can match anywhere (`**/.env`) or right under `/`.
+fn literal_lead(glob: &str) -> Option<&str> {
+    let first = glob.find(GLOB_CHARS)?;
+    let lead = &glob[..glob[..first].rfind('/')?];
+    (lead.len() > 1 && lead.starts_with('/')).then_some(lead)
 }
 
 #[cfg(test)]
@@ -55,6 +85,15 @@ mod tests {
             "/p/certs/server.key",
             "/home/u/.claude/.credentials.json",
             "/p/terraform.tfstate",
+            "/home/u/.config/gh/config.yml",
+            "/home/u/.cache/huggingface/token",
+            "/p/.env-production",
+            "/p/.dev.vars",
+            "/p/firebase/serviceAccountKey.json",
+            "/p/keys/AuthKey_AB12.p8",
+            "/home/u/.ssh/id_rsa.bak",
+            "/etc/wireguard/wg0.conf",
+            "/home/u/.config/google-chrome/Default/Cookies",
         ] {
             assert!(is(p), "{p} is a credential");
         }
@@ -67,8 +106,40 @@ mod tests {
             "/p/src/secrets/mod.rs",
             "/p/docs/secret-management.md",
             "/etc/hosts",
+            "/home/u/.ssh/id_rsa.pub",
+            "/p/.env-example",
+            "/p/src/cookies.rs",
         ] {
             assert!(!is(p), "{p} is not a credential");
+        }
+    }
+
+    #[test]
+    fn directories_a_credential_line_lies_below() {
+        let rules = Rules::bundled(Some(Path::new("/home/u")));
+        let home = Some(Path::new("/home/u"));
+        let holds = |p: &str| tree_holds_credentials(Path::new(p), home, &rules);
+        for p in [
+            "/",
+            "/home",
+            "/home/u",
+            "/home/u/.config",
+            "/home/u/.claude",
+            "/etc/ssl",
+            "/proc",
+            "/etc/kubernetes",
+            "/home/u/.cache",
+        ] {
+            assert!(holds(p), "{p} holds credentials");
+        }
+        for p in [
+            "/p",
+            "/p/src",
+            "/home/u/proj/src",
+            "/usr/share",
+            "/home/u/.cargo/registry",
+        ] {
+            assert!(!holds(p), "{p} holds none by the list");
         }
     }
 }

@@ -109,6 +109,9 @@ fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
         let path = root.clone();
         out.list.push(match kind {
             Kind::Read | Kind::Tree => Effect::Read { path, tree: true },
+            Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow => {
+                walk(path, kind)
+            }
             Kind::Write | Kind::Link | Kind::Symlink => Effect::Write { path },
             Kind::Delete | Kind::Move => Effect::Delete { path, tree: false },
             Kind::DeleteTree => Effect::Delete { path, tree: true },
@@ -144,7 +147,12 @@ fn into_directory(r: &Reading, out: &mut Effects) {
             v.from == "operand"
                 && matches!(
                     v.kind,
-                    Kind::Read | Kind::Tree | Kind::Move | Kind::Link | Kind::Symlink
+                    Kind::Read
+                        | Kind::Tree
+                        | Kind::TreeFollow
+                        | Kind::Move
+                        | Kind::Link
+                        | Kind::Symlink
                 )
         })
         .map(|v| &v.word)
@@ -237,7 +245,14 @@ fn from_reading(r: &Reading, out: &mut Effects) {
         // most media and data tools open it as a network stream, not a path.
         if matches!(
             v.kind,
-            Kind::Read | Kind::Tree | Kind::Write | Kind::Delete | Kind::DeleteTree | Kind::Move
+            Kind::Read
+                | Kind::Tree
+                | Kind::TreeFollow
+                | Kind::TreeVisible
+                | Kind::Write
+                | Kind::Delete
+                | Kind::DeleteTree
+                | Kind::Move
         ) && has_url_scheme(&w.text)
         {
             out.list.push(if v.kind.is_input_path() {
@@ -260,6 +275,9 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 path: w.clone(),
                 tree: true,
             },
+            Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow => {
+                walk(w.clone(), v.kind)
+            }
             Kind::Write => Effect::Write { path: w.clone() },
             // Checked as a write: a link to a place makes any later write through it land
             // there, and a read through it read there.
@@ -312,12 +330,15 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                         });
                     }
                 }
-                // A method that changes or deletes what a server holds is not a routine local
-                // call, even to this machine (`curl -X DELETE localhost:9200/_all`).
+                // A method is a send unless it only reads (`-X GET`); one that changes or
+                // deletes what a server holds is reviewed as such (`curl -X DELETE
+                // localhost:9200/_all`).
                 let method = w.text.to_ascii_uppercase();
-                if matches!(&*v.from, "-X" | "--request")
-                    && matches!(method.as_str(), "DELETE" | "PUT" | "PATCH")
-                {
+                let is_method = matches!(&*v.from, "-X" | "--request" | "--method");
+                if is_method && matches!(method.as_str(), "GET" | "HEAD") {
+                    continue;
+                }
+                if is_method && matches!(method.as_str(), "DELETE" | "PUT" | "PATCH") {
                     Effect::Review {
                         why: format!(
                             "`{} {}` changes or deletes data on a server",
@@ -415,6 +436,16 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                     rule: spec.rule.clone(),
                 },
             },
+            Kind::Template => match w.known_value() {
+                Some(t) if !template_prints_secrets(t) => continue,
+                _ => Effect::Review {
+                    why: format!(
+                        "the template `{}` prints an environment or a whole object, secrets included",
+                        crate::text::excerpt(&w.text)
+                    ),
+                    rule: spec.rule.clone(),
+                },
+            },
             Kind::AwkProgram => match w.known_value() {
                 Some(s) if awk_is_plain(s) => continue,
                 _ => Effect::RunCode {
@@ -427,6 +458,29 @@ fn from_reading(r: &Reading, out: &mut Effects) {
         };
         out.list.push(effect);
     }
+}
+
+/// A walk of a directory tree: for names only, or following links (see [`Kind`]).
+fn walk(path: Word, kind: Kind) -> Effect {
+    Effect::Walk {
+        path,
+        names_only: matches!(kind, Kind::List | Kind::ListFollow),
+        links: kind.follows_links(),
+        skips_hidden: kind == Kind::TreeVisible,
+    }
+}
+
+/// A Go template that reaches an environment (`.Env`, `.Config`) or prints a whole object
+/// (`{{json .}}`, `{{.}}`).
+fn template_prints_secrets(t: &str) -> bool {
+    let squeezed: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    squeezed.contains("Env")
+        || squeezed.contains(".Config}}")
+        || squeezed.contains("{{.}}")
+        || squeezed.contains("json.}}")
+        || squeezed.contains("{{json.")
+            && !squeezed.contains("json.State")
+            && !squeezed.contains("json.NetworkSettings")
 }
 
 /// The host a connection string names (`postgres://u@db.example/app`, `host=db.example

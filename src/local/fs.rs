@@ -29,6 +29,11 @@ pub trait Fs {
     fn read_text(&self, _p: &Path, _max: u64) -> FileText {
         FileText::Unknown
     }
+
+    /// What lies below the directory `dir`, breadth first (shallow names first), each path with
+    /// whether it is a symlink (never entered), `.git` not entered; at most `max` entries, and
+    /// whether that was all of them. Nothing for a file or a path that does not exist.
+    fn entries_under(&self, dir: &Path, max: usize) -> (Vec<(PathBuf, bool)>, bool);
 }
 
 /// A file's content as Tier 1 reads it before the file runs.
@@ -232,6 +237,28 @@ impl Fs for RealFs {
             Err(_) => FileText::Binary,
         }
     }
+
+    fn entries_under(&self, dir: &Path, max: usize) -> (Vec<(PathBuf, bool)>, bool) {
+        let mut found = Vec::new();
+        let mut todo = std::collections::VecDeque::from([dir.to_path_buf()]);
+        while let Some(d) = todo.pop_front() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if found.len() >= max {
+                    return (found, false);
+                }
+                let Ok(t) = e.file_type() else { continue };
+                let path = e.path();
+                if t.is_dir() && e.file_name() != ".git" {
+                    todo.push_back(path.clone());
+                }
+                found.push((path, t.is_symlink()));
+            }
+        }
+        (found, true)
+    }
 }
 
 /// The keys of `scripts` in a `package.json` text.
@@ -267,5 +294,10 @@ impl Fs for LexicalFs {
 
     fn package_scripts(&self, _dir: &Path) -> Option<Vec<String>> {
         None
+    }
+
+    /// A file system with no files: nothing lies below any directory.
+    fn entries_under(&self, _dir: &Path, _max: usize) -> (Vec<(PathBuf, bool)>, bool) {
+        (Vec::new(), true)
     }
 }

@@ -5,6 +5,7 @@ use crate::decision::effect::Effect;
 use crate::decision::{RuleRef, Verdict};
 use crate::local::context::Context;
 use crate::local::effects::{self, Effects};
+use crate::local::env_vars::{self, Known};
 use crate::local::path_scan::Mask;
 use crate::local::policy::{
     self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
@@ -162,6 +163,7 @@ pub(super) fn judge_inner(
             matches!(
                 e,
                 Effect::Read { .. }
+                    | Effect::Walk { .. }
                     | Effect::Write { .. }
                     | Effect::Delete { .. }
                     | Effect::AsUser { .. }
@@ -183,6 +185,35 @@ pub(super) fn judge_inner(
         });
         effects.known = true;
     }
+    // An environment variable is allowed only when known to be inert; one the list does not
+    // know is the project's own configuration when the command runs the project's code.
+    // `python -m MODULE` runs a module, judged on its own as the project's or not.
+    let runs_module = cmd.role == Role::Wrapper
+        && cmd.name().starts_with("python")
+        && cmd.argv.get(1).is_some_and(|w| w.text == "-m");
+    let runs_project = || {
+        runs_module
+            || effects
+                .list
+                .iter()
+                .any(|e| matches!(e, Effect::RunProject | Effect::RunFile { .. }))
+    };
+    let mut unknown_vars = Vec::new();
+    for (name, _) in &cmd.assignments {
+        if cmd.argv.is_empty() || shell::LOAD_PATH_VARIABLES.contains(&name.as_str()) {
+            continue;
+        }
+        let why = match env_vars::known(name) {
+            Known::Inert => continue,
+            Known::Unknown if runs_project() => continue,
+            Known::Loads => "which loads config or code, or picks a program",
+            Known::Unknown => "a variable sentinel does not know to be inert",
+        };
+        unknown_vars.push(Effect::Unknown {
+            why: format!("sets {name} for `{}`, {why}", cmd.name()),
+        });
+    }
+    effects.list.extend(unknown_vars);
     for (name, value) in &cmd.assignments {
         if shell::LOAD_PATH_VARIABLES.contains(&name.as_str()) {
             // `PYTHONPATH=src python x.py`: code is loaded from each entry, which must be the
@@ -308,6 +339,7 @@ fn judge_effects(
                     matches!(
                         e,
                         Effect::Read { .. }
+                            | Effect::Walk { .. }
                             | Effect::Write { .. }
                             | Effect::Delete { .. }
                             | Effect::Destroy { .. }

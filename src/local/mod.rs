@@ -18,6 +18,7 @@ pub mod credentials;
 pub mod decide;
 pub mod effects;
 mod embedded;
+pub mod env_vars;
 pub mod fs;
 pub mod instruction_files;
 pub mod judge;

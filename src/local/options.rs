@@ -55,6 +55,9 @@ pub struct Reading {
     /// A subcommand was named that no spec knows (`git frobnicate`): what its words mean is
     /// not known at all.
     pub unknown_subcommand: bool,
+    /// What the program works on when its first repeated path slot is left empty (an
+    /// option's `default-operand=`, else the section's `default_operand`).
+    pub default_operand: Option<String>,
 }
 
 impl Reading {
@@ -328,15 +331,17 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
             line,
         });
     }
+    if r.default_operand.is_none() {
+        r.default_operand = r.spec().default_operand.clone();
+    }
     assign_operands(&mut r, &operands, operand_kind, no_first);
     if let Some(kind) = r.spec().input.clone() {
-        let given = r
-            .values
+        let given = r.values.iter().any(|v| {
+            matches!(v.kind, Kind::Sql | Kind::Code | Kind::Script)
+                || r.spec().input_flags.iter().any(|f| *f == *v.from)
+        }) || argv[1..]
             .iter()
-            .any(|v| matches!(v.kind, Kind::Sql | Kind::Code | Kind::Script))
-            || argv[1..]
-                .iter()
-                .any(|w| r.spec().input_flags.contains(&w.text));
+            .any(|w| r.spec().input_flags.contains(&w.text));
         if !given {
             let line = r.spec().rule.line;
             r.marked.push(Marked {
@@ -488,7 +493,13 @@ fn apply(
             }
         }
         OptKind::NoFirstOperand => *no_first = true,
-        OptKind::Operands(k, _) => *operand_kind = Some(*k),
+        OptKind::Operands(k, _) => turn(operand_kind, *k),
+        OptKind::DefaultOperand(path, k) => {
+            r.default_operand = Some(path.clone());
+            if let Some(k) = k {
+                turn(operand_kind, *k);
+            }
+        }
         OptKind::Deny(_) | OptKind::Review(_) => marked(r),
         OptKind::Value {
             kinds,
@@ -548,6 +559,25 @@ fn apply(
     }
 }
 
+/// A flag turns the operands into `k`, unless an earlier one made them do more: a delete is
+/// never undone by a flag that writes or only reads (`zip -m -y`, `find -delete -L`, `gzip -r
+/// -k`), nor a read through links by a plain one, in whatever order they come; among reads of
+/// one rank the last one says.
+fn turn(operand_kind: &mut Option<Kind>, k: Kind) {
+    let rank = |k: Kind| match k {
+        Kind::DeleteTree => 5,
+        Kind::Delete | Kind::Move => 4,
+        Kind::Write | Kind::Link | Kind::Symlink => 3,
+        // A read that follows links reads more than one that does not (`rg -L --hidden`).
+        Kind::TreeFollow | Kind::ListFollow => 2,
+        _ => 1,
+    };
+    match *operand_kind {
+        Some(old) if rank(k) < rank(old) => {}
+        _ => *operand_kind = Some(k),
+    }
+}
+
 /// Gives each operand its slot's kind: repeated slots take what the later slots leave.
 fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>, no_first: bool) {
     // The spec is held by its own handle, so `r` takes the values as they are found.
@@ -596,6 +626,19 @@ fn assign_operands(r: &mut Reading, operands: &[&Word], turn_into: Option<Kind>,
             r.values.push(Value {
                 kind,
                 word: (*w).clone(),
+                from: Cow::Borrowed("operand"),
+            });
+        }
+        // A program's default operand is an operand: `find -delete` deletes `.`, `grep -r PAT`
+        // reads `.`, as if they were written.
+        if take == 0
+            && slot.repeat
+            && slot.kind.is_input_path()
+            && let Some(path) = r.default_operand.take()
+        {
+            r.values.push(Value {
+                kind: turned(slot.kind, turn_into),
+                word: Word::literal(path),
                 from: Cow::Borrowed("operand"),
             });
         }

@@ -111,10 +111,11 @@ const RISKY_TASKS: &[&str] = &[
 pub fn judge(effects: &Effects, cwd: Option<&Path>, rules: &Rules, ctx: &Context) -> Part {
     let base = work_dir(effects, cwd, ctx);
     let mut worst: Option<Part> = None;
-    let local = talks_only_locally(effects);
+    let dev_server = talks_only_locally(effects) && !reaches_local_service(effects);
     for e in &effects.list {
-        if local && matches!(e, Effect::Send { remote: false, .. }) {
-            // Data sent to this machine's own server (`curl -d … localhost:3000`) stays here.
+        if dev_server && matches!(e, Effect::Send { remote: false, .. }) {
+            // Data posted to the project's own dev server (`curl -d … localhost:8000/api`)
+            // stays on this machine; a local data service's API is another matter (below).
             continue;
         }
         if let Some(p) = effect(e, base.as_deref(), rules, ctx)
@@ -142,7 +143,22 @@ pub(crate) fn work_dir<'a>(
 
 fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Option<Part> {
     match e {
-        Effect::Read { path, tree } => read(path, *tree, base, rules, ctx),
+        Effect::Read { path, tree } => {
+            read(path, tree.then_some(Walking::CONTENT), base, rules, ctx)
+        }
+        Effect::Walk {
+            path,
+            names_only,
+            links,
+            skips_hidden,
+        } => {
+            let walk = Walking {
+                names_only: *names_only,
+                links: *links,
+                skips_hidden: *skips_hidden,
+            };
+            read(path, Some(walk), base, rules, ctx)
+        }
         Effect::Write { path } => write(path, "writes", base, rules, ctx),
         Effect::Delete { path, tree: false } => write(path, "deletes", base, rules, ctx),
         Effect::Delete { path, tree: true } => write(path, "deletes the tree", base, rules, ctx),
@@ -169,6 +185,13 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             }
             if path.text == "-" {
                 return Some(Part::uncertain("runs code read from stdin"));
+            }
+            if path.text.trim_start().starts_with(['{', '[']) {
+                // `jest --config '{"transform": …}'`: a config that names code, given as text.
+                return Some(Part::uncertain(format!(
+                    "runs with a config given as text: {}",
+                    shell::excerpt(&path.text)
+                )));
             }
             if path.kind == WordKind::Computed {
                 return Some(Part::uncertain(format!(
@@ -239,9 +262,32 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
     }
 }
 
+/// How a recursive read walks the tree below a directory.
+#[derive(Clone, Copy)]
+struct Walking {
+    /// Only names are read (`find`): no file below is opened.
+    names_only: bool,
+    /// Every symlink below is followed (`grep -R`, `find -L`).
+    links: bool,
+    /// Hidden names below are skipped (`rg`): a `.env` there is not read.
+    skips_hidden: bool,
+}
+
+impl Walking {
+    const CONTENT: Walking = Walking {
+        names_only: false,
+        links: false,
+        skips_hidden: false,
+    };
+}
+
+/// Entries of a tree a recursive read looks at for credentials before it stops: enough for a
+/// source folder, bounded so a hook stays in milliseconds (shallow names are seen first).
+const TREE_ENTRIES: usize = 4096;
+
 fn read(
     path: &Word,
-    tree: bool,
+    walk: Option<Walking>,
     base: Option<&Path>,
     rules: &Rules,
     ctx: &Context,
@@ -266,14 +312,69 @@ fn read(
                 None,
             ));
         }
-        if tree && credentials::tree_holds_credentials(&p, ctx.home, rules) {
+        let Some(walk) = walk else { continue };
+        if credentials::tree_holds_credentials(&p, ctx.home, rules) {
             return Some(Part::uncertain(format!(
                 "reads {} recursively, which holds credentials",
                 p.display()
             )));
         }
+        if let Some(part) = tree_below(&p, walk, rules, ctx) {
+            return Some(part);
+        }
     }
     None
+}
+
+/// A name below `dir` that starts with a dot, or lies in a directory that does.
+fn is_hidden_below(entry: &Path, dir: &Path) -> bool {
+    entry.strip_prefix(dir).is_ok_and(|rel| {
+        rel.components()
+            .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
+    })
+}
+
+/// What a recursive read of `dir` meets below it: a credential file it opens (`config/.env`
+/// under `grep -r = config`), or a symlink it follows to a credential or to a place that holds
+/// them (`keys -> ~/.ssh` under `grep -R`).
+fn tree_below(dir: &Path, walk: Walking, rules: &Rules, ctx: &Context) -> Option<Part> {
+    if walk.names_only && !walk.links {
+        return None;
+    }
+    let (entries, complete) = ctx.fs.entries_under(dir, TREE_ENTRIES);
+    for (entry, is_link) in &entries {
+        if walk.skips_hidden && is_hidden_below(entry, dir) {
+            continue;
+        }
+        if !walk.names_only
+            && let Some(rule) = credentials::credential(entry, rules)
+        {
+            return Some(Part::uncertain(format!(
+                "reads {} recursively, which holds the credential file {}",
+                dir.display(),
+                credentials::describe(entry, rule)
+            )));
+        }
+        if walk.links && *is_link {
+            let target = ctx.fs.real_path(entry);
+            if credentials::credential(&target, rules).is_some()
+                || credentials::tree_holds_credentials(&target, ctx.home, rules)
+            {
+                return Some(Part::uncertain(format!(
+                    "reads {} recursively following links, and {} leads to {}, which holds credentials",
+                    dir.display(),
+                    entry.display(),
+                    target.display()
+                )));
+            }
+        }
+    }
+    (walk.links && !complete).then(|| {
+        Part::uncertain(format!(
+            "reads {} recursively following links, a tree too large to check where they lead",
+            dir.display()
+        ))
+    })
 }
 
 fn write(
@@ -312,6 +413,16 @@ fn write(
     for p in found {
         if let Some(part) = excluded(&p, &path.text, rules, ctx) {
             return Some(part);
+        }
+        // A secret is the person's to set: `cp .env.example .env` over a `.env` loses it, and
+        // a write there is how keys and tokens get planted or swapped.
+        if verb == "writes"
+            && let Some(rule) = credentials::credential(&p, rules)
+        {
+            return Some(Part::uncertain(format!(
+                "{verb} the credential file {}",
+                credentials::describe(&p, rule)
+            )));
         }
         if verb.starts_with("deletes") && paths::is_within(ctx.project(), &p) {
             return Some(Part::uncertain(format!(
@@ -372,10 +483,39 @@ pub fn credential_read(
 ) -> Option<String> {
     let base = work_dir(effects, cwd, ctx);
     effects.list.iter().find_map(|e| match e {
-        Effect::Read { path, .. } => resolve_all(path, base.as_deref(), ctx)?
-            .into_iter()
-            .find_map(|p| credentials::credential(&p, rules).map(|r| credentials::describe(&p, r))),
+        Effect::Read { path, .. } | Effect::Walk { path, .. } => {
+            resolve_all(path, base.as_deref(), ctx)?
+                .into_iter()
+                .find_map(|p| {
+                    credentials::credential(&p, rules).map(|r| credentials::describe(&p, r))
+                })
+        }
         _ => None,
+    })
+}
+
+/// Ports of services that run on developer machines and whose HTTP API changes or drops what
+/// they hold, or runs things (Docker, Elasticsearch, CouchDB, ClickHouse, Redis via curl's
+/// schemes, Consul, Vault, etcd, the kubelet, RabbitMQ, InfluxDB, Neo4j, MinIO, Solr, Kibana,
+/// Prometheus, Meilisearch, Typesense, Qdrant, Weaviate): a request body or method sent there is
+/// a send even to this machine.
+const LOCAL_SERVICE_PORTS: &[&str] = &[
+    "2375", "2376", "9200", "9300", "5984", "8123", "6379", "8500", "8200", "2379", "10250",
+    "15672", "8086", "7474", "9000", "8983", "5601", "9090", "7700", "8108", "6333", "8529",
+];
+
+/// A destination of the effects is a known local data service's port (none named is the web's
+/// own 80 or 443).
+fn reaches_local_service(effects: &Effects) -> bool {
+    effects.list.iter().any(|e| match e {
+        Effect::Receive { from } => {
+            let text = from.known_value().unwrap_or("");
+            let rest = text.split_once("://").map_or(text, |(_, r)| r);
+            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+            let port = authority.rsplit_once(':').map(|(_, p)| p).unwrap_or("");
+            LOCAL_SERVICE_PORTS.contains(&port)
+        }
+        _ => false,
     })
 }
 
@@ -607,6 +747,17 @@ pub fn is_local_host(target: &str) -> bool {
         rest.split([':', '/', '?', '#']).next().unwrap_or("")
     };
     let host = host.to_ascii_lowercase();
+    // Without a scheme curl picks one from the host's first label (`dict.localhost:6379`
+    // speaks DICT to Redis): only a host it would talk HTTP to is a web host.
+    if !target.contains("://")
+        && [
+            "dict.", "ftp.", "ldap.", "imap.", "pop3.", "smtp.", "gopher.", "telnet.", "smb.",
+        ]
+        .iter()
+        .any(|p| host.starts_with(p))
+    {
+        return false;
+    }
     host == "localhost"
         || host.ends_with(".localhost")
         || host == "::1"
@@ -643,6 +794,10 @@ mod tests {
             "http://127.0.0.1.nip.io",
             "http://evil.com/localhost",
             "http://localhost@evil.com",
+            "dict.localhost:6379/flushall",
+            "ftp.localhost/x",
+            "file:///etc/passwd",
+            "scp://localhost/x",
         ] {
             assert!(!is_local_host(h), "{h}");
         }

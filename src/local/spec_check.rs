@@ -32,8 +32,18 @@ pub enum Kind {
     Text,
     /// A file whose content is read.
     Read,
-    /// A file or a directory read recursively.
+    /// A file or a directory read recursively (a symlink below it is not followed).
     Tree,
+    /// A file or a directory read recursively, following every symlink below it (`grep -R`,
+    /// `rg -L`, `tar -h`, `zip -r` without `-y`): what each link points to is read too.
+    TreeFollow,
+    /// As `tree`, skipping hidden files and directories (`rg` without `--hidden`: a `.env` below
+    /// is not read).
+    TreeVisible,
+    /// A directory walked for the names below it, no file opened (`find`, `fd`).
+    List,
+    /// As `list`, following every symlink below it (`find -L`).
+    ListFollow,
     /// A path only looked at (listed, stat'ed), not read.
     Path,
     /// A file or directory written or created.
@@ -78,6 +88,9 @@ pub enum Kind {
     /// a program or loads code (`PATH`, `LD_PRELOAD` …) is reviewed, and so is a name not known
     /// before it runs.
     Assigns,
+    /// An output template (`docker inspect --format`): one that prints an environment or a
+    /// whole object (`{{json .Config.Env}}`, `{{json .}}`) prints secrets.
+    Template,
     /// SQL run by a database client: a query that only reads is text, anything else is code
     /// (`local::sql`).
     Sql,
@@ -97,6 +110,10 @@ impl Kind {
             "text" => Kind::Text,
             "read" => Kind::Read,
             "tree" => Kind::Tree,
+            "tree-follow" => Kind::TreeFollow,
+            "list" => Kind::List,
+            "tree-visible" => Kind::TreeVisible,
+            "list-follow" => Kind::ListFollow,
             "path" => Kind::Path,
             "write" => Kind::Write,
             "link" => Kind::Link,
@@ -118,6 +135,7 @@ impl Kind {
             "variable" => Kind::Variable,
             "assigns" => Kind::Assigns,
             "sql" => Kind::Sql,
+            "template" => Kind::Template,
             "database" => Kind::Database,
             "subcommand" => Kind::Subcommand,
             "args" => Kind::Args,
@@ -133,7 +151,21 @@ impl Kind {
     /// A path the program reads or looks at (its kind may be turned into a write by a flag such
     /// as `sed -i`).
     pub fn is_input_path(self) -> bool {
-        matches!(self, Kind::Read | Kind::Tree | Kind::Path)
+        matches!(
+            self,
+            Kind::Read
+                | Kind::Tree
+                | Kind::Path
+                | Kind::TreeFollow
+                | Kind::TreeVisible
+                | Kind::List
+                | Kind::ListFollow
+        )
+    }
+
+    /// A walk that follows every symlink below where it starts.
+    pub fn follows_links(self) -> bool {
+        matches!(self, Kind::TreeFollow | Kind::ListFollow)
     }
 }
 
@@ -162,6 +194,10 @@ pub enum OptKind {
     Operands(Kind, bool),
     /// Makes the command's operand slots optional: `grep -e PATTERN` takes no pattern operand.
     NoFirstOperand,
+    /// With no operand in its first repeated path slot the program works on this path
+    /// (`grep -r PAT` searches `.`): written `default-operand=.`.
+    /// `default-operand=. operands=tree-follow` also turns the operands, as `operands=` does.
+    DefaultOperand(String, Option<Kind>),
 }
 
 /// One option of a spec, under all its names.
@@ -254,6 +290,9 @@ pub struct Checked {
     pub input: Option<OptKind>,
     /// Flags that make it print something and exit without reading input (`psql -l`).
     pub input_flags: Vec<String>,
+    /// What the program works on when its first repeated path slot gets no operand (`find`,
+    /// `rg`: `.`); an option can set it too (`grep -r`: `default-operand=.`).
+    pub default_operand: Option<String>,
     // The option names as indexes into `options`, without a copy of a name: decoding a
     // bundled section then allocates only what the options themselves hold.
     /// Short letters, sorted: (letter, option).
@@ -324,7 +363,7 @@ impl Checked {
     /// time that turns out to be an option cannot change what it does.
     pub fn options_are_inert(&self) -> bool {
         self.options.iter().all(|o| match &o.kind {
-            OptKind::Flag | OptKind::NoFirstOperand => true,
+            OptKind::Flag | OptKind::NoFirstOperand | OptKind::DefaultOperand(..) => true,
             OptKind::Value { kinds, mark, .. } => {
                 mark.is_none() && kinds.iter().all(|k| k.is_inert())
             }
@@ -444,7 +483,13 @@ pub fn check(
         Some(e) => Some(opt_kind(e).map_err(|m| err(line_of("extra"), m))?),
         None => None,
     };
-    if let Some(OptKind::Operands(..) | OptKind::NoFirstOperand | OptKind::Flag) = extra {
+    if let Some(
+        OptKind::Operands(..)
+        | OptKind::NoFirstOperand
+        | OptKind::Flag
+        | OptKind::DefaultOperand(..),
+    ) = extra
+    {
         return Err(err(
             line_of("extra"),
             "extra is a value kind, `deny: …` or `review: …`".into(),
@@ -546,6 +591,7 @@ pub fn check(
             .split_whitespace()
             .map(str::to_string)
             .collect(),
+        default_operand: raw.default_operand,
         short,
         long,
         prefixed,
@@ -610,6 +656,19 @@ fn opt_kind(s: &str) -> Result<OptKind, String> {
         return Kind::parse(k)
             .map(|k| OptKind::Operands(k, suffix))
             .ok_or_else(|| format!("unknown kind `{k}`"));
+    }
+    if let Some(rest) = s.strip_prefix("default-operand=") {
+        let (path, turn) = match rest.split_once(' ') {
+            Some((p, t)) => match opt_kind(t)? {
+                OptKind::Operands(k, false) => (p, Some(k)),
+                _ => return Err("after default-operand=PATH only `operands=KIND`".into()),
+            },
+            None => (rest, None),
+        };
+        if path.trim().is_empty() {
+            return Err("default-operand needs a path: `default-operand=.`".into());
+        }
+        return Ok(OptKind::DefaultOperand(path.trim().to_string(), turn));
     }
     match s {
         "flag" => return Ok(OptKind::Flag),

@@ -34,6 +34,7 @@ pub struct RawSpec {
     pub review: Option<String>,
     pub bare: Option<String>,
     pub dashdash: Option<String>,
+    pub default_operand: Option<String>,
 }
 
 /// The line of the first line of `text` (a section whose header is on line `header`) that

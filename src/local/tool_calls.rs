@@ -152,7 +152,36 @@ pub(super) fn read_decision(
                 return decision;
             }
         }
-        decision.path = Some(ctx.fs.real_path(&path).display().to_string());
+        // A search or listing tool walks the directory it is given: one that a credential can
+        // lie under (the home, `..` of a project in it, `/`, `~/.config`, `~/.claude`) asks.
+        let real = ctx.fs.real_path(&path);
+        if walks_trees(tool)
+            && !trimmed.contains(['*', '?', '['])
+            && credentials::tree_holds_credentials(&real, ctx.home, rules)
+        {
+            decision.verdict = Verdict::Ask;
+            decision.reason = format!(
+                "sentinel[local]: ask: {tool} searches {}, which holds credentials",
+                real.display()
+            );
+            decision.path = Some(real.display().to_string());
+            return decision;
+        }
+        decision.path = Some(real.display().to_string());
     }
     decision
+}
+
+/// The tools that walk a directory tree (Claude Code's Grep, Glob and LS, and their names in
+/// other agents).
+fn walks_trees(tool: &str) -> bool {
+    [
+        "grep",
+        "glob",
+        "ls",
+        "search_file_content",
+        "list_directory",
+    ]
+    .iter()
+    .any(|t| tool.eq_ignore_ascii_case(t))
 }

@@ -352,7 +352,11 @@ fn text_that_is_not_arithmetic_is_a_subshell() {
             .iter()
             .any(|u| u.contains("not arithmetic"))
     );
-    assert!(unknowns("echo $(( 1 + 2 * x ))").is_empty());
+    assert!(unknowns("echo $(( 1 + 2 * 3 ))").is_empty());
+    // A variable's value is evaluated as arithmetic again (issue 28): only a known number is
+    // inert there.
+    assert!(unknowns("x=4; echo $(( 1 + 2 * x ))").is_empty());
+    assert!(!unknowns("echo $(( 1 + 2 * x ))").is_empty());
 }
 
 #[test]

@@ -39,9 +39,13 @@ pub(in crate::local::shell) struct Walker {
     vars: Vec<(String, Option<String>)>,
     /// Names `alias` and `hash -p` bound, and what each now runs (`aliases.rs`).
     aliases: Vec<(String, String)>,
+    /// Variables this script has assigned a literal number, so far in walk order (`arith`):
+    /// forgotten by any simple command, which may set them (`read x`).
+    numbers: Vec<String>,
 }
 
 mod aliases;
+mod arith;
 mod emit;
 mod fed;
 mod words;
@@ -57,6 +61,7 @@ impl Walker {
             last_output: None,
             vars: Vec::new(),
             aliases: Vec::new(),
+            numbers: Vec::new(),
         }
     }
 
@@ -282,9 +287,23 @@ impl Walker {
             E::UnaryTest(_, w) => {
                 self.word(&w.value);
             }
-            E::BinaryTest(_, a, b) => {
+            E::BinaryTest(op, a, b) => {
                 self.word(&a.value);
                 self.word(&b.value);
+                use ast::BinaryPredicate as P;
+                if matches!(
+                    op,
+                    P::ArithmeticEqualTo
+                        | P::ArithmeticNotEqualTo
+                        | P::ArithmeticLessThan
+                        | P::ArithmeticLessThanOrEqualTo
+                        | P::ArithmeticGreaterThan
+                        | P::ArithmeticGreaterThanOrEqualTo
+                ) {
+                    // `[[ $x -eq 0 ]]` evaluates both sides as arithmetic.
+                    self.arithmetic_names(&a.value, "`[[ … ]]` arithmetic");
+                    self.arithmetic_names(&b.value, "`[[ … ]]` arithmetic");
+                }
             }
         }
     }
@@ -308,6 +327,8 @@ impl Walker {
                 for v in f.values.iter().flatten() {
                     self.word(&v.value);
                 }
+                // The loop variable takes each word: not a known number.
+                self.assigned(&f.variable_name, false);
                 self.list(&mut f.body.list);
             }
             C::CaseClause(c) => {
@@ -353,6 +374,7 @@ impl Walker {
             ));
             return;
         }
+        self.arithmetic_names(text, "arithmetic");
         if brush_parser::arithmetic::parse(text).is_err() {
             self.unknown(format!(
                 "`(( {} ))` is not arithmetic: bash runs it as a subshell",
@@ -444,6 +466,8 @@ impl Walker {
             // Any command may set variables (`read f`, `export f=…`, a function): a value is
             // known only from bare assignments right before the command that uses it.
             self.vars.clear();
+            self.name_taking(&argv);
+            self.numbers.clear();
         } else {
             // A bare assignment sets shell variables for what follows.
             for (name, value) in &assignments {
@@ -453,6 +477,8 @@ impl Walker {
                     None if self.vars.len() < 64 => self.vars.push((name.clone(), known)),
                     None => {}
                 }
+                let number = value.is_literal() && value.text.parse::<i64>().is_ok();
+                self.assigned(name, number);
             }
         }
         for (name, value) in &assignments {

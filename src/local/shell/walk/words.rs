@@ -148,6 +148,24 @@ impl Walker {
                 ) {
                     self.hidden_substitutions(source, "parameter expansion");
                 }
+                match expr {
+                    // `${s:$x}`: the offset and length are arithmetic.
+                    word::ParameterExpr::Substring { offset, length, .. } => {
+                        self.arithmetic_names(&offset.value, "a substring's offset");
+                        if let Some(l) = length {
+                            self.arithmetic_names(&l.value, "a substring's length");
+                        }
+                    }
+                    // `${x@P}` expands the value as a prompt, command substitutions included.
+                    word::ParameterExpr::Transform {
+                        op: word::ParameterTransformOp::PromptExpand,
+                        ..
+                    } => self.unknown(format!(
+                        "`{}` expands a value as a prompt, which runs the commands in it",
+                        excerpt(source)
+                    )),
+                    _ => {}
+                }
             }
             WordPiece::CommandSubstitution(inner) => {
                 let output = self.in_subshell(|s| s.nested(inner, "$( )"));
