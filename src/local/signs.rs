@@ -142,6 +142,50 @@ const INTERPRETERS: &[&str] = &[
 ];
 const SECRET_DUMPERS: &[&str] = &["printenv"];
 
+/// Subcommands that print a secret (a token, a key, a password) on stdout.
+const SECRET_PRINTERS: &[&[&str]] = &[
+    &["gh", "auth", "token"],
+    &["glab", "auth", "token"],
+    &["aws", "configure", "export-credentials"],
+    &["aws", "configure", "get"],
+    &["aws", "sts", "get-session-token"],
+    &["aws", "ecr", "get-login-password"],
+    &["gcloud", "auth", "print-access-token"],
+    &["gcloud", "auth", "print-identity-token"],
+    &["az", "account", "get-access-token"],
+    &["git", "credential", "fill"],
+    &["op", "read"],
+    &["vault", "read"],
+    &["vault", "kv", "get"],
+    &["security", "find-generic-password"],
+    &["security", "find-internet-password"],
+    &["kubectl", "config", "view"],
+    &["heroku", "auth:token"],
+    &["npm", "token", "list"],
+];
+
+/// A command that prints secrets on stdout, so that its output sent anywhere is a credential
+/// sent: the shell's own variable dumps (`declare -x`, `export -p`, `declare -p`, `env -0`),
+/// a secret key export (`gpg --export-secret-keys`), every process's environment (`ps e`,
+/// `ps auxeww`), and the tools' token printers ([`SECRET_PRINTERS`]).
+fn prints_secrets(c: &SimpleCommand) -> bool {
+    let args = c.args();
+    let only_flags = args.iter().all(|a| a.text.starts_with('-'));
+    match c.name() {
+        "declare" | "typeset" | "export" | "readonly" | "env" => only_flags,
+        "gpg" | "gpg2" => args.iter().any(|a| {
+            a.text.starts_with("--export-secret") || a.text.starts_with("--export-ssh-key")
+        }),
+        // BSD-style options (no dash): `e` shows each process's environment.
+        "ps" => args
+            .iter()
+            .any(|a| !a.text.starts_with('-') && a.text.contains('e')),
+        _ => SECRET_PRINTERS.iter().any(|words| {
+            words[0] == c.name() && words[1..].iter().all(|w| args.iter().any(|a| a.text == *w))
+        }),
+    }
+}
+
 /// Signs in a parsed shell command. `command` is the raw text, `texts` the rendered text of
 /// each of the analysis's commands, `cwd` and `home` resolve paths.
 pub fn shell_signs(
@@ -261,6 +305,7 @@ fn credential_access(
 ) -> Option<String> {
     if SECRET_DUMPERS.contains(&c.name())
         || (matches!(c.name(), "env" | "set" | "export") && c.args().is_empty())
+        || prints_secrets(c)
     {
         return Some(text.to_string());
     }
