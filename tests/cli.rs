@@ -376,3 +376,54 @@ fn the_status_line_counts_this_sessions_answers() {
     env.write_rule_file("sentinel.toml", "mode = \"guard\"\n");
     assert_eq!(line("{}"), "sentinel guard · tier2 off\n");
 }
+
+#[test]
+fn one_setting_turns_tier2_off_whatever_key_the_environment_holds() {
+    let env = Env::new();
+    let doctor = |toml: &str| {
+        env.write_rule_file("sentinel.toml", toml);
+        let o = common::sentinel(&env.sentinel_home())
+            .args(["doctor", "--json"])
+            .current_dir(env.proj())
+            .env("HOME", env.home())
+            .env("ANTHROPIC_API_KEY", "sk-from-the-agent")
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "tier2")
+            .unwrap()["detail"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        doctor("").starts_with("on: the key comes from env ANTHROPIC_API_KEY"),
+        "{}",
+        doctor("")
+    );
+    let off = doctor("[api]\nenabled = false\n");
+    assert!(off.starts_with("off ([api] enabled = false"), "{off}");
+    // The hook then never calls out: an uncertain call goes to on_uncertain.
+    let event = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","permission_mode":"bypassPermissions","tool_input":{"command":"frobnicate --check"}}"#;
+    let o = common::sentinel(&env.sentinel_home())
+        .arg("hook")
+        .env("ANTHROPIC_API_KEY", "sk-from-the-agent")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write as _;
+            c.stdin.take().unwrap().write_all(event.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("\"ask\"") && out.contains("no Tier 2"),
+        "{out}"
+    );
+}

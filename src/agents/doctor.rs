@@ -303,6 +303,14 @@ pub fn run(
                 k.source, config.api_url.value, config.api_url.source
             ),
         )),
+        None if !config.api_enabled.value => out.push(Check::new(
+            "tier2",
+            Status::Ok,
+            format!(
+                "off ([api] enabled = false, {}): uncertain calls go to on_uncertain",
+                config.api_enabled.source
+            ),
+        )),
         None => out.push(Check::new(
             "tier2",
             Status::Ok,

@@ -37,6 +37,7 @@ struct RawLogs {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawApi {
+    enabled: Option<Spanned<bool>>,
     model: Option<Spanned<String>>,
     url: Option<Spanned<String>>,
     timeout: Option<Spanned<f64>>,
@@ -138,6 +139,7 @@ impl Config {
             api_model: Setting::default(DEFAULT_MODEL.to_string()),
             api_url: Setting::default(DEFAULT_API_URL.to_string()),
             api_timeout_secs: Setting::default(8.0),
+            api_enabled: Setting::default(true),
             api_key: None,
             calls_per_minute: Setting::default(30),
             calls_per_day: Setting::default(1000),
@@ -241,6 +243,7 @@ impl Config {
         let mut url = None;
         if let Some(api) = raw.api {
             set(&mut self.api_model, api.model, text);
+            set(&mut self.api_enabled, api.enabled, text);
             if let Some(t) = &api.timeout {
                 if !(t.get_ref().is_finite() && *t.get_ref() > 0.0 && *t.get_ref() <= 60.0) {
                     self.errors.push(ConfigError {
@@ -379,6 +382,9 @@ impl Config {
             };
         }
         for name in ["SENTINEL_API_KEY", "ANTHROPIC_API_KEY"] {
+            if !self.api_enabled.value {
+                break;
+            }
             if let Some(v) = env(name).filter(|v| !v.trim().is_empty()) {
                 self.api_key = Some(Setting {
                     value: v,

@@ -215,7 +215,10 @@ pub struct Config {
     pub api_url: Setting<String>,
     /// `[api] timeout`, seconds for a whole Tier-2 call.
     pub api_timeout_secs: Setting<f64>,
-    /// The API key, when one is set (never printed).
+    /// `[api] enabled`: false turns Tier 2 off whatever key the environment holds (Claude
+    /// Code's hooks inherit `ANTHROPIC_API_KEY`, so a key alone is not a choice).
+    pub api_enabled: Setting<bool>,
+    /// The API key, when one is set and Tier 2 is enabled (never printed).
     #[serde(skip)]
     pub api_key: Option<Setting<String>>,
     /// `[budget] calls_per_minute`.

@@ -74,6 +74,11 @@ impl Config {
                 &self.approve_edits.source,
             ),
             row(
+                "api.enabled",
+                self.api_enabled.value.to_string(),
+                &self.api_enabled.source,
+            ),
+            row(
                 "api.model",
                 self.api_model.value.clone(),
                 &self.api_model.source,
