@@ -27,6 +27,7 @@ fn main() {
     }
     // A panic in Tier 1 is a finding (class `panics`), reported with its command: one line here.
     std::panic::set_hook(Box::new(|info| eprintln!("oracle: panic: {info}")));
+    trace::self_check();
     let full = args
         .iter()
         .any(|a| a == "--ignored" || a == "--include-ignored");

@@ -344,3 +344,37 @@ pub fn absolute(p: &str, base: Option<&Path>) -> PathBuf {
     }
     out
 }
+
+/// The parser on the shapes strace prints that are easy to get wrong: a call resumed with its
+/// result aligned, a child's lines before its parent's `clone` returns, fd paths with a type.
+pub fn self_check() {
+    let text = "\
+12 clone(child_stack=NULL, flags=SIGCHLD) = 13
+13 execve(\"/usr/bin/git\", [\"git\", \"diff\"], 0x5 /* 9 vars */ <unfinished ...>
+12 wait4(-1,  <unfinished ...>
+13 <... execve resumed>)             = 0
+13 openat(AT_FDCWD</p>, \".git/index.lock\", O_RDWR|O_CREAT|O_EXCL, 0666) = 3</p/.git/index.lock>
+12 <... wait4 resumed>[{WIFEXITED(s)}], 0, NULL) = 13
+14 utimensat(1</p/out<char 1:3>>, NULL, NULL, 0) = 0
+15 unlink(\"../x\") = -1 EROFS (Read-only file system)
+";
+    let events = parse(text, Path::new("/p/sub"));
+    let writes: Vec<(&str, &Path, bool)> = events
+        .iter()
+        .filter_map(|e| match &e.act {
+            Act::Write { path } | Act::Delete { path } => {
+                Some((e.exe.as_str(), path.as_path(), e.ok))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        writes,
+        vec![
+            ("/usr/bin/git", Path::new("/p/.git/index.lock"), true),
+            ("", Path::new("/p/out"), true),
+            ("", Path::new("/p/x"), false),
+        ],
+        "the strace parser misreads its own sample"
+    );
+}
