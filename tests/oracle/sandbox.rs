@@ -68,7 +68,7 @@ pub fn run(world: &World, command: &str, limit: Duration) -> Run {
     // A run's records never mix with the last one's.
     let _ = std::fs::remove_dir_all(&world.out);
     std::fs::create_dir_all(&world.out).unwrap();
-    let exe = std::env::current_exe().unwrap();
+    let exe = inner_exe(world);
     let path = format!(
         "{}:{}",
         world.bin.display(),
@@ -130,6 +130,20 @@ pub fn run(world: &World, command: &str, limit: Duration) -> Run {
         status,
         output,
     }
+}
+
+/// This binary, hard-linked once into the scratch dir (next to the worlds), so a rebuild by
+/// cargo during a long run cannot take the inner role's program away.
+fn inner_exe(world: &World) -> PathBuf {
+    let link = world.root.parent().unwrap().join("oracle-inner");
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let exe = std::env::current_exe().unwrap();
+        if std::fs::hard_link(&exe, &link).is_err() {
+            std::fs::copy(&exe, &link).unwrap();
+        }
+    });
+    link
 }
 
 fn read_received(out: &Path) -> Vec<(u16, Vec<u8>)> {
