@@ -20,19 +20,8 @@ fn home() -> tempfile::TempDir {
 /// Runs the hook on raw bytes.
 fn hook_bytes(home: &Path, input: &[u8], env: &[(&str, &str)]) -> Output {
     let mut cmd = common::sentinel(home);
-    cmd.arg("hook")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    // The hook may stop reading early (oversize input).
-    let _ = stdin.write_all(input);
-    drop(stdin);
-    child.wait_with_output().unwrap()
+    cmd.arg("hook").envs(env.iter().copied());
+    common::feed(cmd, input)
 }
 
 fn bash(session: &str, command: &str) -> String {

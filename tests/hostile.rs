@@ -8,7 +8,7 @@ mod common;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 fn scratch(prefix: &str) -> tempfile::TempDir {
     tempfile::Builder::new()
@@ -50,20 +50,8 @@ impl Setup {
         let mut cmd = common::sentinel(&self.home());
         cmd.arg("hook")
             .current_dir(self.dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+            .envs(env.iter().copied());
+        let out = common::feed(cmd, event.to_string().as_bytes());
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
         let verdict = v["hookSpecificOutput"]["permissionDecision"]

@@ -42,21 +42,7 @@ fn hook(home: &Path, api: Api, event: &Value) -> (String, String) {
     } else {
         let _ = std::fs::remove_file(home.join("sentinel.toml"));
     }
-    let child = cmd
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut child = child;
-    use std::io::Write as _;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(event.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::feed(cmd, event.to_string().as_bytes());
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
     if stdout.trim().is_empty() {

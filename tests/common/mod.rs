@@ -34,6 +34,21 @@ pub fn sentinel(sentinel_home: &Path) -> Command {
     cmd
 }
 
+/// Runs `cmd` (a `sentinel` command line, stdio not yet set) to the end with `stdin` written to
+/// it. A hook may stop reading early (an oversize event): a broken pipe is expected then.
+pub fn feed(mut cmd: Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
 /// Starts `sentinel ARGS` with `stdin` written to it.
 pub fn spawn(home: &Path, args: &[&str], stdin: &str) -> Child {
     let mut child = sentinel(home)
