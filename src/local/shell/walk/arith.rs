@@ -141,7 +141,7 @@ impl Walker {
                     if w == "-v"
                         && let Some(name) = args.get(i)
                     {
-                        self.subscripts(&name.text, command);
+                        self.name_word(name, command);
                     }
                 }
                 _ if valued.contains(&w.as_str()) => i += 1,
@@ -153,8 +153,25 @@ impl Walker {
                     }
                     self.subscripts(name, command);
                 }
-                _ => self.subscripts(w, command),
+                _ => self.name_word(&args[i - 1], command),
             }
+        }
+    }
+
+    /// A word given to a builtin as a variable name: its subscript is arithmetic. A name that
+    /// is an expansion (`test -v "$x"`) is the expanded text: when its value is known, that is
+    /// checked; when it is not, it is code sentinel cannot see.
+    fn name_word(&mut self, word: &crate::shell::Word, command: &str) {
+        match (word.kind, &word.value) {
+            (crate::shell::WordKind::Computed, Some(value)) => {
+                let value = value.clone();
+                self.subscripts(&value, command);
+            }
+            (crate::shell::WordKind::Computed, None) => self.unknown(format!(
+                "`{command}` takes the variable name `{}`, known only when it runs: a subscript in it is arithmetic, which can run commands",
+                excerpt(&word.text)
+            )),
+            _ => self.subscripts(&word.text, command),
         }
     }
 
