@@ -427,3 +427,31 @@ fn one_setting_turns_tier2_off_whatever_key_the_environment_holds() {
         "{out}"
     );
 }
+
+#[test]
+fn doctor_says_when_nothing_is_enforced_or_nothing_allowed() {
+    let env = Env::new();
+    let mode = |toml: &str| {
+        env.write_rule_file("sentinel.toml", toml);
+        let o = env.run(&["doctor", "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "mode")
+            .map(|c| {
+                (
+                    c["status"].as_str().unwrap().to_string(),
+                    c["detail"].as_str().unwrap().to_string(),
+                )
+            })
+    };
+    assert_eq!(mode(""), None, "enforce needs no word");
+    let (status, detail) = mode("mode = \"shadow\"\n").unwrap();
+    assert_eq!(status, "warn");
+    assert!(detail.contains("nothing is enforced"), "{detail}");
+    let (status, detail) = mode("mode = \"guard\"\n").unwrap();
+    assert_eq!(status, "warn");
+    assert!(detail.contains("only denies and asks"), "{detail}");
+}

@@ -293,6 +293,30 @@ pub fn run(
         ),
     }
 
+    // The mode: shadow enforces nothing, guard never allows; both are said, with the way back.
+    match config.mode.value {
+        crate::config::Mode::Enforce => {}
+        crate::config::Mode::Shadow => out.push(
+            Check::new(
+                "mode",
+                Status::Warn,
+                format!(
+                    "shadow mode ({}): every call is decided and recorded, and nothing is enforced",
+                    config.mode.source
+                ),
+            )
+            .fix("set mode = \"enforce\" in sentinel.toml"),
+        ),
+        crate::config::Mode::Guard => out.push(Check::new(
+            "mode",
+            Status::Warn,
+            format!(
+                "guard mode ({}): sentinel only denies and asks; every call it would allow goes to the agent's own prompt",
+                config.mode.source
+            ),
+        )),
+    }
+
     // Tier 2: where the key and the URL come from.
     match &config.api_key {
         Some(k) => out.push(Check::new(
