@@ -30,6 +30,20 @@ pub enum Links {
     Refuse,
 }
 
+/// A state file opened to be read and rewritten in place under a lock: created when missing,
+/// never truncated on open, never through a link.
+pub fn open_state(path: &Path) -> std::io::Result<std::fs::File> {
+    open(
+        path,
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+        Links::Refuse,
+    )
+}
+
 /// Opens `path` with `options` (plus non-blocking, no link for state, mode 0600 when created),
 /// and refuses it unless it is a regular file.
 pub fn open(path: &Path, options: &mut OpenOptions, links: Links) -> std::io::Result<File> {

@@ -4,7 +4,7 @@
 //! own (an agent probing with harmless uncertain calls) leaves the others theirs; and a spent
 //! budget is not an outage: the caller asks the person (SPEC 2.6).
 
-use crate::config::files::{self, Links};
+use crate::config::files;
 use fs2::FileExt;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, Write};
@@ -44,15 +44,7 @@ pub fn take(
     now_ms: u64,
 ) -> std::io::Result<Grant> {
     files::create_dir(home)?;
-    let mut file = files::open(
-        &home.join(FILE_NAME),
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false),
-        Links::Refuse,
-    )?;
+    let mut file = files::open_state(&home.join(FILE_NAME))?;
     file.lock_exclusive()?;
     let result = take_locked(&mut file, session, per_minute, per_day, now_ms);
     let _ = FileExt::unlock(&file);

@@ -20,15 +20,7 @@ where
     if let Some(dir) = path.parent() {
         files::create_dir(dir)?;
     }
-    let mut file = files::open(
-        path,
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false),
-        Links::Refuse,
-    )?;
+    let mut file = files::open_state(path)?;
     file.lock_exclusive()?;
     let result = (|| {
         let mut text = String::new();

@@ -25,15 +25,7 @@ fn path(home: &Path, session: &str) -> PathBuf {
 pub fn mark(home: &Path, session: &str, tool: &str, now_ms: u64) -> std::io::Result<()> {
     let p = path(home, session);
     files::create_dir(p.parent().unwrap_or(home))?;
-    let mut f = files::open(
-        &p,
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false),
-        Links::Refuse,
-    )?;
+    let mut f = files::open_state(&p)?;
     f.lock_exclusive()?;
     let result = (|| {
         let mut text = String::new();
