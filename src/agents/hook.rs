@@ -181,16 +181,20 @@ fn with_config_errors(mut out: HookOutput, config: &Config) -> HookOutput {
 /// wrong (Gemini CLI, which has no ask, gets a deny that says so). Also what the last-resort
 /// signal handler prints.
 pub fn unjudged(agent: Agent, why: &str) -> String {
-    let d = Decision::local(
-        "?",
+    render(agent, &unjudged_decision("?", why))
+}
+
+/// The `ask` of a call of `tool` that sentinel could not judge, and why.
+fn unjudged_decision(tool: &str, why: &str) -> Decision {
+    Decision::local(
+        tool,
         Verdict::Ask,
         format!(
             "sentinel[error]: this call was not checked ({}); the person decides",
             one_line(why)
         ),
         None,
-    );
-    render(agent, &d)
+    )
 }
 
 /// A failure, decided on purpose: what went wrong on one line on stderr, exit 0, and
@@ -234,15 +238,7 @@ fn failed(
             };
             let tool = sniffed.tool.clone().unwrap_or_else(|| "unknown".into());
             let call = crate::call::ToolCall::Other { tool: tool.clone() };
-            let d = Decision::local(
-                &tool,
-                Verdict::Ask,
-                format!(
-                    "sentinel[error]: this call was not checked ({}); the person decides",
-                    one_line(&message)
-                ),
-                None,
-            );
+            let d = unjudged_decision(&tool, &message);
             if let Some(warning) = record::record(
                 config,
                 &call,

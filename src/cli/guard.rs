@@ -25,11 +25,17 @@ static CRASHED_LEN: AtomicUsize = AtomicUsize::new(0);
 static LATE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
 static LATE_LEN: AtomicUsize = AtomicUsize::new(0);
 
-/// What the handlers say went wrong (spelled out again in [`answers`], which `concat!` builds).
-#[cfg(test)]
-const CRASH: &str = "sentinel crashed while judging it";
-#[cfg(test)]
-const LATE_WHY: &str = "sentinel took over 20 s to judge it";
+/// What the handlers say went wrong, as literals (`concat!` builds the answers from them).
+macro_rules! crash_why {
+    () => {
+        "sentinel crashed while judging it"
+    };
+}
+macro_rules! late_why {
+    () => {
+        "sentinel took over 20 s to judge it"
+    };
+}
 
 /// The handlers' own stack: in the zeroed data segment, so its pages cost nothing until a
 /// handler runs on them.
@@ -49,69 +55,63 @@ const FATAL: [libc::c_int; 5] = [
 
 /// The two answers in `agent`'s shape.
 fn answers(agent: Agent) -> (&'static str, &'static str) {
-    macro_rules! claude {
+    // The reason, as `hook::unjudged` words it.
+    macro_rules! reason {
         ($why:expr) => {
             concat!(
-                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sentinel[error]: this call was not checked ("#,
+                "sentinel[error]: this call was not checked (",
                 $why,
-                r#"); the person decides"}}"#,
-                "\n"
+                "); the person decides"
             )
         };
     }
-    macro_rules! gemini {
-        ($why:expr) => {
+    // One answer a line, in each agent's shape (as `hook::render` writes it).
+    macro_rules! shaped {
+        (Claude, $why:expr) => {
             concat!(
-                r#"{"decision":"deny","reason":"sentinel[error]: this call was not checked ("#,
-                $why,
-                r#"); the person decides — this needs the user's approval, which a Gemini CLI hook cannot ask for: ask the user to run it or to allow it in sentinel's rules"}"#,
-                "\n"
+                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":""#,
+                reason!($why),
+                "\"}}\n"
+            )
+        };
+        (Gemini, $why:expr) => {
+            concat!(
+                r#"{"decision":"deny","reason":""#,
+                reason!($why),
+                " — this needs the user's approval, which a Gemini CLI hook cannot ask for: ask the user to run it or to allow it in sentinel's rules\"}\n"
+            )
+        };
+        (Cursor, $why:expr) => {
+            concat!(
+                r#"{"permission":"ask","user_message":""#,
+                reason!($why),
+                r#"","agent_message":""#,
+                reason!($why),
+                r#"","userMessage":""#,
+                reason!($why),
+                r#"","agentMessage":""#,
+                reason!($why),
+                "\"}\n"
+            )
+        };
+        (Copilot, $why:expr) => {
+            concat!(
+                r#"{"permissionDecision":"ask","permissionDecisionReason":""#,
+                reason!($why),
+                "\"}\n"
             )
         };
     }
-    macro_rules! cursor {
-        ($why:expr) => {
-            concat!(
-                r#"{"permission":"ask","user_message":"sentinel[error]: this call was not checked ("#,
-                $why,
-                r#"); the person decides","agent_message":"sentinel[error]: this call was not checked ("#,
-                $why,
-                r#"); the person decides","userMessage":"sentinel[error]: this call was not checked ("#,
-                $why,
-                r#"); the person decides","agentMessage":"sentinel[error]: this call was not checked ("#,
-                $why,
-                r#"); the person decides"}"#,
-                "\n"
-            )
-        };
-    }
-    macro_rules! copilot {
-        ($why:expr) => {
-            concat!(
-                r#"{"permissionDecision":"ask","permissionDecisionReason":"sentinel[error]: this call was not checked ("#,
-                $why,
-                r#"); the person decides"}"#,
-                "\n"
-            )
+    macro_rules! both {
+        ($agent:ident) => {
+            (shaped!($agent, crash_why!()), shaped!($agent, late_why!()))
         };
     }
     match agent {
-        Agent::Claude => (
-            claude!("sentinel crashed while judging it"),
-            claude!("sentinel took over 20 s to judge it"),
-        ),
-        Agent::Gemini => (
-            gemini!("sentinel crashed while judging it"),
-            gemini!("sentinel took over 20 s to judge it"),
-        ),
-        Agent::Cursor => (
-            cursor!("sentinel crashed while judging it"),
-            cursor!("sentinel took over 20 s to judge it"),
-        ),
-        Agent::Copilot => (
-            copilot!("sentinel crashed while judging it"),
-            copilot!("sentinel took over 20 s to judge it"),
-        ),
+        Agent::Claude => both!(Claude),
+        Agent::Gemini => both!(Gemini),
+        Agent::Cursor => both!(Cursor),
+        Agent::Copilot => both!(Copilot),
     }
 }
 
@@ -211,13 +211,13 @@ mod tests {
     #[test]
     fn the_handlers_answers_are_what_the_hook_renders() {
         assert_eq!(
-            LATE_WHY,
+            late_why!(),
             format!("sentinel took over {DEADLINE_SECS} s to judge it")
         );
         for agent in Agent::ALL {
             let (crashed, late) = answers(agent);
-            assert_eq!(crashed, hook::unjudged(agent, CRASH), "{agent:?}");
-            assert_eq!(late, hook::unjudged(agent, LATE_WHY), "{agent:?}");
+            assert_eq!(crashed, hook::unjudged(agent, crash_why!()), "{agent:?}");
+            assert_eq!(late, hook::unjudged(agent, late_why!()), "{agent:?}");
         }
     }
 }
