@@ -34,3 +34,22 @@ pub fn one_line(s: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// `s` as one shell word that reads back as `s`: as it is when every byte is plain (letters,
+/// digits, `-_./=:,@+%~`), else single-quoted. A `~` stays as written, which the shell and
+/// sentinel's reading both take for the home directory.
+pub fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b',' | b'@' | b'+' | b'%' | b'~'
+                )
+        });
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}

@@ -8,6 +8,7 @@
 //! the filesystem server's, and is left alone.
 
 use super::{EventError, ToolCall};
+use crate::text::shell_word;
 use serde_json::Value;
 
 /// The built-in call an MCP tool amounts to; None when sentinel does not know the tool.
@@ -65,12 +66,12 @@ pub fn call(tool: &str, input: &Value) -> Result<Option<ToolCall>, EventError> {
         // A move deletes its source and writes its destination: read as `mv`, which judges both.
         "move_file" => match (text("source")?, text("destination")?) {
             (Some(from), Some(to)) => Some(ToolCall::Shell {
-                command: format!("mv -- {} {}", quoted(&from), quoted(&to)),
+                command: format!("mv -- {} {}", shell_word(&from), shell_word(&to)),
             }),
             _ => None,
         },
         "create_directory" => text("path")?.map(|p| ToolCall::Shell {
-            command: format!("mkdir -p -- {}", quoted(&p)),
+            command: format!("mkdir -p -- {}", shell_word(&p)),
         }),
         // Servers that run a shell command.
         "run_command"
@@ -83,11 +84,6 @@ pub fn call(tool: &str, input: &Value) -> Result<Option<ToolCall>, EventError> {
         | "terminal" => text("command")?.map(|command| ToolCall::Shell { command }),
         _ => None,
     })
-}
-
-/// A path as one single-quoted shell word.
-fn quoted(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 #[cfg(test)]

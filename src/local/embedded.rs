@@ -434,29 +434,15 @@ fn render(words: &[Word]) -> String {
         if i > 0 {
             out.push(' ');
         }
-        let plain = !w.text.is_empty()
-            && w.text.bytes().all(|b| {
-                b.is_ascii_alphanumeric()
-                    || matches!(
-                        b,
-                        b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b',' | b'@' | b'+' | b'%' | b'~'
-                    )
-            });
         match w.kind {
-            _ if plain => out.push_str(&w.text),
-            WordKind::Literal => {
-                out.push('\'');
-                out.push_str(&w.text.replace('\'', r"'\''"));
-                out.push('\'');
-            }
+            WordKind::Literal => out.push_str(&crate::text::shell_word(&w.text)),
             WordKind::Glob => out.push_str(&w.text),
             WordKind::Computed if w.text.starts_with('~') => out.push_str(&w.text),
             // A computed word whose value is known stands as that value.
             WordKind::Computed if w.value.is_some() => {
-                let v = w.value.as_deref().unwrap_or_default();
-                out.push('\'');
-                out.push_str(&v.replace('\'', r"'\''"));
-                out.push('\'');
+                out.push_str(&crate::text::shell_word(
+                    w.value.as_deref().unwrap_or_default(),
+                ));
             }
             WordKind::Computed => {
                 out.push('"');

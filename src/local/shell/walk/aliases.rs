@@ -32,7 +32,7 @@ impl Walker {
                     && let Some(path) = argv.get(at + 1)
                 {
                     for n in &argv[at + 2..] {
-                        self.bind(&n.text, quote(&path.text));
+                        self.bind(&n.text, crate::text::shell_word(&path.text));
                     }
                 }
             }
@@ -49,7 +49,7 @@ impl Walker {
         let mut text = runs;
         for w in &argv[1..] {
             text.push(' ');
-            text.push_str(&quote(&w.text));
+            text.push_str(&crate::text::shell_word(&w.text));
         }
         let label = format!("alias {}", name.text);
         self.nested(&text, &label);
@@ -64,20 +64,4 @@ impl Walker {
             None => {}
         }
     }
-}
-
-/// A word as one shell word: single-quoted unless it is plain.
-fn quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes().all(|b| {
-            b.is_ascii_alphanumeric()
-                || matches!(
-                    b,
-                    b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b'~' | b'@' | b'+' | b','
-                )
-        })
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
