@@ -80,6 +80,11 @@ pub fn run(world: &World, command: &str, limit: Duration) -> Run {
         .arg("--bind")
         .arg(&world.root)
         .arg(&world.root)
+        // The inner role's binary lies beside the world: under /tmp too when the checkout is
+        // (a fresh clone there), where the private /tmp above would hide it.
+        .arg("--ro-bind")
+        .arg(&exe)
+        .arg(&exe)
         .args(["--unshare-all", "--die-with-parent", "--new-session"])
         .args(["--cap-drop", "ALL", "--clearenv"])
         .args(["--setenv", "PATH", &path])
