@@ -155,7 +155,8 @@ fn net_of(d: &Decision) -> Net {
 /// Is `p` (absolute, lexical) where an allowed command may write?
 fn writable_place(p: &Path, world: &World) -> bool {
     p.starts_with(&world.project)
-        || p.starts_with("/tmp")
+        // The sandbox's private /tmp, not a host temp dir the world itself lies in.
+        || (p.starts_with("/tmp") && !p.starts_with(&world.root))
         || p.starts_with("/dev/null")
         || p.starts_with("/dev/tty")
         || p.starts_with("/dev/pts")

@@ -43,9 +43,20 @@ fn env_num(name: &str, default: usize) -> usize {
 /// The scratch root: under the target dir, never /tmp (sentinel reads temp dirs as scratch
 /// space) and never the real home.
 fn scratch() -> tempfile::TempDir {
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    // A checkout under a temp dir (a fresh clone in /tmp) puts the target dir there too: then
+    // the worlds go under the home's cache, as the e2e's work dir does.
+    let in_temp = ["/tmp", "/var/tmp", "/dev/shm"]
+        .iter()
+        .any(|t| target.starts_with(t));
+    let base = match (in_temp, std::env::var_os("HOME")) {
+        (true, Some(home)) => PathBuf::from(home).join(".cache").join("sentinel-oracle"),
+        _ => target,
+    };
+    std::fs::create_dir_all(&base).unwrap();
     tempfile::Builder::new()
         .prefix("oracle")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .tempdir_in(base)
         .unwrap()
 }
 
