@@ -4,23 +4,33 @@
 //! new spec file needs no code change. The scanners are the ones the runtime uses for a person's
 //! files.
 
-#[path = "src/local/spec_scan.rs"]
+#[path = "src/local/spec/scan.rs"]
 mod spec_scan;
 
-#[path = "src/local/spec_raw.rs"]
-mod spec_raw;
+#[path = "src/local/spec/raw.rs"]
+mod raw;
 
-#[path = "src/local/spec_check.rs"]
+#[path = "src/local/spec/checked.rs"]
 #[allow(dead_code)]
+mod checked;
+
+#[path = "src/local/spec/check.rs"]
 mod spec_check;
 
-#[path = "src/local/rule_scan.rs"]
+#[path = "src/local/rules/scan.rs"]
 #[allow(dead_code)]
 mod rule_scan;
 
-#[path = "src/local/path_scan.rs"]
+#[path = "src/local/paths/scan.rs"]
 #[allow(dead_code)]
 mod path_scan;
+
+/// The scanners name each other by their place in the library (`crate::local::paths::scan`).
+mod local {
+    pub(crate) mod paths {
+        pub(crate) use crate::path_scan as scan;
+    }
+}
 
 use std::fmt::Write;
 
@@ -38,11 +48,14 @@ fn cache_layout() {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     for f in [
-        "src/local/rules/cache.rs",
-        "src/local/spec_cache.rs",
-        "src/local/spec_check.rs",
-        "src/local/rule_scan.rs",
-        "src/local/path_scan.rs",
+        "src/local/rules/cache/mod.rs",
+        "src/local/rules/cache/image.rs",
+        "src/local/rules/cache/shelf.rs",
+        "src/local/spec/cache.rs",
+        "src/local/spec/check.rs",
+        "src/local/spec/checked.rs",
+        "src/local/rules/scan.rs",
+        "src/local/paths/scan.rs",
         "src/decision/mod.rs",
     ] {
         println!("cargo:rerun-if-changed={f}");
@@ -126,7 +139,7 @@ fn rules() {
         ("credential_paths.txt", false),
         ("protected_paths.txt", false),
     ];
-    for f in ["rule_scan", "path_scan"] {
+    for f in ["rules/scan", "paths/scan"] {
         println!("cargo:rerun-if-changed=src/local/{f}.rs");
     }
     let little = std::env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() != Ok("big");
@@ -325,7 +338,7 @@ fn path_line(file: &str, pattern: &str, at: &str, span: &mut impl FnMut(&str) ->
 fn specs() {
     let dir = std::path::Path::new("rules/commands");
     println!("cargo:rerun-if-changed=rules/commands");
-    for f in ["spec_scan", "spec_raw", "spec_check"] {
+    for f in ["spec/scan", "spec/raw", "spec/check", "spec/checked"] {
         println!("cargo:rerun-if-changed=src/local/{f}.rs");
     }
     let mut files: Vec<String> = std::fs::read_dir(dir)
@@ -350,15 +363,12 @@ fn specs() {
         for s in found {
             let idx = sections.len();
             let section = &text[s.start..s.end];
-            let raw =
-                toml::from_str::<std::collections::BTreeMap<String, spec_raw::RawSpec>>(section)
-                    .unwrap_or_else(|e| panic!("rules/commands/{f}:{}: {e}", s.line))
-                    .remove(&s.name)
-                    .unwrap_or_else(|| {
-                        panic!("rules/commands/{f}:{}: the section is empty", s.line)
-                    });
+            let raw = toml::from_str::<std::collections::BTreeMap<String, raw::RawSpec>>(section)
+                .unwrap_or_else(|e| panic!("rules/commands/{f}:{}: {e}", s.line))
+                .remove(&s.name)
+                .unwrap_or_else(|| panic!("rules/commands/{f}:{}: the section is empty", s.line));
             let checked = spec_check::check(raw, &s.name, &|needle| {
-                spec_raw::line_of(section, s.line, needle)
+                raw::line_of(section, s.line, needle)
             })
             .unwrap_or_else(|(line, message)| panic!("rules/commands/{f}:{line}: {message}"));
             let bytes = postcard::to_stdvec(&checked).expect("postcard");
@@ -438,7 +448,7 @@ fn specs() {
     writeln!(out, "pub const NAMES_TEXT: &str = {names_text:?};").unwrap();
     writeln!(
         out,
-        "/// Each section's checked form (`spec_check::Checked`, postcard)."
+        "/// Each section's checked form (`spec::checked::Checked`, postcard)."
     )
     .unwrap();
     writeln!(

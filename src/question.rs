@@ -13,8 +13,8 @@ use crate::ledger::taint;
 use crate::ledger::written::{self, Written};
 use crate::ledger::{allow_once, record};
 use crate::local::context::Context;
-use crate::local::fs::RealFs;
-use crate::local::project::{self, Layered};
+use crate::local::paths::fs::RealFs;
+use crate::local::rules::project::{self, Layered};
 use crate::text;
 use std::path::{Path, PathBuf};
 
@@ -177,7 +177,7 @@ impl crate::local::context::SessionWrites for SessionLedger<'_> {
 /// Adds what `local`'s call writes to the session's ledger (a write that fails is not a verdict:
 /// the file is then read as any project file is).
 fn note_writes(config: &Config, q: &Question, local: &Decision, home: Option<&Path>) {
-    use crate::local::fs::Fs as _;
+    use crate::local::paths::fs::Fs as _;
     let Some(session) = q.session.id.filter(|s| !s.is_empty()) else {
         return;
     };

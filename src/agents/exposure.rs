@@ -24,7 +24,8 @@ pub fn checks(config: &Config, project: Option<&Path>) -> Vec<Check> {
         let canonical = |p: &Path| p.canonicalize().unwrap_or(p.to_path_buf());
         // As the hook judges it: a home from the environment, inside a real project (named by
         // the agent, or a git work tree), not merely under the directory doctor runs in.
-        let real = crate::local::project::named_by_agent().is_some() || root.join(".git").exists();
+        let real =
+            crate::local::rules::project::named_by_agent().is_some() || root.join(".git").exists();
         if matches!(config.home.source, crate::config::Source::Env { .. })
             && real
             && canonical(home).starts_with(canonical(root))

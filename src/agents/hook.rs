@@ -115,8 +115,9 @@ pub fn run(
     };
     // A home inside the agent's project is not the person's: its settings do not silence
     // sentinel (the rules it would load are refused in `Layered`).
-    let named = crate::local::project::named_by_agent();
-    let foreign = crate::local::project::home_inside_project(&config, named.as_deref()).is_some();
+    let named = crate::local::rules::project::named_by_agent();
+    let foreign =
+        crate::local::rules::project::home_inside_project(&config, named.as_deref()).is_some();
     let shadow = shadow_flag || (config.mode.value == Mode::Shadow && !foreign);
     if shadow {
         (answer.silence)();

@@ -5,7 +5,7 @@ use anyhow::{Context as _, Result, bail};
 use sentinel::call::ToolCall;
 use sentinel::decision::Decision;
 use sentinel::evaluator::tiers;
-use sentinel::local::project::Layered;
+use sentinel::local::rules::project::Layered;
 use sentinel::question::{self, Purpose, TaintFrom};
 use std::path::PathBuf;
 

@@ -20,7 +20,10 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
     );
     // The project doctor runs in: what its agent settings do to sentinel.
     let project = std::env::current_dir().ok().map(|cwd| {
-        sentinel::local::project::root(&cwd, sentinel::local::project::named_by_agent().as_deref())
+        sentinel::local::rules::project::root(
+            &cwd,
+            sentinel::local::rules::project::named_by_agent().as_deref(),
+        )
     });
     checks.extend(sentinel::agents::exposure::checks(
         &config,

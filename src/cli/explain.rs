@@ -2,7 +2,7 @@
 
 use super::ask::{Question, evaluate};
 use anyhow::Result;
-use sentinel::local::fs::RealFs;
+use sentinel::local::paths::fs::RealFs;
 use sentinel::{report::check, report::explain};
 
 pub fn run(q: Question, json: bool) -> Result<u8> {

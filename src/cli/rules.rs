@@ -2,7 +2,7 @@
 
 use anyhow::{Context as _, Result};
 use sentinel::config;
-use sentinel::local::project::Project;
+use sentinel::local::rules::project::Project;
 use sentinel::rules::{RuleFile, Rules};
 
 pub fn lint(json: bool) -> Result<u8> {

@@ -4,7 +4,7 @@ use super::load_config;
 use super::person::{audit_person, person_only};
 use anyhow::{Context as _, Result, bail};
 use sentinel::config;
-use sentinel::local::project::{self, Project};
+use sentinel::local::rules::project::{self, Project};
 use sentinel::rules::Rules;
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
 //! A sign of planted instructions a call shows (SPEC 2.5), as a decision reports it; the checks
-//! that find them are in `local::signs`.
+//! that find them are in `local::policy::signs`.
 
 use serde::Serialize;
 

@@ -3,7 +3,7 @@
 
 use crate::decision::taint::Taint;
 use crate::ledger::written::Written;
-use crate::local::fs::{Fs, LexicalFs};
+use crate::local::paths::fs::{Fs, LexicalFs};
 use std::path::{Path, PathBuf};
 
 /// What Tier 1 needs besides the call and the rules.

@@ -1,20 +1,21 @@
 //! Tier 1: the local decision, a pure function of the call, the rules and the context.
 //!
 //! A shell command is split into its simple commands ([`crate::shell`]); each gets a verdict of
-//! its own ([`crate::local::judge`]) and the command's verdict is the maximum (allow < uncertain
-//! < ask < deny, [`crate::local::outcome`]). The other tools are in [`crate::local::tool_calls`].
+//! its own ([`judge`](mod@crate::local::policy::judge)) and the command's verdict is the maximum
+//! (allow < uncertain < ask < deny, [`crate::local::policy::outcome`]). The other tools are in
+//! [`crate::local::tool_calls`].
 
 use crate::call::ToolCall;
 use crate::decision::effect::Effect;
 use crate::decision::{CommandReport, Decision, Verdict};
-use crate::local::bins;
 use crate::local::context::Context;
-use crate::local::embedded;
-use crate::local::judge::{effective_cwd, hard_block, judge_seen};
-use crate::local::outcome::combine;
+use crate::local::policy::embedded;
+use crate::local::policy::judge::{effective_cwd, hard_block, judge_seen};
+use crate::local::policy::outcome::combine;
+use crate::local::policy::signs;
 use crate::local::policy::{self, Part};
+use crate::local::scripts::bins;
 use crate::local::scripts::{self, Pending};
-use crate::local::signs;
 use crate::local::tool_calls::{powershell_decision, read_decision, write_decision};
 use crate::rules::Rules;
 use crate::shell::{self, Cwd, Role};

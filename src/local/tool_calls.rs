@@ -3,9 +3,9 @@
 
 use crate::decision::{Decision, Verdict};
 use crate::local::context::Context;
-use crate::local::credentials;
-use crate::local::judge::{hard_block, judge};
-use crate::local::outcome::{combine, deny_reason};
+use crate::local::paths::credentials;
+use crate::local::policy::judge::{hard_block, judge};
+use crate::local::policy::outcome::{combine, deny_reason};
 use crate::local::policy::{self, Part, excluded};
 use crate::paths;
 use crate::rules::Rules;

@@ -7,8 +7,8 @@ use crate::call::ToolCall;
 use crate::config::Config;
 use crate::config::enum_name;
 use crate::decision::{ApiOutcome, Decision, RuleRef, Tier, Verdict};
-use crate::local::fs::Fs;
-use crate::local::project::{Layered, Trust};
+use crate::local::paths::fs::Fs;
+use crate::local::rules::project::{Layered, Trust};
 use crate::paths;
 use crate::rules::{RuleList, RuleMatch, Rules};
 use serde::Serialize;
@@ -243,7 +243,7 @@ fn explain_path(word: &str, cwd: Option<&str>, i: &Inputs, rules: &Rules) -> Exp
         } else {
             notes.push("outside the project".to_string());
         }
-        if let Some(cred) = crate::local::credentials::credential(p, rules) {
+        if let Some(cred) = crate::local::paths::credentials::credential(p, rules) {
             notes.push(format!("a credential file ({})", cred.pattern));
         }
         for (list, name) in [

@@ -3,8 +3,8 @@
 //! spellings its syntax accepts, with each kind of operand), and a seeded mutation fuzzer over
 //! the allowed ones.
 
-use sentinel::local::spec_raw::RawSpec;
-use sentinel::local::spec_scan;
+use sentinel::local::spec::raw::RawSpec;
+use sentinel::local::spec::scan;
 use std::path::Path;
 
 /// One command to judge, and where it came from (for coverage and the report).
@@ -120,7 +120,7 @@ pub fn sections(root: &Path) -> Vec<Section> {
     let mut out = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
-        let (scanned, _) = spec_scan::scan(&text);
+        let (scanned, _) = scan::scan(&text);
         for s in scanned {
             let body = &text[s.start..s.end];
             let body = body.split_once('\n').map(|x| x.1).unwrap_or("");

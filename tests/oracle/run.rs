@@ -10,7 +10,7 @@ use sentinel::call::ToolCall;
 use sentinel::decision::effect::Effect;
 use sentinel::decision::{Decision, Verdict};
 use sentinel::local::context::Context;
-use sentinel::local::fs::RealFs;
+use sentinel::local::paths::fs::RealFs;
 use sentinel::rules::Rules;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

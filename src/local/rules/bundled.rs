@@ -4,11 +4,11 @@ use super::CommandRule;
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
-pub use crate::local::path_scan::{Form, Mask};
+pub use crate::local::paths::scan::{Form, Mask};
 
 /// One rule line: spans of TEXT, prefilter literals as (first, count) into SPANS, and the
 /// DFA's span of DFAS (None: too big to build; compiled at run time when needed); a path
-/// list's line as `path_scan` read it.
+/// list's line as `paths::scan` read it.
 pub struct Line {
     pub line: u32,
     pub pattern: (u32, u32),
@@ -17,13 +17,13 @@ pub struct Line {
     pub anchored: bool,
     pub prefixes: (u32, u32),
     pub required: (u32, u32),
-    /// The pairs every match contains (`rule_scan::pair_mask`).
+    /// The pairs every match contains (`rules::scan::pair_mask`).
     pub mask: Mask,
     pub dfa: Option<(u32, u32)>,
     pub path: Option<PathLine>,
 }
 
-/// A path-list line as `path_scan::Scanned`, its texts spans of TEXT.
+/// A path-list line as `paths::scan::Scanned`, its texts spans of TEXT.
 pub struct PathLine {
     pub negated: bool,
     pub form: Form,
@@ -35,9 +35,9 @@ pub struct PathLine {
 }
 
 impl PathLine {
-    /// The line as `path_scan::scan` reads it, borrowing the table's text.
-    pub fn scanned(&self) -> crate::local::path_scan::Scanned {
-        crate::local::path_scan::Scanned {
+    /// The line as `paths::scan::scan` reads it, borrowing the table's text.
+    pub fn scanned(&self) -> crate::local::paths::scan::Scanned {
+        crate::local::paths::scan::Scanned {
             negated: self.negated,
             form: self.form,
             text: std::borrow::Cow::Borrowed(text(self.text)),

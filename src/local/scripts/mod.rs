@@ -21,6 +21,7 @@
 //! Bounds: 256 KiB a file, 16 files a command, scripts nested 3 deep, and for one call in all
 //! 48 files, 2 MiB and 1 s of reading; past them, what is not read is uncertain.
 
+pub mod bins;
 mod code;
 mod lang;
 mod make;
@@ -34,7 +35,7 @@ pub use lang::Lang;
 use crate::decision::Verdict;
 use crate::decision::effect::Effect;
 use crate::local::context::Context;
-use crate::local::fs::FileText;
+use crate::local::paths::fs::FileText;
 use crate::local::policy::Part;
 use crate::rules::Rules;
 use crate::shell::{RedirectKind, SimpleCommand};
@@ -326,7 +327,7 @@ pub fn with_runs(
     if part.verdict == Verdict::Deny {
         return part;
     }
-    let cwd = crate::local::judge::effective_cwd(cmd, ctx);
+    let cwd = crate::local::policy::judge::effective_cwd(cmd, ctx);
     if let Some(p) = judge(
         cmd,
         &part.effects,
@@ -350,7 +351,7 @@ pub fn with_runs(
         && part.verdict < Verdict::Uncertain
         && let Some(entry) = written
             .iter()
-            .find_map(|w| crate::local::instruction_files::matches(&w.path, ctx.project()))
+            .find_map(|w| crate::local::paths::instruction_files::matches(&w.path, ctx.project()))
     {
         part.verdict = Verdict::Uncertain;
         part.rule = None;
@@ -375,7 +376,9 @@ pub fn instruction_write(d: &mut crate::decision::Decision, ctx: &Context) {
     let Some(path) = d.path.as_deref() else {
         return;
     };
-    if let Some(entry) = crate::local::instruction_files::matches(Path::new(path), ctx.project()) {
+    if let Some(entry) =
+        crate::local::paths::instruction_files::matches(Path::new(path), ctx.project())
+    {
         d.verdict = Verdict::Uncertain;
         d.rule = None;
         d.reason = format!(

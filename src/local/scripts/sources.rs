@@ -7,7 +7,7 @@ use super::package;
 use super::{Lang, MAX_FILE_BYTES, Pending};
 use crate::decision::effect::Effect;
 use crate::local::context::Context;
-use crate::local::fs::FileText;
+use crate::local::paths::fs::FileText;
 use crate::local::policy;
 use crate::paths;
 use crate::shell::{RedirectKind, SimpleCommand, WordKind};

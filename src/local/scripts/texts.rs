@@ -6,7 +6,7 @@ use super::sources::Source;
 use super::{Lang, Tier1, uncertain};
 use crate::decision::Verdict;
 use crate::local::context::Context;
-use crate::local::credentials;
+use crate::local::paths::credentials;
 use crate::local::policy::{self, Part};
 use crate::paths;
 use crate::rules::Rules;

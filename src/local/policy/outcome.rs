@@ -6,7 +6,7 @@ use crate::shell::{self};
 use std::fmt::Write as _;
 
 /// The command's verdict is the maximum of its parts; the first part at that level explains it.
-pub(super) fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
+pub(in crate::local) fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
     let worst = reports
         .iter()
         .map(|r| r.verdict)
@@ -72,7 +72,7 @@ pub(super) fn combine(tool: &str, reports: Vec<CommandReport>) -> Decision {
 
 /// A deny reason written for the agent: what was refused, why, and what to do instead. `detail`
 /// is what Tier 1 found (the rule's comment, or e.g. which path is outside the project).
-pub(super) fn deny_reason(
+pub(in crate::local) fn deny_reason(
     rule: Option<&RuleRef>,
     detail: &str,
     shown: &str,
@@ -106,7 +106,7 @@ pub(super) fn deny_reason(
 
 /// A rule's comment split into why it blocks and what to do instead (`…; instead: …`), with a
 /// default alternative for each rule file when the comment names none.
-pub(super) fn advice(rule: &RuleRef) -> (Option<&str>, &str) {
+pub(in crate::local) fn advice(rule: &RuleRef) -> (Option<&str>, &str) {
     let comment = rule.why.as_deref().unwrap_or("");
     let (why, instead) = match comment.split_once("; instead:") {
         Some((w, i)) => (w.trim(), Some(i.trim().trim_end_matches('.'))),

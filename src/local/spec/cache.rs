@@ -1,5 +1,5 @@
 //! A person's spec files (`SENTINEL_HOME/commands/*.toml`) compiled once: each file's sections
-//! are scanned, read as TOML and checked (`spec_check`, the code the build checks the bundled
+//! are scanned, read as TOML and checked (`spec::check`, the code the build checks the bundled
 //! ones with), and what that gives — each section's name, header line, aliases and checked form
 //! (postcard), and every error with its line — is kept in `SENTINEL_HOME/cache/specs-<id>.bin`,
 //! one cache file per spec file. A call then decodes the sections it names, as it does the
@@ -16,8 +16,8 @@
 //! error with its file:line (which turns a local allow into `ask`), as `rules lint` does.
 
 use crate::local::rules::cache::{self, Shelf, Stat};
-use crate::local::spec_check::Checked;
-use crate::local::{spec_raw, spec_scan};
+use crate::local::spec::checked::Checked;
+use crate::local::spec::{raw, scan};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -140,7 +140,7 @@ pub(crate) fn load<R>(
 /// A spec file's text compiled into its payload: every section read and checked, every error
 /// kept with its line. None only if postcard cannot write it (never expected).
 pub(crate) fn compile(text: &str, origin: &str) -> Option<Vec<u8>> {
-    let (found, scan_errors) = spec_scan::scan(text);
+    let (found, scan_errors) = scan::scan(text);
     let mut errors: Vec<(u32, String)> = scan_errors
         .into_iter()
         .map(|(line, message)| (line as u32, message))
@@ -188,7 +188,7 @@ pub(crate) fn check_section(
     header: usize,
     name: &str,
 ) -> Result<Checked, (usize, String)> {
-    let mut doc: BTreeMap<String, spec_raw::RawSpec> = toml::from_str(text).map_err(|e| {
+    let mut doc: BTreeMap<String, raw::RawSpec> = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
             .map(|r| text[..r.start.min(text.len())].matches('\n').count())
@@ -198,5 +198,5 @@ pub(crate) fn check_section(
     let raw = doc
         .remove(name)
         .ok_or_else(|| (header, "the section is empty".to_string()))?;
-    crate::local::spec_check::check(raw, name, &|needle| spec_raw::line_of(text, header, needle))
+    crate::local::spec::check::check(raw, name, &|needle| raw::line_of(text, header, needle))
 }

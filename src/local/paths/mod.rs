@@ -1,11 +1,17 @@
 //! Paths: making a target absolute, resolving `~`, `..` and symlinks, and matching path lists.
 //!
 //! Resolution here is lexical (pure); the caller then passes the existing prefix of the path
-//! through a [`Fs`](crate::local::fs::Fs) so symlinks are followed.
+//! through a [`Fs`](crate::local::paths::fs::Fs) so symlinks are followed.
 
-pub use crate::local::path_scan::is_windows_path;
-use crate::local::path_scan::{
-    self, Form, Mask, Scanned, clean, clean_owned, glob_literals, is_simple, strip_home,
+pub mod credentials;
+pub mod fs;
+pub mod instruction_files;
+pub mod list;
+pub mod scan;
+
+pub use crate::local::paths::scan::is_windows_path;
+use crate::local::paths::scan::{
+    Form, Mask, Scanned, clean, clean_owned, glob_literals, is_simple, strip_home,
 };
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -122,7 +128,7 @@ pub enum PathMatcher {
         glob: Cow<'static, str>,
         /// No glob character: a name the path or one of its ancestors is (`.vscode`).
         plain: bool,
-        /// The literal runs, `,`-joined (`path_scan::glob_literals`).
+        /// The literal runs, `,`-joined (`scan::glob_literals`).
         literals: Cow<'static, str>,
         case_insensitive: bool,
         /// Boxed: most lines never build theirs, and a list is moved about line by line.
@@ -134,7 +140,7 @@ impl PathPattern {
     /// Parses one path-list line; `~` and `$HOME` expand. Globs match case-insensitively when
     /// `case_insensitive` (used for the excluded list, where matching more is the safe side).
     pub fn parse(line: &str, home: Option<&Path>, case_insensitive: bool) -> Result<Self, String> {
-        let scanned = path_scan::scan(line, case_insensitive)?;
+        let scanned = scan::scan(line, case_insensitive)?;
         let home = home.map(Home::new);
         PathPattern::read(
             Cow::Owned(line.to_string()),
@@ -147,11 +153,11 @@ impl PathPattern {
     /// Parses a line of a list relative to a project root (`.git`, `**/.envrc`, `!x`): always a
     /// case-insensitive glob over the path below the root.
     pub fn parse_relative(line: &str) -> Result<Self, String> {
-        let scanned = path_scan::scan_relative(line)?;
+        let scanned = scan::scan_relative(line)?;
         PathPattern::read(Cow::Owned(line.to_string()), scanned, None, true)
     }
 
-    /// A line as [`path_scan::scan`] read it (at build time, for a bundled line: nothing is
+    /// A line as [`scan::scan`] read it (at build time, for a bundled line: nothing is
     /// copied), with the home directory put in. `raw` is the line as written.
     pub fn read(
         raw: Cow<'static, str>,
@@ -192,7 +198,7 @@ impl PathPattern {
         home: Option<&Path>,
         case_insensitive: bool,
     ) -> Result<Self, String> {
-        let scanned = path_scan::scan(line, case_insensitive)?;
+        let scanned = scan::scan(line, case_insensitive)?;
         let raw = Cow::Owned(line.to_string());
         let home = home.map(Home::new);
         match scanned.form {
@@ -245,10 +251,10 @@ impl PathPattern {
                 mask,
             });
         }
-        let (negated, body) = path_scan::split_negation(&raw);
+        let (negated, body) = scan::split_negation(&raw);
         let mut expanded = home.path.to_string_lossy().into_owned();
         expanded.push_str(&s.text);
-        let again = path_scan::absolute(negated, &expanded, body, case_insensitive)?;
+        let again = scan::absolute(negated, &expanded, body, case_insensitive)?;
         PathPattern::read(raw, again, None, case_insensitive)
     }
 
@@ -368,7 +374,7 @@ impl PathPattern {
 pub struct Home<'a> {
     path: &'a Path,
     /// The home as text when `~` lines can be appended to it as they are
-    /// ([`path_scan::plain_home`]).
+    /// ([`scan::plain_home`]).
     plain: Option<&'a str>,
 }
 
@@ -376,7 +382,7 @@ impl<'a> Home<'a> {
     pub fn new(path: &'a Path) -> Home<'a> {
         Home {
             path,
-            plain: path.to_str().filter(|h| path_scan::plain_home(h)),
+            plain: path.to_str().filter(|h| scan::plain_home(h)),
         }
     }
 }
@@ -468,7 +474,7 @@ pub fn list_matches_plainly<'a, T>(list: &'a [(PathPattern, T)], path: &Path) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::local::fs::{Fs, RealFs};
+    use crate::local::paths::fs::{Fs, RealFs};
 
     #[test]
     fn is_within_agrees_with_the_component_walk() {

@@ -4,12 +4,17 @@
 //! spec entries, writes into excluded paths, and anything that would loosen sentinel itself.
 //! Everything else is uncertain: Tier 2 or the person decides.
 
+pub(in crate::local) mod embedded;
+pub mod judge;
+pub mod outcome;
+pub mod signs;
+
 use crate::decision::effect::Effect;
 use crate::decision::{CommandReport, RuleRef, Verdict};
 use crate::local::context::Context;
-use crate::local::credentials;
-use crate::local::effects::Effects;
 use crate::local::paths;
+use crate::local::paths::credentials;
+use crate::local::spec::effects::Effects;
 use crate::rules::Rules;
 use crate::shell::{self, Word, WordKind};
 use std::borrow::Cow;

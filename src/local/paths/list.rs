@@ -12,7 +12,7 @@
 //! hook makes in its one decision: a list is indexed at its [`INDEX_AFTER`]th lookup, so a
 //! long-lived engine gets the index and a hook never pays for it.
 
-use crate::local::path_scan::Mask;
+use crate::local::paths::scan::Mask;
 use crate::local::paths::{PathPattern, Probe, first_unexcepted, list_matches};
 use std::path::Path;
 use std::sync::OnceLock;

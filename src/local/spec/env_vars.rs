@@ -21,7 +21,7 @@ type Lines = Vec<(&'static str, bool, bool)>;
 fn lines() -> &'static Lines {
     static LINES: OnceLock<Lines> = OnceLock::new();
     LINES.get_or_init(|| {
-        include_str!("../../rules/env_vars.txt")
+        include_str!("../../../rules/env_vars.txt")
             .lines()
             .map(|l| l.split('#').next().unwrap_or("").trim())
             .filter(|l| !l.is_empty())

@@ -1,4 +1,4 @@
-//! One spec section as its TOML reads, before sentinel checks it (`spec_check`), and the lines
+//! One spec section as its TOML reads, before sentinel checks it (`spec::check`), and the lines
 //! its keys are on. Shared by `build.rs` (which checks each bundled section at build time) and
 //! the runtime (which reads a person's sections), so both read a section with the same code.
 

@@ -5,7 +5,7 @@
 
 use crate::decision::RuleRef;
 use crate::decision::effect::Effect;
-use crate::local::options::{self, Reading};
+use crate::local::spec::options::{self, Reading};
 use crate::local::spec::{Kind, Network, OptKind, Runs, Specs};
 use crate::shell::{RedirectKind, SimpleCommand, Word, WordKind};
 
@@ -358,7 +358,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 continue;
             }
             Kind::Sql => match w.known_value() {
-                Some(q) if crate::local::sql::is_read_only(q) => continue,
+                Some(q) if crate::local::spec::sql::is_read_only(q) => continue,
                 _ => Effect::RunCode {
                     code: format!(
                         "SQL `{}` (writes, or reaches beyond what it reads)",
@@ -427,7 +427,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 }
             }
             Kind::Variable => match w.known_value() {
-                Some(n) if !crate::local::signs::is_secret_variable_name(n) => continue,
+                Some(n) if !crate::local::policy::signs::is_secret_variable_name(n) => continue,
                 _ => Effect::Review {
                     why: format!(
                         "prints `{}`, which looks like a secret",

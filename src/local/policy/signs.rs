@@ -6,7 +6,7 @@
 //! session.
 
 use crate::decision::sign::{Sign, SignKind};
-use crate::local::path_scan::Mask;
+use crate::local::paths::scan::Mask;
 use crate::paths;
 use crate::shell::{Analysis, RedirectKind, Role, SimpleCommand, WordKind};
 use regex::bytes::{Regex, RegexBuilder};
@@ -338,7 +338,7 @@ fn credential_access(
         }
         for piece in w.text.split(['=', '@']) {
             if let Some(p) = paths::resolve(piece, cwd, home)
-                && let Some(cred) = crate::local::credentials::credential(&p, rules)
+                && let Some(cred) = crate::local::paths::credentials::credential(&p, rules)
             {
                 return Some(format!("{text} ({})", cred.pattern));
             }

@@ -2,7 +2,7 @@
 //! paths by every tool.
 
 use crate::decision::RuleRef;
-use crate::local::path_scan::GLOB_CHARS;
+use crate::local::paths::scan::GLOB_CHARS;
 use crate::local::paths::{self, PathMatcher};
 use crate::rules::Rules;
 use std::path::Path;

@@ -5,8 +5,8 @@
 //! with `^literal` is skipped outright for commands that do not start with that literal.
 
 use crate::decision::{RuleError, RuleRef};
-use crate::local::path_list::PathList;
-use crate::local::rule_scan::{compiled_pattern, literal_filters, split_line};
+use crate::local::paths::list::PathList;
+use crate::local::rules::scan::{compiled_pattern, literal_filters, split_line};
 use crate::paths::PathPattern;
 use crate::text::one_line;
 use regex_automata::meta::Regex;
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Largest rule file read from SENTINEL_HOME (a project's are bounded tighter, see
-/// `local::project`).
+/// `local::rules::project`).
 pub const MAX_HOME_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// One of the five rule files.
@@ -81,15 +81,15 @@ impl RuleFile {
     /// The default compiled into the binary from `rules/`.
     pub fn bundled(self) -> &'static str {
         match self {
-            RuleFile::HardBlock => include_str!("../../rules/hard_block_commands.txt"),
-            RuleFile::Safe => include_str!("../../rules/safe_commands.txt"),
+            RuleFile::HardBlock => include_str!("../../../rules/hard_block_commands.txt"),
+            RuleFile::Safe => include_str!("../../../rules/safe_commands.txt"),
             RuleFile::ConditionalBlock => {
-                include_str!("../../rules/conditional_block_commands.txt")
+                include_str!("../../../rules/conditional_block_commands.txt")
             }
-            RuleFile::SafePaths => include_str!("../../rules/safe_paths.txt"),
-            RuleFile::ExcludedPaths => include_str!("../../rules/excluded_paths.txt"),
-            RuleFile::CredentialPaths => include_str!("../../rules/credential_paths.txt"),
-            RuleFile::ProtectedPaths => include_str!("../../rules/protected_paths.txt"),
+            RuleFile::SafePaths => include_str!("../../../rules/safe_paths.txt"),
+            RuleFile::ExcludedPaths => include_str!("../../../rules/excluded_paths.txt"),
+            RuleFile::CredentialPaths => include_str!("../../../rules/credential_paths.txt"),
+            RuleFile::ProtectedPaths => include_str!("../../../rules/protected_paths.txt"),
         }
     }
 
@@ -113,7 +113,7 @@ impl RuleFile {
     }
 }
 
-/// One of a project's rule files as the layering hands it over (`local::project` finds and
+/// One of a project's rule files as the layering hands it over (`local::rules::project` finds and
 /// reads them; the rules only parse what they are given).
 pub struct ProjectRules<'a> {
     /// Which rule file it is.
@@ -131,12 +131,17 @@ pub(crate) mod cache;
 mod command;
 pub mod layers;
 mod parse;
+pub mod project;
+mod rule_list;
+pub mod scan;
 #[cfg(test)]
 mod tests;
 
 use command::*;
-pub use command::{CommandRule, RuleList, RuleMatch};
+pub use command::{CommandRule, RuleMatch};
 use parse::*;
+pub use rule_list::RuleList;
+use rule_list::*;
 
 /// A rule file's parsed lines.
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-const LIST: &str = include_str!("../../rules/instruction_files.txt");
+const LIST: &str = include_str!("../../../rules/instruction_files.txt");
 
 /// The list's entry that `path` (inside `project`) falls under.
 pub fn matches(path: &Path, project: &Path) -> Option<&'static str> {

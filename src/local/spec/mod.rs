@@ -9,18 +9,28 @@
 //! The bundled sections were checked by `build.rs`, which stores each one's checked form
 //! (postcard) with an index of their names: a call decodes only the sections it names, with no
 //! TOML to read and nothing to check. A person's files are compiled into the same checked forms
-//! by the same code (`spec_check`) once, and cached in SENTINEL_HOME (`spec_cache`): a call
+//! by the same code (`spec::check`) once, and cached in SENTINEL_HOME (`spec::cache`): a call
 //! decodes the person's sections it names the same way.
+
+pub(crate) mod cache;
+pub mod check;
+pub mod checked;
+pub mod effects;
+pub mod env_vars;
+pub mod options;
+pub mod raw;
+pub mod scan;
+pub mod sql;
 
 use crate::decision::RuleError;
 use crate::decision::RuleRef;
-use crate::local::spec_cache::{self, Compiled, Index};
+use crate::local::spec::cache::{Compiled, Index};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-pub use crate::local::spec_check::{
+pub use crate::local::spec::checked::{
     Checked, Kind, Matched, Network, OptKind, OptSpec, Runs, Slot, Syntax,
 };
 
@@ -97,7 +107,7 @@ struct Source {
     file: String,
     /// The path it was read from.
     origin: String,
-    /// The file compiled (`spec_cache`): its sections' checked forms are decoded from these.
+    /// The file compiled (`spec::cache`): its sections' checked forms are decoded from these.
     compiled: Vec<u8>,
 }
 
@@ -161,7 +171,7 @@ impl Specs {
                         .map(|n| n.to_string_lossy().into_owned())
                         .unwrap_or_default();
                     let source = specs.sources.len();
-                    let loaded = spec_cache::load(Some(&cache), &name, &path, &origin, |i, at| {
+                    let loaded = cache::load(Some(&cache), &name, &path, &origin, |i, at| {
                         specs.add_index(source, &name, &origin, i, at)
                     });
                     match loaded {
@@ -193,7 +203,7 @@ impl Specs {
         let mut specs = Specs::bundled();
         for (file, text) in texts {
             let compiled = Compiled {
-                bytes: spec_cache::compile(text, file).unwrap_or_default(),
+                bytes: cache::compile(text, file).unwrap_or_default(),
                 at: 0,
             };
             let source = specs.sources.len();
@@ -291,7 +301,7 @@ impl Specs {
         self.section(Id::Bundled(*i as usize))
     }
 
-    /// The package-manager section `["PROGRAM *"]` when it has `bins = true` (`local::bins`);
+    /// The package-manager section `["PROGRAM *"]` when it has `bins = true` (`local::scripts::bins`);
     /// for the bundled layer the build lists the programs whose first such section has it, so
     /// the commands of other programs pay one binary search.
     pub fn bins_section(&self, program: &str) -> Option<Arc<CommandSpec>> {
@@ -438,7 +448,7 @@ fn word_glob(pattern: &str, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::local::spec_scan::header_name;
+    use crate::local::spec::scan::header_name;
 
     /// One section's TOML read and checked the way a person's is (what the build stores).
     fn parse_section(
@@ -448,7 +458,7 @@ mod tests {
         header: usize,
         name: &str,
     ) -> Result<CommandSpec, RuleError> {
-        spec_cache::check_section(text, header, name)
+        cache::check_section(text, header, name)
             .map(|checked| CommandSpec::new(checked, file, origin, header))
             .map_err(|(line, message)| RuleError {
                 file: display(file, origin),
@@ -469,7 +479,7 @@ mod tests {
         let mut built = bundled::SECTIONS.iter().enumerate();
         for (f, file) in bundled::FILES.iter().enumerate() {
             let text = std::fs::read_to_string(dir.join(file)).unwrap();
-            let (found, errors) = crate::local::spec_scan::scan(&text);
+            let (found, errors) = crate::local::spec::scan::scan(&text);
             assert!(errors.is_empty(), "{file}: {errors:?}");
             for s in found {
                 let (i, &(bf, line, name, _)) = built.next().expect("a section of the build");
