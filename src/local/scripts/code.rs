@@ -19,6 +19,9 @@ pub enum Class {
     Run,
     Send,
     Write,
+    /// Not a call: an expression that stands for the home directory (`Path.home()`,
+    /// `os.homedir()`, `$ENV{HOME}` …), read as `~` where a call's path is.
+    Home,
 }
 
 /// One pattern of `code_calls.txt`.
@@ -40,7 +43,8 @@ pub struct Finding<'p> {
     pub line: usize,
     /// The line, trimmed.
     pub text: String,
-    /// The first string literal after the call, when there is one.
+    /// The call's path or command: the first string literal after the call, or the home
+    /// directory's expression read as `~` (with a literal joined to it), when there is one.
     pub literal: Option<String>,
     pub pattern: &'p Pattern,
 }
@@ -69,6 +73,7 @@ pub fn parse(text: &str, file: &str) -> (Vec<Pattern>, Vec<String>) {
             "run" => Class::Run,
             "send" => Class::Send,
             "write" => Class::Write,
+            "home" => Class::Home,
             other => {
                 errors.push(format!("{at}: unknown class `{other}`"));
                 continue;
@@ -100,10 +105,10 @@ pub fn bundled() -> &'static [Pattern] {
 /// The calls in `text`, code in `lang`, in line order.
 pub fn scan<'p>(text: &str, lang: Lang, patterns: &'p [Pattern]) -> Vec<Finding<'p>> {
     let tag = lang.tag();
-    let mine: Vec<&Pattern> = patterns
+    let (homes, mine): (Vec<&Pattern>, Vec<&Pattern>) = patterns
         .iter()
         .filter(|p| p.langs.iter().any(|l| l == tag))
-        .collect();
+        .partition(|p| p.class == Class::Home);
     let comment = match lang {
         Lang::Python | Lang::Ruby | Lang::Perl | Lang::Shell => "#",
         _ => "//",
@@ -122,13 +127,68 @@ pub fn scan<'p>(text: &str, lang: Lang, patterns: &'p [Pattern]) -> Vec<Finding<
                 out.push(Finding {
                     line: i + 1,
                     text: trimmed.to_string(),
-                    literal: line.get(m.start()..).and_then(first_literal),
+                    literal: line.get(m.end()..).and_then(|rest| argument(rest, &homes)),
                     pattern: p,
                 });
             }
         }
     }
     out
+}
+
+/// What a call's argument, `rest` (the text after the call's name), names: the first string
+/// literal, unless an expression for the home directory comes before it. That reads as `~`
+/// when the argument ends there (`rmtree(Path.home())`), as `~/LIT` when a literal is joined to
+/// it (`homedir() + "/.ssh"`, `Path.home() / ".aws"`, `join(homedir(), ".ssh")`), and as
+/// nothing known otherwise: a later literal is not the path then.
+fn argument(rest: &str, homes: &[&Pattern]) -> Option<String> {
+    let home = homes
+        .iter()
+        .filter_map(|p| p.re.find(rest.as_bytes()))
+        .min_by_key(|m| m.start());
+    let literal_at = rest.find(['\'', '"', '`']);
+    match home {
+        Some(h) if literal_at.is_none_or(|q| h.start() <= q) => joined_home(&rest[h.end()..]),
+        _ => first_literal(rest),
+    }
+}
+
+/// `~`, or `~/LIT`, for the text after a home expression; None when it goes on otherwise.
+fn joined_home(after: &str) -> Option<String> {
+    let mut after = after.trim_start();
+    // Rust's Option/Result around the path.
+    while let Some(a) = after
+        .strip_prefix(".unwrap()")
+        .or_else(|| after.strip_prefix('?'))
+    {
+        after = a.trim_start();
+    }
+    let joined = after
+        .strip_prefix(['+', '/', ','])
+        .map(str::trim_start)
+        .filter(|a| a.starts_with(['\'', '"', '`']));
+    match joined {
+        Some(a) => {
+            let lit = first_literal(a)?;
+            Some(format!("~/{}", lit.trim_start_matches('/')))
+        }
+        None if after.is_empty() || after.starts_with([')', ',', ';']) => Some("~".into()),
+        None => None,
+    }
+}
+
+/// The paths under the home directory that `text` (code in `lang`) builds from a home
+/// expression and a literal (`os.homedir() + "/.ssh/id_rsa"`), as `~/…`: for credentials
+/// named without a literal `~`.
+pub fn home_paths<'p>(text: &'p str, lang: Lang, patterns: &'p [Pattern]) -> Vec<String> {
+    let tag = lang.tag();
+    patterns
+        .iter()
+        .filter(|p| p.class == Class::Home && p.langs.iter().any(|l| l == tag))
+        .flat_map(|p| p.re.find_iter(text.as_bytes()))
+        .filter_map(|m| joined_home(&text[m.end()..]))
+        .filter(|p| p != "~")
+        .collect()
 }
 
 /// The first quoted string in `text` (`'…'`, `"…"`, or a backquoted one without `${`).
@@ -194,6 +254,79 @@ mod tests {
         assert_eq!(f[0].literal, None, "a template with a hole is no literal");
         let plain = "def add(a, b):\n    return a + b\nimport re\nre.compile('x')\n";
         assert!(scan(plain, Lang::Python, bundled()).is_empty());
+    }
+
+    #[test]
+    fn the_home_directorys_expressions_read_as_tilde() {
+        let cases = [
+            (
+                Lang::Python,
+                "shutil.rmtree(pathlib.Path.home())",
+                Some("~"),
+            ),
+            (Lang::Python, "shutil.rmtree(os.environ['HOME'])", Some("~")),
+            (
+                Lang::Python,
+                "shutil.rmtree(os.getenv('HOME'), ignore_errors=True)",
+                Some("~"),
+            ),
+            (
+                Lang::Python,
+                "shutil.rmtree(Path.home() / '.ssh')",
+                Some("~/.ssh"),
+            ),
+            (
+                Lang::Python,
+                "shutil.rmtree(os.path.join(os.environ['HOME'], 'x'))",
+                Some("~/x"),
+            ),
+            (Lang::Python, "shutil.rmtree(Path.home() / sub / 'x')", None),
+            (Lang::Python, "shutil.rmtree('build')", Some("build")),
+            (
+                Lang::Js,
+                "fs.rmSync(require('os').homedir(), {recursive: true})",
+                Some("~"),
+            ),
+            (
+                Lang::Js,
+                "fs.rmSync(process.env.HOME + '/.aws', {recursive: true})",
+                Some("~/.aws"),
+            ),
+            (Lang::Js, "fs.rmSync(os.homedir())", Some("~")),
+            (
+                Lang::Js,
+                "require('fs').rmSync(require('os').homedir())",
+                Some("~"),
+            ),
+            (
+                Lang::Js,
+                "require('node:fs/promises').rm(homedir(), {force: true})",
+                Some("~"),
+            ),
+            (Lang::Ruby, "FileUtils.rm_rf(Dir.home)", Some("~")),
+            (Lang::Ruby, "FileUtils.rm_rf(ENV['HOME'])", Some("~")),
+            (Lang::Perl, "rmtree($ENV{HOME})", Some("~")),
+            (Lang::Php, "rmdir(getenv('HOME'))", Some("~")),
+            (
+                Lang::Rust,
+                "std::fs::remove_dir_all(dirs::home_dir().unwrap())",
+                Some("~"),
+            ),
+            (
+                Lang::Rust,
+                "fs::remove_dir_all(env::var(\"HOME\")?)",
+                Some("~"),
+            ),
+        ];
+        for (lang, code, want) in cases {
+            let f = scan(code, lang, bundled());
+            assert!(!f.is_empty(), "{code}");
+            for f in f {
+                assert_eq!(f.literal.as_deref(), want, "{code}");
+            }
+        }
+        let js = "const k = fs.readFileSync(os.homedir() + '/.ssh/id_rsa', 'utf8');";
+        assert_eq!(home_paths(js, Lang::Js, bundled()), ["~/.ssh/id_rsa"]);
     }
 
     #[test]

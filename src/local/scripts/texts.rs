@@ -98,10 +98,13 @@ pub(super) fn judge_code(
     if findings.is_empty() {
         return None;
     }
-    let credential = code::literals(text).find_map(|lit| {
-        let p = paths::resolve(lit, &s.cwd, ctx.home)?;
-        credentials::credential(&p, rules).map(|_| lit.to_string())
-    });
+    let built = code::home_paths(text, lang, code::bundled());
+    let credential = code::literals(text)
+        .chain(built.iter().map(String::as_str))
+        .find_map(|lit| {
+            let p = paths::resolve(lit, &s.cwd, ctx.home)?;
+            credentials::credential(&p, rules).map(|_| lit.to_string())
+        });
     let mut worst: Option<Part> = None;
     for f in &findings {
         let at = format!("{}:{}", s.shown, f.line);
