@@ -77,8 +77,10 @@ fn signed_calls() -> Vec<(&'static str, Value)> {
             ),
         ),
         (
+            // Printing it (`echo $GITHUB_TOKEN`) is uncertain in any session; a test of it is
+            // allowed in a clean one.
             "secret from the environment",
-            bash("S", "echo $GITHUB_TOKEN"),
+            bash("S", "test -n \"$GITHUB_TOKEN\""),
         ),
         (
             "decoded payload executed",

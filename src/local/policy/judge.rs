@@ -219,6 +219,16 @@ pub(in crate::local) fn judge_inner(
         });
     }
     effects.list.extend(unknown_vars);
+    if let Some(name) = secret_value_passed(cmd) {
+        // Printed, written or sent, the value is out of the environment: the agent's
+        // transcript, a file, a request. Whether it belongs there is for Tier 2 or the person.
+        effects.list.push(Effect::Unknown {
+            why: format!(
+                "`${name}` looks like a secret by its name, and `{}` gets its value",
+                cmd.name()
+            ),
+        });
+    }
     for (name, value) in &cmd.assignments {
         if shell::LOAD_PATH_VARIABLES.contains(&name.as_str()) {
             // `PYTHONPATH=src python x.py`: code is loaded from each entry, which must be the
@@ -249,6 +259,39 @@ pub(in crate::local) fn judge_inner(
     effects.list.truncate(recorded);
     *found = effects.list;
     part
+}
+
+/// The first variable that looks like a secret by its name (`$GITHUB_TOKEN`) whose value an
+/// argument passes to the program: not its length (`${#X}`), nor a word only when it is set
+/// (`${X:+set}`), and not to the shell's tests, which print nothing.
+fn secret_value_passed(cmd: &SimpleCommand) -> Option<&str> {
+    if matches!(cmd.name(), "test" | "[" | "[[") {
+        return None;
+    }
+    cmd.argv
+        .iter()
+        .skip(1)
+        .filter(|w| !w.is_literal())
+        .find_map(|w| {
+            let text = w.text.as_str();
+            text.match_indices('$').find_map(|(at, _)| {
+                let rest = &text[at + 1..];
+                let (braced, rest) = match rest.strip_prefix('{') {
+                    Some(r) => (true, r),
+                    None => (false, rest),
+                };
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                let name = &rest[..end];
+                let after = &rest[end..];
+                let only_if_set = braced && (after.starts_with(":+") || after.starts_with('+'));
+                (!name.is_empty()
+                    && !only_if_set
+                    && crate::local::policy::signs::is_secret_variable_name(name))
+                .then_some(name)
+            })
+        })
 }
 
 /// The rest of [`judge_inner`], over the command's effects.
