@@ -105,6 +105,10 @@ pub enum Command {
         /// hook names `sentinel` on PATH, no machine path); local: ./.claude/settings.local.json.
         #[arg(long, value_enum, default_value = "user")]
         scope: Scope,
+        /// Only write the commented starter files into SENTINEL_HOME (where absent) and register
+        /// nothing: for the Claude Code plugin route.
+        #[arg(long, conflicts_with_all = ["shadow", "settings"])]
+        seed_only: bool,
     },
     /// Trust this project's `.sentinel/` rules as they are now (its loosening rules then apply).
     Trust {
@@ -193,7 +197,7 @@ pub enum AuditCommand {
     },
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scope {
     User,
     Project,

@@ -1,11 +1,17 @@
 //! `sentinel install` and `uninstall`: register the hook in Claude Code's settings, or remove it.
+//! Both look for the Claude Code plugin too: install warns of a double registration, uninstall
+//! says what is left, and `--purge` (which removes the binary the plugin's hook runs) switches the
+//! plugin off rather than leave a hook that refuses every call.
 
 use super::args::Scope;
 use super::load_config;
 use super::person::person_only;
 use anyhow::{Context as _, Result};
-use sentinel::{agents::install, config};
-use std::path::PathBuf;
+use sentinel::{
+    agents::{install, install_plugin},
+    config,
+};
+use std::path::{Path, PathBuf};
 
 pub fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf> {
     Ok(match (settings, scope) {
@@ -16,6 +22,32 @@ pub fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf>
         (None, Scope::Project) => std::env::current_dir()?.join(".claude/settings.json"),
         (None, Scope::Local) => std::env::current_dir()?.join(".claude/settings.local.json"),
     })
+}
+
+/// The arguments that name the same settings file again, for a fix printed to the person:
+/// `--settings FILE` or `--scope S` (nothing for the default).
+pub fn settings_args(settings: Option<&Path>, scope: Scope) -> String {
+    match (settings, scope) {
+        (Some(p), _) => format!(
+            " --settings {}",
+            sentinel::text::shell_word(&p.display().to_string())
+        ),
+        (None, Scope::User) => String::new(),
+        (None, Scope::Project) => " --scope project".into(),
+        (None, Scope::Local) => " --scope local".into(),
+    }
+}
+
+/// Every settings file Claude Code reads the plugin's enablement from, as seen from here:
+/// `settings` itself, the user's, this directory's project and local files.
+pub fn plugin_files(settings: &Path) -> Vec<PathBuf> {
+    let mut files = vec![settings.to_path_buf()];
+    for scope in [Scope::User, Scope::Project, Scope::Local] {
+        if let Ok(p) = settings_path(None, scope) {
+            files.push(p);
+        }
+    }
+    files
 }
 
 pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
@@ -32,7 +64,14 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
             .context("cannot find sentinel's own path")?,
     };
     let timeout = config.hook_timeout_secs();
-    let report = install::install(&settings, &binary, shadow, timeout, &config.home.value)?;
+    let report = install::install(
+        &settings,
+        &binary,
+        shadow,
+        timeout,
+        &config.home.value,
+        keeps_backup(explicit, scope),
+    )?;
     let mode = if shadow { " in shadow mode" } else { "" };
     if report.changed {
         outln!(
@@ -49,14 +88,44 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
     for p in &report.seeded {
         outln!("seeded {}", p.display());
     }
+    for (file, id) in install_plugin::enabled_in(&plugin_files(&settings)) {
+        eprintln!(
+            "sentinel: warning: the plugin {id} is also enabled in {}: every call is now judged twice. Keep one: `{}`, or `sentinel uninstall{}`",
+            file.display(),
+            install_plugin::uninstall_command(&id),
+            settings_args(explicit.then_some(settings.as_path()), scope)
+        );
+    }
     Ok(0)
+}
+
+/// `install --seed-only`: the starters, nothing registered (the plugin route never runs
+/// `install`, which is what seeds SENTINEL_HOME otherwise).
+pub fn seed_only() -> Result<u8> {
+    person_only("install")?;
+    let config = load_config()?;
+    let seeded = install::seed(&config.home.value)?;
+    if seeded.is_empty() {
+        outln!("{} is already seeded", config.home.value.display());
+    }
+    for p in &seeded {
+        outln!("seeded {}", p.display());
+    }
+    Ok(0)
+}
+
+/// A backup is kept beside the person's own settings file, not in a project (its history is
+/// the backup, and a stray file there ends up committed).
+fn keeps_backup(explicit: bool, scope: Scope) -> bool {
+    explicit || scope == Scope::User
 }
 
 pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool) -> Result<u8> {
     person_only("uninstall")?;
     let config = load_config()?;
+    let explicit = settings.is_some();
     let settings = settings_path(settings, scope)?;
-    let report = install::uninstall(&settings, &config.home.value)?;
+    let report = install::uninstall(&settings, &config.home.value, keeps_backup(explicit, scope))?;
     if report.changed {
         outln!("removed sentinel from {}", report.settings.display());
     } else {
@@ -64,6 +133,32 @@ pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool) -> Result
             "sentinel was not registered in {}",
             report.settings.display()
         );
+    }
+    for p in &report.removed {
+        outln!("removed {}", p.display());
+    }
+    // The plugin: kept while its binary stays (a plain uninstall is how a double registration is
+    // undone), switched off when --purge removes the binary its hook runs.
+    for (file, id) in install_plugin::enabled_in(&plugin_files(&settings)) {
+        let remove = install_plugin::uninstall_command(&id);
+        if !purge {
+            outln!(
+                "the plugin {id} is still enabled in {} and guards every call; to remove it too: {remove}",
+                file.display()
+            );
+        } else if is_projects(&file, &settings) {
+            // A project's committed file is the team's: said, not edited.
+            outln!(
+                "the plugin {id} is enabled in the project's {}: without the binary its hook refuses every call there; remove it: {remove}",
+                file.display()
+            );
+        } else {
+            install_plugin::disable(&file)?;
+            outln!(
+                "switched off the plugin {id} in {} (without the binary its hook would refuse every call); to remove it: {remove}",
+                file.display()
+            );
+        }
     }
     if !purge {
         if let Some(b) = &report.backup {
@@ -75,4 +170,11 @@ pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool) -> Result
         outln!("removed {}", removed.display());
     }
     Ok(0)
+}
+
+/// The project's committed settings file, unless it is the one this uninstall was aimed at.
+fn is_projects(file: &Path, target: &Path) -> bool {
+    let project = settings_path(None, Scope::Project).ok();
+    let same = |a: &Path, b: &Path| std::path::absolute(a).ok() == std::path::absolute(b).ok();
+    project.is_some_and(|p| same(&p, file)) && !same(file, target)
 }

@@ -26,6 +26,7 @@ mod audit;
 mod check;
 mod config;
 mod doctor;
+mod doctor_selftest;
 mod explain;
 mod guard;
 pub mod hook;
@@ -71,9 +72,13 @@ pub fn run(cli: Cli) -> Result<u8> {
             command: AuditCommand::Tail { n, json },
         } => audit::tail(n, json),
         Command::Install {
+            seed_only: true, ..
+        } => install::seed_only(),
+        Command::Install {
             shadow,
             settings,
             scope,
+            ..
         } => install::install(shadow, settings, scope),
         Command::Uninstall {
             settings,
