@@ -58,7 +58,10 @@ fn a_compound_bypass_is_blocked_with_file_and_line() {
     let out = stdout(&o);
     assert!(out.contains("verdict: deny"), "{out}");
     assert!(out.contains("tier:    local"), "{out}");
-    assert!(out.contains("blocked by hard_block_commands.txt:"), "{out}");
+    assert!(
+        out.contains("blocked by bundled hard_block_commands.txt:"),
+        "{out}"
+    );
     assert!(out.contains("rm -rf ~"), "{out}");
 }
 

@@ -271,3 +271,90 @@ fn doctor_runs_the_registered_hook() {
         "{detail}"
     );
 }
+
+fn check(env: &Env, command: &str) -> (String, String) {
+    let out = env.run(&["check", "--json", command]);
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+    (
+        v["verdict"].as_str().unwrap().to_string(),
+        v["reason"].as_str().unwrap().to_string(),
+    )
+}
+
+/// `off:` of the bundled hard-block line switches off the spec denies of the commands it names;
+/// `off: [NAME]` the one spec deny; every deny reason says whose file decided.
+#[test]
+fn off_switches_a_behaviour_off_wherever_it_lives() {
+    let env = Env::new();
+    let agentos = env.home().join(".agentos");
+    std::fs::create_dir_all(&agentos).unwrap();
+    let (verdict, reason) = check(&env, "git stash drop");
+    assert_eq!(verdict, "deny");
+    assert!(
+        reason.contains("blocked by bundled hard_block_commands.txt:"),
+        "{reason}"
+    );
+
+    // Only the spec's deny: the bundled hard-block line still stands, and says it is bundled.
+    std::fs::write(
+        agentos.join("hard_block_commands.txt"),
+        "off: [git stash drop]\n^make deploy   # production\n",
+    )
+    .unwrap();
+    let (verdict, reason) = check(&env, "git stash drop");
+    assert_eq!(verdict, "deny");
+    assert!(
+        reason.contains("bundled hard_block_commands.txt:"),
+        "{reason}"
+    );
+    let (verdict, reason) = check(&env, "make deploy");
+    assert_eq!(verdict, "deny");
+    assert!(
+        reason.contains("blocked by your hard_block_commands.txt:2"),
+        "{reason}"
+    );
+
+    // The bundled line: both spec denies it names go with it, and nothing else changes.
+    let line = "^git( \\S+)* stash (drop|clear)( |$)";
+    std::fs::write(
+        agentos.join("hard_block_commands.txt"),
+        format!("off: {line}\n"),
+    )
+    .unwrap();
+    for command in [
+        "git stash drop",
+        "git stash drop stash@{1}",
+        "git -C . stash drop -q",
+        "git stash clear",
+    ] {
+        let (verdict, reason) = check(&env, command);
+        assert_ne!(verdict, "deny", "{command}: {reason}");
+    }
+    for command in [
+        "git push --force origin main",
+        "git reset --hard",
+        "git clean -fdx",
+        "rm -rf ~",
+    ] {
+        assert_eq!(check(&env, command).0, "deny", "{command}");
+    }
+    let diff = text(&env.run(&["rules", "diff"]).stdout);
+    assert!(
+        diff.contains("the deny of bundled commands/git.toml:")
+            && diff.contains("[git stash drop]")
+            && diff.contains("[git stash clear]"),
+        "{diff}"
+    );
+    // Through the hook, as the agent sees it.
+    let event = r#"{"session_id":"s31","hook_event_name":"PreToolUse","cwd":"/","tool_name":"Bash","permission_mode":"default","tool_input":{"command":"git stash drop"}}"#;
+    let out = common::feed(
+        {
+            let mut c = common::sentinel(&agentos);
+            c.arg("hook").env("HOME", env.home());
+            c
+        },
+        event.as_bytes(),
+    );
+    assert!(!text(&out.stdout).contains("\"deny\""), "{out:?}");
+}

@@ -439,8 +439,13 @@ pub fn starter(file: RuleFile) -> String {
          # {what}. A `# why` after the pattern is shown in the reason.\n\
          # The bundled rules always apply and are updated with sentinel; `sentinel rules diff`\n\
          # shows what this file changes. To switch a bundled rule off, add `off: ` followed by\n\
-         # its pattern exactly as the bundled file has it (`sentinel explain` shows it).\n",
-        name = file.name()
+         # its pattern exactly as the bundled file has it (`sentinel explain` shows it).\n{spec}",
+        name = file.name(),
+        spec = if file == RuleFile::HardBlock {
+            "# `off: [git stash drop]` switches off a bundled command spec's deny (see docs/rules.md).\n"
+        } else {
+            ""
+        }
     )
 }
 

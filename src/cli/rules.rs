@@ -74,6 +74,7 @@ pub fn diff(json: bool) -> Result<u8> {
                     "added": rules.added(l).iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
                     "switched_off": l.switched_off.iter().map(|(line, bl, p)| serde_json::json!({"line": line, "bundled_line": bl, "pattern": p})).collect::<Vec<_>>(),
                     "unmatched_off": l.unmatched_off.iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
+                    "spec_denies_off": l.spec_off.iter().map(|(line, r)| serde_json::json!({"line": line, "spec": r.file, "spec_line": r.line, "section": r.pattern})).collect::<Vec<_>>(),
                 }),
             })
             .collect();
@@ -94,7 +95,7 @@ pub fn diff(json: bool) -> Result<u8> {
                     file.name(),
                     l.origin,
                     rules.added(l).len(),
-                    l.switched_off.len()
+                    l.switched_off.len() + l.spec_off.len()
                 );
                 for (line, pattern) in &rules.added(l) {
                     outln!("  + line {line}: {pattern}");
@@ -103,6 +104,14 @@ pub fn diff(json: bool) -> Result<u8> {
                     outln!(
                         "  - line {line}: off: bundled {}:{bundled_line} {pattern}",
                         file.name()
+                    );
+                }
+                for (line, r) in &l.spec_off {
+                    outln!(
+                        "  - line {line}: off: the deny of bundled {}:{} {}",
+                        r.file,
+                        r.line,
+                        r.pattern
                     );
                 }
                 for (line, pattern) in &l.unmatched_off {
