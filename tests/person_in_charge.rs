@@ -358,3 +358,34 @@ fn off_switches_a_behaviour_off_wherever_it_lives() {
     );
     assert!(!text(&out.stdout).contains("\"deny\""), "{out:?}");
 }
+
+fn hook(env: &Env, session: &str, command: &str) -> Output {
+    let event = serde_json::json!({
+        "session_id": session, "hook_event_name": "PreToolUse", "cwd": env.proj(),
+        "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": command},
+    });
+    let mut c = common::sentinel(&env.home().join(".agentos"));
+    c.arg("hook").env("HOME", env.home());
+    common::feed(c, event.to_string().as_bytes())
+}
+
+/// Without a key every uncertain call is deferred to Claude Code's prompt: suggest learns from
+/// those, and a command seen once proposes nothing.
+#[test]
+fn suggest_learns_from_deferred_calls_never_from_one() {
+    let env = Env::new();
+    for (session, command) in [
+        ("s1", "mytool lint src"),
+        ("s2", "mytool lint src"),
+        ("s2", "othertool once"),
+    ] {
+        let out = hook(&env, session, command);
+        assert!(out.stdout.is_empty(), "deferred: {out:?}");
+    }
+    let out = env.run(&["suggest", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list = v.as_array().unwrap();
+    assert_eq!(list.len(), 1, "{v}");
+    assert_eq!(list[0]["pattern"], "^mytool lint src$");
+    assert_eq!(list[0]["evidence"]["deferred"], 2);
+}

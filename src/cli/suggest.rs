@@ -37,7 +37,7 @@ pub fn run(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
         }
         if found.is_empty() {
             outln!(
-                "nothing to suggest: no command reached Tier 2 or ask that a rule could settle ({} decisions read)",
+                "nothing to suggest: no command reached Tier 2, ask or the agent's prompt often enough for a rule to settle it ({} decisions read)",
                 loaded.records.len()
             );
             return Ok(0);
