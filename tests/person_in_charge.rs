@@ -389,3 +389,66 @@ fn suggest_learns_from_deferred_calls_never_from_one() {
     assert_eq!(list[0]["pattern"], "^mytool lint src$");
     assert_eq!(list[0]["evidence"]["deferred"], 2);
 }
+
+/// A credential read gets one answer whichever tool reads it, in every permission mode.
+#[test]
+fn credential_reads_get_one_answer_by_any_tool() {
+    let env = Env::new();
+    let home = env.home();
+    let answer = |mode: &str, tool: &str, input: Value| {
+        let event = serde_json::json!({
+            "session_id": "cred", "hook_event_name": "PreToolUse", "cwd": env.proj(),
+            "permission_mode": mode, "tool_name": tool, "tool_input": input,
+        });
+        let mut c = common::sentinel(&home.join(".agentos"));
+        c.arg("hook").env("HOME", &home);
+        let out = common::feed(c, event.to_string().as_bytes());
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        v["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("defer")
+            .to_string()
+    };
+    for mode in [
+        "default",
+        "auto",
+        "acceptEdits",
+        "bypassPermissions",
+        "plan",
+    ] {
+        for (file, shell) in [
+            (home.join(".ssh/id_rsa"), "cat ~/.ssh/id_rsa"),
+            (home.join(".aws/credentials"), "head -3 ~/.aws/credentials"),
+            (env.proj().join(".env"), "cat .env"),
+        ] {
+            let read = answer(mode, "Read", serde_json::json!({"file_path": file}));
+            let bash = answer(mode, "Bash", serde_json::json!({"command": shell}));
+            assert_eq!(read, "ask", "{mode} Read {}", file.display());
+            assert_eq!(bash, read, "{mode}: `{shell}`");
+        }
+        // Neighbours stay allowed.
+        let readme = env.proj().join("README.md");
+        assert_eq!(
+            answer(mode, "Read", serde_json::json!({"file_path": readme})),
+            "allow"
+        );
+        assert_eq!(
+            answer(
+                mode,
+                "Bash",
+                serde_json::json!({"command": "cat README.md"})
+            ),
+            "allow",
+            "{mode}"
+        );
+        assert_eq!(
+            answer(
+                mode,
+                "Bash",
+                serde_json::json!({"command": "cat .env.example"})
+            ),
+            "allow",
+            "{mode}"
+        );
+    }
+}
