@@ -452,3 +452,49 @@ fn credential_reads_get_one_answer_by_any_tool() {
         );
     }
 }
+
+/// A person's spec whose deny names no alternative still denies, is a lint warning, and turns
+/// no allow into ask; every bundled deny names its alternative.
+#[test]
+fn a_deny_without_instead_is_a_warning_not_a_switch() {
+    let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/commands");
+    for entry in std::fs::read_dir(&specs).unwrap() {
+        let path = entry.unwrap().path();
+        let missing =
+            sentinel::local::spec_check::missing_instead(&std::fs::read_to_string(&path).unwrap());
+        assert!(missing.is_empty(), "{}: {missing:?}", path.display());
+    }
+    let env = Env::new();
+    let commands = env.home().join(".agentos/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("frob.toml"),
+        "[\"frob\"]\nabout = \"frobs\"\noperands = \"\"\ndeny = \"it frobs everything\"\n\n[\"frob2\"]\nabout = \"x\"\noptions.\"--all\" = \"deny: takes everything\"\noperands = \"\"\n",
+    )
+    .unwrap();
+    let (verdict, reason) = check(&env, "frob");
+    assert_eq!(verdict, "deny", "{reason}");
+    assert!(
+        reason.contains("blocked by your commands/frob.toml:1"),
+        "{reason}"
+    );
+    assert_eq!(check(&env, "frob2 --all").0, "deny");
+    assert_eq!(check(&env, "git status").0, "allow", "no allow becomes ask");
+    let out = env.run(&["rules", "lint"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("frob.toml:4: warning: a deny without `; instead: …`"),
+        "{said}"
+    );
+    assert!(said.contains("frob.toml:8: warning"), "{said}");
+    assert!(
+        said.contains("ok: ") && said.contains("2 warnings"),
+        "{said}"
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "success is on stdout: {}",
+        text(&out.stderr)
+    );
+}
