@@ -83,7 +83,12 @@ fn uncertain_exits_3() {
     let env = Env::new();
     let o = env.run(&["check", "--offline", "frobnicate --check"]);
     assert_eq!(o.status.code(), Some(3));
-    assert!(stdout(&o).contains("verdict: uncertain"));
+    // The hook's word, and Tier 1's uncertainty as its own field.
+    assert!(
+        stdout(&o).starts_with("verdict: ask\nuncertain: yes"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

@@ -121,7 +121,7 @@ fn every_fixture_gets_its_decision_in_its_agents_shape() {
         if case.expect == "summary" {
             let stderr = String::from_utf8_lossy(&out.stderr);
             let stdout = String::from_utf8_lossy(&out.stdout);
-            let in_message = |m: &str| m.contains(" checks — ");
+            let in_message = |m: &str| m.contains(" check — ") || m.contains(" checks — ");
             let (code, shown) = match case.agent.as_str() {
                 "claude" => (2, stderr.starts_with("sentinel: ") && in_message(&stderr)),
                 "gemini" => (

@@ -498,3 +498,106 @@ fn a_deny_without_instead_is_a_warning_not_a_switch() {
         text(&out.stderr)
     );
 }
+
+/// `check` speaks the hook's words: allow, ask, deny or defer, whatever the flags, with Tier 1's
+/// uncertainty in a field of its own; a file tool given a command is a usage error.
+#[test]
+fn check_answers_in_the_hooks_words() {
+    let env = Env::new();
+    let json = |args: &[&str]| {
+        let out = env.run(&[&["check", "--json"], args].concat());
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+        (
+            v["verdict"].as_str().unwrap().to_string(),
+            v["uncertain"].clone(),
+            out.status.code(),
+        )
+    };
+    let words = ["allow", "ask", "deny", "defer"];
+    for (args, verdict, uncertain) in [
+        (vec!["frobnicate x"], "ask", true),
+        (vec!["--offline", "frobnicate x"], "ask", true),
+        (
+            vec!["--permission-mode", "default", "frobnicate x"],
+            "defer",
+            true,
+        ),
+        (
+            vec!["--permission-mode", "bypassPermissions", "frobnicate x"],
+            "ask",
+            true,
+        ),
+        (vec!["git status"], "allow", false),
+        (vec!["--offline", "rm -rf ~"], "deny", false),
+        (
+            vec!["--tool", "WebFetch", "--path", "https://example.com"],
+            "defer",
+            false,
+        ),
+    ] {
+        let (got, unc, code) = json(&args);
+        assert!(words.contains(&got.as_str()), "{args:?}: {got}");
+        assert_eq!(got, verdict, "{args:?}");
+        assert_eq!(unc, uncertain, "{args:?}");
+        let text_out = text(&env.run(&[&["check"], args.as_slice()].concat()).stdout);
+        assert!(
+            text_out.starts_with(&format!("verdict: {verdict}\n")),
+            "{text_out}"
+        );
+        assert_eq!(
+            text_out.contains("\nuncertain: yes"),
+            uncertain,
+            "{text_out}"
+        );
+        assert_eq!(
+            code,
+            Some(match verdict {
+                "allow" => 0,
+                "deny" => 2,
+                _ => 3,
+            })
+        );
+    }
+    for args in [
+        vec!["check", "git status", "--tool", "Read"],
+        vec!["check", "--tool", "Read", "--path", "x", "git status"],
+        vec!["check", "--tool", "Write"],
+    ] {
+        let out = env.run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("--path"),
+            "{}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// `stats --session` of a session never recorded is an error that names the way to list them;
+/// `--sessions` lists them.
+#[test]
+fn stats_lists_sessions_and_refuses_an_unknown_one() {
+    let env = Env::new();
+    let out = env.run(&["stats", "--sessions"]);
+    assert_eq!(text(&out.stdout), "no decisions recorded yet\n");
+    for (s, c) in [("alpha", "git status"), ("beta", "ls"), ("alpha", "ls -la")] {
+        hook(&env, s, c);
+    }
+    let out = env.run(&["stats", "--session", "gamma"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no decisions recorded for session gamma"));
+    assert!(text(&out.stderr).contains("sentinel stats --sessions"));
+    let listed = text(&env.run(&["stats", "--sessions"]).stdout);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "{listed}");
+    assert!(lines[0].starts_with("beta  1 decision  "), "{listed}");
+    assert!(lines[1].starts_with("alpha  2 decisions  "), "{listed}");
+    let v: Value =
+        serde_json::from_slice(&env.run(&["stats", "--sessions", "--json"]).stdout).unwrap();
+    assert_eq!(v["sessions"][1]["session"], "alpha");
+    assert_eq!(v["sessions"][1]["decisions"], 2);
+    let one = text(&env.run(&["stats", "--session", "beta"]).stdout);
+    assert!(one.contains("sentinel: 1 check — "), "{one}");
+}

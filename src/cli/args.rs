@@ -11,9 +11,11 @@ use std::path::PathBuf;
     name = "sentinel",
     version,
     about,
-    after_help = "Exit status: 0 allow / success, 2 deny (check; hook only on an error under fail_mode closed),
-3 uncertain or ask (check), 1 usage,
-configuration or load error (doctor: something is wrong).
+    after_help = "Exit status:
+  0  allow, or success
+  1  a usage, configuration or load error; doctor: something is wrong
+  2  deny (check, explain; the hook only on its own error under fail_mode = closed)
+  3  ask or defer (check, explain)
 
 Environment:
   SENTINEL_HOME       rule files, specs, sentinel.toml, stats and audit [default: ~/.agentos]
@@ -75,6 +77,9 @@ pub enum Command {
         /// Every session.
         #[arg(long)]
         all: bool,
+        /// List the sessions recorded (id, decisions, first and last time), newest last.
+        #[arg(long, conflicts_with_all = ["session", "all"])]
+        sessions: bool,
         /// Only decisions newer than this: 30m, 2h, 7d, or a Unix time in seconds.
         #[arg(long)]
         since: Option<String>,

@@ -60,10 +60,17 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Hook { agent, shadow } => Ok(hook::run(agent, shadow)),
         Command::Config { json } => config::run(json),
         Command::Stats {
+            sessions: true,
+            since,
+            json,
+            ..
+        } => stats::sessions(since, json),
+        Command::Stats {
             session,
             all,
             since,
             json,
+            ..
         } => stats::run(session, all, since, json),
         Command::Audit {
             command: AuditCommand::Verify,
