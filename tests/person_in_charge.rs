@@ -1,69 +1,14 @@
 //! Issue 31, the person stays in charge: install and uninstall know the Claude Code plugin (a
 //! purge never leaves a hook that refuses every call), a project keeps no `{}` nor backup, and
 //! doctor tells the truth (an unseeded home, a double registration, fixes that keep
-//! `--settings`, a self-test through the registered hook). Through the built binary, with
-//! scratch homes under the target dir.
+//! `--settings`, a self-test through the registered hook, a documented JSON shape). Through the
+//! built binary, with scratch homes under the target dir.
 
-mod common;
+#[path = "issue31/env.rs"]
+mod env;
 
+use env::{Env, PLUGIN_ON, hook, read, text};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Output;
-
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Env {
-        let dir = tempfile::Builder::new()
-            .prefix("person31")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-            .unwrap();
-        for d in ["home/.claude", "proj"] {
-            std::fs::create_dir_all(dir.path().join(d)).unwrap();
-        }
-        Env { dir }
-    }
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-    fn proj(&self) -> PathBuf {
-        self.dir.path().join("proj")
-    }
-    fn user_settings(&self) -> PathBuf {
-        self.home().join(".claude/settings.json")
-    }
-    fn run_in(&self, cwd: &Path, args: &[&str]) -> Output {
-        common::sentinel(&self.home().join(".agentos"))
-            .args(args)
-            .current_dir(cwd)
-            .env("HOME", self.home())
-            .env("CLAUDE_PROJECT_DIR", self.proj())
-            .output()
-            .unwrap()
-    }
-    fn run(&self, args: &[&str]) -> Output {
-        self.run_in(&self.proj(), args)
-    }
-    fn doctor(&self, args: &[&str]) -> Vec<Value> {
-        let out = self.run(&[&["doctor", "--json"], args].concat());
-        let v: Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
-        v["checks"].as_array().unwrap().clone()
-    }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn read(path: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
-const PLUGIN_ON: &str =
-    r#"{"theme":"dark","enabledPlugins":{"sentinel@sentinel":true,"other@x":true}}"#;
 
 #[test]
 fn install_warns_of_the_plugin_and_purge_switches_it_off() {
@@ -272,332 +217,103 @@ fn doctor_runs_the_registered_hook() {
     );
 }
 
-fn check(env: &Env, command: &str) -> (String, String) {
-    let out = env.run(&["check", "--json", command]);
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
-    (
-        v["verdict"].as_str().unwrap().to_string(),
-        v["reason"].as_str().unwrap().to_string(),
-    )
-}
-
-/// `off:` of the bundled hard-block line switches off the spec denies of the commands it names;
-/// `off: [NAME]` the one spec deny; every deny reason says whose file decided.
+/// `doctor --json`: the documented shape, every check name among the documented ones, and the
+/// checks of issue 31 (double registration, mode, unseeded home, self-test) each reported.
 #[test]
-fn off_switches_a_behaviour_off_wherever_it_lives() {
-    let env = Env::new();
-    let agentos = env.home().join(".agentos");
-    std::fs::create_dir_all(&agentos).unwrap();
-    let (verdict, reason) = check(&env, "git stash drop");
-    assert_eq!(verdict, "deny");
-    assert!(
-        reason.contains("blocked by bundled hard_block_commands.txt:"),
-        "{reason}"
-    );
-
-    // Only the spec's deny: the bundled hard-block line still stands, and says it is bundled.
-    std::fs::write(
-        agentos.join("hard_block_commands.txt"),
-        "off: [git stash drop]\n^make deploy   # production\n",
+fn doctor_json_has_the_documented_shape() {
+    let documented = [
+        "settings", "hook", "binary", "matcher", "rules", "config", "home", "mode", "tier2",
+        "selftest", "env", "project",
+    ];
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents.md"),
     )
     .unwrap();
-    let (verdict, reason) = check(&env, "git stash drop");
-    assert_eq!(verdict, "deny");
-    assert!(
-        reason.contains("bundled hard_block_commands.txt:"),
-        "{reason}"
-    );
-    let (verdict, reason) = check(&env, "make deploy");
-    assert_eq!(verdict, "deny");
-    assert!(
-        reason.contains("blocked by your hard_block_commands.txt:2"),
-        "{reason}"
-    );
-
-    // The bundled line: both spec denies it names go with it, and nothing else changes.
-    let line = "^git( \\S+)* stash (drop|clear)( |$)";
-    std::fs::write(
-        agentos.join("hard_block_commands.txt"),
-        format!("off: {line}\n"),
-    )
-    .unwrap();
-    for command in [
-        "git stash drop",
-        "git stash drop stash@{1}",
-        "git -C . stash drop -q",
-        "git stash clear",
-    ] {
-        let (verdict, reason) = check(&env, command);
-        assert_ne!(verdict, "deny", "{command}: {reason}");
+    for name in documented {
+        assert!(docs.contains(&format!("`{name}`")), "{name} is documented");
     }
-    for command in [
-        "git push --force origin main",
-        "git reset --hard",
-        "git clean -fdx",
-        "rm -rf ~",
-    ] {
-        assert_eq!(check(&env, command).0, "deny", "{command}");
-    }
-    let diff = text(&env.run(&["rules", "diff"]).stdout);
-    assert!(
-        diff.contains("the deny of bundled commands/git.toml:")
-            && diff.contains("[git stash drop]")
-            && diff.contains("[git stash clear]"),
-        "{diff}"
-    );
-    // Through the hook, as the agent sees it.
-    let event = r#"{"session_id":"s31","hook_event_name":"PreToolUse","cwd":"/","tool_name":"Bash","permission_mode":"default","tool_input":{"command":"git stash drop"}}"#;
-    let out = common::feed(
-        {
-            let mut c = common::sentinel(&agentos);
-            c.arg("hook").env("HOME", env.home());
-            c
-        },
-        event.as_bytes(),
-    );
-    assert!(!text(&out.stdout).contains("\"deny\""), "{out:?}");
-}
-
-fn hook(env: &Env, session: &str, command: &str) -> Output {
-    let event = serde_json::json!({
-        "session_id": session, "hook_event_name": "PreToolUse", "cwd": env.proj(),
-        "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": command},
-    });
-    let mut c = common::sentinel(&env.home().join(".agentos"));
-    c.arg("hook").env("HOME", env.home());
-    common::feed(c, event.to_string().as_bytes())
-}
-
-/// Without a key every uncertain call is deferred to Claude Code's prompt: suggest learns from
-/// those, and a command seen once proposes nothing.
-#[test]
-fn suggest_learns_from_deferred_calls_never_from_one() {
     let env = Env::new();
-    for (session, command) in [
-        ("s1", "mytool lint src"),
-        ("s2", "mytool lint src"),
-        ("s2", "othertool once"),
-    ] {
-        let out = hook(&env, session, command);
-        assert!(out.stdout.is_empty(), "deferred: {out:?}");
-    }
-    let out = env.run(&["suggest", "--json"]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let list = v.as_array().unwrap();
-    assert_eq!(list.len(), 1, "{v}");
-    assert_eq!(list[0]["pattern"], "^mytool lint src$");
-    assert_eq!(list[0]["evidence"]["deferred"], 2);
-}
-
-/// A credential read gets one answer whichever tool reads it, in every permission mode.
-#[test]
-fn credential_reads_get_one_answer_by_any_tool() {
-    let env = Env::new();
-    let home = env.home();
-    let answer = |mode: &str, tool: &str, input: Value| {
-        let event = serde_json::json!({
-            "session_id": "cred", "hook_event_name": "PreToolUse", "cwd": env.proj(),
-            "permission_mode": mode, "tool_name": tool, "tool_input": input,
-        });
-        let mut c = common::sentinel(&home.join(".agentos"));
-        c.arg("hook").env("HOME", &home);
-        let out = common::feed(c, event.to_string().as_bytes());
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-        v["hookSpecificOutput"]["permissionDecision"]
-            .as_str()
-            .unwrap_or("defer")
-            .to_string()
-    };
-    for mode in [
-        "default",
-        "auto",
-        "acceptEdits",
-        "bypassPermissions",
-        "plan",
-    ] {
-        for (file, shell) in [
-            (home.join(".ssh/id_rsa"), "cat ~/.ssh/id_rsa"),
-            (home.join(".aws/credentials"), "head -3 ~/.aws/credentials"),
-            (env.proj().join(".env"), "cat .env"),
-        ] {
-            let read = answer(mode, "Read", serde_json::json!({"file_path": file}));
-            let bash = answer(mode, "Bash", serde_json::json!({"command": shell}));
-            assert_eq!(read, "ask", "{mode} Read {}", file.display());
-            assert_eq!(bash, read, "{mode}: `{shell}`");
+    std::fs::write(env.user_settings(), PLUGIN_ON).unwrap();
+    env.run(&["install", "--seed-only"]);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut scenario = |toml: &str, install: bool| {
+        std::fs::write(env.home().join(".agentos/sentinel.toml"), toml).unwrap();
+        if install {
+            env.run(&["install"]);
         }
-        // Neighbours stay allowed.
-        let readme = env.proj().join("README.md");
-        assert_eq!(
-            answer(mode, "Read", serde_json::json!({"file_path": readme})),
-            "allow"
-        );
-        assert_eq!(
-            answer(
-                mode,
-                "Bash",
-                serde_json::json!({"command": "cat README.md"})
-            ),
-            "allow",
-            "{mode}"
-        );
-        assert_eq!(
-            answer(
-                mode,
-                "Bash",
-                serde_json::json!({"command": "cat .env.example"})
-            ),
-            "allow",
-            "{mode}"
-        );
-    }
-}
-
-/// A person's spec whose deny names no alternative still denies, is a lint warning, and turns
-/// no allow into ask; every bundled deny names its alternative.
-#[test]
-fn a_deny_without_instead_is_a_warning_not_a_switch() {
-    let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/commands");
-    for entry in std::fs::read_dir(&specs).unwrap() {
-        let path = entry.unwrap().path();
-        let missing =
-            sentinel::local::spec_check::missing_instead(&std::fs::read_to_string(&path).unwrap());
-        assert!(missing.is_empty(), "{}: {missing:?}", path.display());
-    }
-    let env = Env::new();
-    let commands = env.home().join(".agentos/commands");
-    std::fs::create_dir_all(&commands).unwrap();
-    std::fs::write(
-        commands.join("frob.toml"),
-        "[\"frob\"]\nabout = \"frobs\"\noperands = \"\"\ndeny = \"it frobs everything\"\n\n[\"frob2\"]\nabout = \"x\"\noptions.\"--all\" = \"deny: takes everything\"\noperands = \"\"\n",
-    )
-    .unwrap();
-    let (verdict, reason) = check(&env, "frob");
-    assert_eq!(verdict, "deny", "{reason}");
-    assert!(
-        reason.contains("blocked by your commands/frob.toml:1"),
-        "{reason}"
-    );
-    assert_eq!(check(&env, "frob2 --all").0, "deny");
-    assert_eq!(check(&env, "git status").0, "allow", "no allow becomes ask");
-    let out = env.run(&["rules", "lint"]);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let said = text(&out.stdout);
-    assert!(
-        said.contains("frob.toml:4: warning: a deny without `; instead: …`"),
-        "{said}"
-    );
-    assert!(said.contains("frob.toml:8: warning"), "{said}");
-    assert!(
-        said.contains("ok: ") && said.contains("2 warnings"),
-        "{said}"
-    );
-    assert!(
-        out.stderr.is_empty(),
-        "success is on stdout: {}",
-        text(&out.stderr)
-    );
-}
-
-/// `check` speaks the hook's words: allow, ask, deny or defer, whatever the flags, with Tier 1's
-/// uncertainty in a field of its own; a file tool given a command is a usage error.
-#[test]
-fn check_answers_in_the_hooks_words() {
-    let env = Env::new();
-    let json = |args: &[&str]| {
-        let out = env.run(&[&["check", "--json"], args].concat());
-        let v: Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
-        (
-            v["verdict"].as_str().unwrap().to_string(),
-            v["uncertain"].clone(),
-            out.status.code(),
-        )
+        let out = env.run(&["doctor", "--json"]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["checks", "ok"]);
+        assert_eq!(v["ok"], out.status.code() == Some(0));
+        for c in v["checks"].as_array().unwrap() {
+            let name = c["name"].as_str().unwrap();
+            assert!(documented.contains(&name), "{name}");
+            assert!(["ok", "warn", "fail"].contains(&c["status"].as_str().unwrap()));
+            assert!(c["detail"].is_string());
+            for k in c.as_object().unwrap().keys() {
+                assert!(
+                    ["name", "status", "detail", "fix"].contains(&k.as_str()),
+                    "{k}"
+                );
+            }
+            seen.insert((name.to_string(), c["status"].as_str().unwrap().to_string()));
+        }
     };
-    let words = ["allow", "ask", "deny", "defer"];
-    for (args, verdict, uncertain) in [
-        (vec!["frobnicate x"], "ask", true),
-        (vec!["--offline", "frobnicate x"], "ask", true),
-        (
-            vec!["--permission-mode", "default", "frobnicate x"],
-            "defer",
-            true,
-        ),
-        (
-            vec!["--permission-mode", "bypassPermissions", "frobnicate x"],
-            "ask",
-            true,
-        ),
-        (vec!["git status"], "allow", false),
-        (vec!["--offline", "rm -rf ~"], "deny", false),
-        (
-            vec!["--tool", "WebFetch", "--path", "https://example.com"],
-            "defer",
-            false,
-        ),
-    ] {
-        let (got, unc, code) = json(&args);
-        assert!(words.contains(&got.as_str()), "{args:?}: {got}");
-        assert_eq!(got, verdict, "{args:?}");
-        assert_eq!(unc, uncertain, "{args:?}");
-        let text_out = text(&env.run(&[&["check"], args.as_slice()].concat()).stdout);
-        assert!(
-            text_out.starts_with(&format!("verdict: {verdict}\n")),
-            "{text_out}"
-        );
-        assert_eq!(
-            text_out.contains("\nuncertain: yes"),
-            uncertain,
-            "{text_out}"
-        );
-        assert_eq!(
-            code,
-            Some(match verdict {
-                "allow" => 0,
-                "deny" => 2,
-                _ => 3,
-            })
-        );
+    scenario("mode = \"shadow\"\n", false);
+    scenario("mode = \"guard\"\n", true);
+    std::fs::remove_file(env.home().join(".agentos/sentinel.toml")).unwrap();
+    let out = env.run(&["doctor", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for c in v["checks"].as_array().unwrap() {
+        seen.insert((
+            c["name"].as_str().unwrap().to_string(),
+            c["status"].as_str().unwrap().to_string(),
+        ));
     }
-    for args in [
-        vec!["check", "git status", "--tool", "Read"],
-        vec!["check", "--tool", "Read", "--path", "x", "git status"],
-        vec!["check", "--tool", "Write"],
+    for want in [
+        ("hook", "warn"),   // settings entry and plugin: judged twice
+        ("mode", "warn"),   // shadow, guard
+        ("home", "warn"),   // not seeded
+        ("selftest", "ok"), // the registered hook answers as it should
+        ("tier2", "ok"),
+        ("matcher", "ok"),
     ] {
-        let out = env.run(&args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert!(
-            text(&out.stderr).contains("--path"),
-            "{}",
-            text(&out.stderr)
+            seen.contains(&(want.0.to_string(), want.1.to_string())),
+            "{want:?} in {seen:?}"
         );
-        assert!(out.stdout.is_empty());
     }
 }
 
-/// `stats --session` of a session never recorded is an error that names the way to list them;
-/// `--sessions` lists them.
+/// `install`, `uninstall` and `audit verify` report as JSON too.
 #[test]
-fn stats_lists_sessions_and_refuses_an_unknown_one() {
+fn install_uninstall_and_verify_speak_json() {
     let env = Env::new();
-    let out = env.run(&["stats", "--sessions"]);
-    assert_eq!(text(&out.stdout), "no decisions recorded yet\n");
-    for (s, c) in [("alpha", "git status"), ("beta", "ls"), ("alpha", "ls -la")] {
-        hook(&env, s, c);
-    }
-    let out = env.run(&["stats", "--session", "gamma"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("no decisions recorded for session gamma"));
-    assert!(text(&out.stderr).contains("sentinel stats --sessions"));
-    let listed = text(&env.run(&["stats", "--sessions"]).stdout);
-    let lines: Vec<&str> = listed.lines().collect();
-    assert_eq!(lines.len(), 2, "{listed}");
-    assert!(lines[0].starts_with("beta  1 decision  "), "{listed}");
-    assert!(lines[1].starts_with("alpha  2 decisions  "), "{listed}");
-    let v: Value =
-        serde_json::from_slice(&env.run(&["stats", "--sessions", "--json"]).stdout).unwrap();
-    assert_eq!(v["sessions"][1]["session"], "alpha");
-    assert_eq!(v["sessions"][1]["decisions"], 2);
-    let one = text(&env.run(&["stats", "--session", "beta"]).stdout);
-    assert!(one.contains("sentinel: 1 check — "), "{one}");
+    std::fs::write(env.user_settings(), PLUGIN_ON).unwrap();
+    let v: Value = serde_json::from_slice(&env.run(&["install", "--json"]).stdout).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["changed"], true);
+    assert_eq!(v["plugin"][0]["id"], "sentinel@sentinel");
+    assert!(v["warnings"][0].as_str().unwrap().contains("judged twice"));
+    hook(&env, "j1", "git status");
+    let v: Value = serde_json::from_slice(&env.run(&["audit", "verify", "--json"]).stdout).unwrap();
+    assert_eq!(
+        (v["ok"].clone(), v["status"].clone()),
+        (true.into(), "intact".into())
+    );
+    assert_eq!(v["records"], 1);
+    let out = env.run(&["uninstall", "--purge", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["changed"], true);
+    assert_eq!(v["plugin"][0]["state"], "switched off");
+    assert!(
+        v["removed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p.as_str().unwrap().ends_with(".agentos")),
+        "{v}"
+    );
 }

@@ -114,6 +114,9 @@ pub enum Command {
         /// nothing: for the Claude Code plugin route.
         #[arg(long, conflicts_with_all = ["shadow", "settings"])]
         seed_only: bool,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Trust this project's `.sentinel/` rules as they are now (its loosening rules then apply).
     Trust {
@@ -159,9 +162,13 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "user")]
         scope: Scope,
         /// Also remove the settings backup, a settings file left empty, SENTINEL_HOME (rules,
-        /// stats, audit log) and the installed binary.
+        /// stats, audit log) and the installed binary; switch off the Claude Code plugin, whose
+        /// hook runs that binary.
         #[arg(long)]
         purge: bool,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// One line for Claude Code's status bar (reads the status-line JSON on stdin): the mode,
     /// Tier 2, and this session's answers.
@@ -190,7 +197,11 @@ pub enum Command {
 #[derive(Subcommand)]
 pub enum AuditCommand {
     /// Check the hash chain; name the first broken record.
-    Verify,
+    Verify {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show the latest records.
     Tail {
         /// How many.

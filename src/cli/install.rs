@@ -50,7 +50,7 @@ pub fn plugin_files(settings: &Path) -> Vec<PathBuf> {
     files
 }
 
-pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
+pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
     person_only("install")?;
     let config = load_config()?;
     let explicit = settings.is_some();
@@ -72,6 +72,35 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
         &config.home.value,
         keeps_backup(explicit, scope),
     )?;
+    let plugin = install_plugin::enabled_in(&plugin_files(&settings));
+    let again = settings_args(explicit.then_some(settings.as_path()), scope);
+    let warnings: Vec<String> = plugin
+        .iter()
+        .map(|(file, id)| {
+            format!(
+                "the plugin {id} is also enabled in {}: every call is now judged twice. Keep one: `{}`, or `sentinel uninstall{again}`",
+                file.display(),
+                install_plugin::uninstall_command(id),
+            )
+        })
+        .collect();
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "ok": true,
+                "settings": report.settings,
+                "changed": report.changed,
+                "binary": binary,
+                "shadow": shadow,
+                "backup": report.backup,
+                "seeded": report.seeded,
+                "plugin": plugin.iter().map(|(f, id)| serde_json::json!({"settings": f, "id": id, "state": "enabled"})).collect::<Vec<_>>(),
+                "warnings": warnings,
+            })
+        );
+        return Ok(0);
+    }
     let mode = if shadow { " in shadow mode" } else { "" };
     if report.changed {
         outln!(
@@ -88,13 +117,8 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
     for p in &report.seeded {
         outln!("seeded {}", p.display());
     }
-    for (file, id) in install_plugin::enabled_in(&plugin_files(&settings)) {
-        eprintln!(
-            "sentinel: warning: the plugin {id} is also enabled in {}: every call is now judged twice. Keep one: `{}`, or `sentinel uninstall{}`",
-            file.display(),
-            install_plugin::uninstall_command(&id),
-            settings_args(explicit.then_some(settings.as_path()), scope)
-        );
+    for w in &warnings {
+        eprintln!("sentinel: warning: {w}");
     }
     Ok(0)
 }
@@ -120,54 +144,82 @@ fn keeps_backup(explicit: bool, scope: Scope) -> bool {
     explicit || scope == Scope::User
 }
 
-pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool) -> Result<u8> {
+pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool, json: bool) -> Result<u8> {
     person_only("uninstall")?;
     let config = load_config()?;
     let explicit = settings.is_some();
     let settings = settings_path(settings, scope)?;
     let report = install::uninstall(&settings, &config.home.value, keeps_backup(explicit, scope))?;
+    let mut lines = Vec::new();
     if report.changed {
-        outln!("removed sentinel from {}", report.settings.display());
+        lines.push(format!(
+            "removed sentinel from {}",
+            report.settings.display()
+        ));
     } else {
-        outln!(
+        lines.push(format!(
             "sentinel was not registered in {}",
             report.settings.display()
-        );
+        ));
     }
-    for p in &report.removed {
-        outln!("removed {}", p.display());
-    }
+    let mut removed: Vec<PathBuf> = report.removed.clone();
     // The plugin: kept while its binary stays (a plain uninstall is how a double registration is
     // undone), switched off when --purge removes the binary its hook runs.
+    let mut plugin = Vec::new();
     for (file, id) in install_plugin::enabled_in(&plugin_files(&settings)) {
         let remove = install_plugin::uninstall_command(&id);
-        if !purge {
-            outln!(
+        let state = if !purge {
+            lines.push(format!(
                 "the plugin {id} is still enabled in {} and guards every call; to remove it too: {remove}",
                 file.display()
-            );
+            ));
+            "enabled"
         } else if is_projects(&file, &settings) {
             // A project's committed file is the team's: said, not edited.
-            outln!(
+            lines.push(format!(
                 "the plugin {id} is enabled in the project's {}: without the binary its hook refuses every call there; remove it: {remove}",
                 file.display()
-            );
+            ));
+            "enabled"
         } else {
             install_plugin::disable(&file)?;
-            outln!(
+            lines.push(format!(
                 "switched off the plugin {id} in {} (without the binary its hook would refuse every call); to remove it: {remove}",
                 file.display()
-            );
-        }
+            ));
+            "switched off"
+        };
+        plugin.push(
+            serde_json::json!({"settings": file, "id": id, "state": state, "remove": remove}),
+        );
     }
-    if !purge {
-        if let Some(b) = &report.backup {
-            outln!("backup of the previous file: {}", b.display());
-        }
+    let mut backup = report.backup.clone();
+    if purge {
+        backup = None;
+        removed.extend(install::purge(&settings, &config.home.value)?);
+    }
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "ok": true,
+                "settings": report.settings,
+                "changed": report.changed,
+                "backup": backup,
+                "removed": removed,
+                "plugin": plugin,
+            })
+        );
         return Ok(0);
     }
-    for removed in install::purge(&settings, &config.home.value)? {
-        outln!("removed {}", removed.display());
+    for l in &lines {
+        outln!("{l}");
+    }
+    if let Some(b) = &backup {
+        outln!("backup of the previous file: {}", b.display());
+    }
+    for p in &removed {
+        outln!("removed {}", p.display());
     }
     Ok(0)
 }

@@ -73,8 +73,8 @@ pub fn run(cli: Cli) -> Result<u8> {
             ..
         } => stats::run(session, all, since, json),
         Command::Audit {
-            command: AuditCommand::Verify,
-        } => audit::verify(),
+            command: AuditCommand::Verify { json },
+        } => audit::verify(json),
         Command::Audit {
             command: AuditCommand::Tail { n, json },
         } => audit::tail(n, json),
@@ -85,13 +85,15 @@ pub fn run(cli: Cli) -> Result<u8> {
             shadow,
             settings,
             scope,
+            json,
             ..
-        } => install::install(shadow, settings, scope),
+        } => install::install(shadow, settings, scope, json),
         Command::Uninstall {
             settings,
             scope,
             purge,
-        } => install::uninstall(settings, scope, purge),
+            json,
+        } => install::uninstall(settings, scope, purge, json),
         Command::Doctor {
             settings,
             scope,

@@ -32,7 +32,14 @@ pub fn run(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
     );
     if apply.is_empty() {
         if json {
-            outln!("{}", serde_json::to_string_pretty(&found)?);
+            // An object, as every command's JSON is: room for more keys without a break.
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "decisions": loaded.records.len(),
+                    "suggestions": found,
+                }))?
+            );
             return Ok(0);
         }
         if found.is_empty() {
