@@ -319,3 +319,48 @@ fn stats_lists_sessions_and_refuses_an_unknown_one() {
     let one = text(&env.run(&["stats", "--session", "beta"]).stdout);
     assert!(one.contains("sentinel: 1 check — "), "{one}");
 }
+
+/// `trust` and `allow-once` report as JSON too.
+#[test]
+fn trust_and_allow_once_speak_json() {
+    let env = Env::new();
+    let rules = env.proj().join(".sentinel");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(rules.join("safe_commands.txt"), "^task test$\n").unwrap();
+    let out = env.run(&["trust", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(
+        (v["ok"].clone(), v["trusted"].clone()),
+        (true.into(), true.into())
+    );
+    assert_eq!(v["files"][0]["name"], "safe_commands.txt");
+    assert!(
+        v["loosening"][0].as_str().unwrap().contains("^task test$"),
+        "{v}"
+    );
+    let v: Value =
+        serde_json::from_slice(&env.run(&["trust", "--revoke", "--json"]).stdout).unwrap();
+    assert_eq!(
+        (v["trusted"].clone(), v["was_trusted"].clone()),
+        (false.into(), true.into())
+    );
+
+    let out = hook(&env, "ao", "git push --force origin main");
+    let reason = text(&out.stdout);
+    let code = reason
+        .split("sentinel allow-once ")
+        .nth(1)
+        .and_then(|r| r.get(..6))
+        .unwrap_or_else(|| panic!("{reason}"))
+        .to_string();
+    let v: Value =
+        serde_json::from_slice(&env.run(&["allow-once", &code, "--json"]).stdout).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["subject"], "git push --force origin main");
+    assert!(
+        v["refused"]
+            .as_str()
+            .unwrap()
+            .contains("blocked by bundled")
+    );
+}

@@ -126,11 +126,17 @@ pub enum Command {
         /// Forget the trust instead.
         #[arg(long)]
         revoke: bool,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Let exactly one refused call through, once, within 10 minutes (the code is in the deny reason).
     AllowOnce {
         /// The code from the deny reason.
         code: String,
+        /// Print what was granted as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Explain one decision in full: parsed commands, every matching rule, paths, taint, tiers.
     Explain {
