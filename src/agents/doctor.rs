@@ -352,14 +352,17 @@ pub fn run(found: &Found, config: &Config, rules: &Rules) -> Vec<Check> {
             )
             .fix("set mode = \"enforce\" in sentinel.toml"),
         ),
-        crate::config::Mode::Guard => out.push(Check::new(
-            "mode",
-            Status::Warn,
-            format!(
-                "guard mode ({}): sentinel only denies and asks; every call it would allow goes to the agent's own prompt",
-                config.mode.source
-            ),
-        )),
+        crate::config::Mode::Guard => out.push(
+            Check::new(
+                "mode",
+                Status::Warn,
+                format!(
+                    "guard mode ({}): sentinel only denies and asks; every call it would allow goes to the agent's own prompt",
+                    config.mode.source
+                ),
+            )
+            .fix("set mode = \"enforce\" in sentinel.toml (if guard is not what you chose)"),
+        ),
     }
 
     // Tier 2: where the key and the URL come from.
