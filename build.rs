@@ -15,6 +15,7 @@ mod raw;
 mod checked;
 
 #[path = "src/local/spec/check.rs"]
+#[allow(dead_code)]
 mod spec_check;
 
 #[path = "src/local/rules/scan.rs"]

@@ -76,6 +76,10 @@ fn the_plugin_hook_runs_sentinel_or_refuses_without_it() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not installed") && err.contains("cargo install --locked --path"));
+    assert!(
+        err.contains("claude plugin uninstall sentinel@sentinel"),
+        "the way out is named too: {err}"
+    );
 
     // Installed on PATH: its answer is the hook's answer.
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_sentinel"), bin.join("sentinel")).unwrap();

@@ -794,7 +794,7 @@ fn suggest_turns_tier_2_answers_into_rules_that_lint_and_change_the_next_decisio
     let out = sentinel(&["suggest", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let found: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let found = found.as_array().unwrap();
+    let found = found["suggestions"].as_array().unwrap();
     assert_eq!(found.len(), 2, "{found:#?}");
     assert_eq!(found[0]["pattern"], "^frobnicate --check$");
     assert_eq!(found[0]["kind"], "safe");
@@ -834,7 +834,11 @@ fn suggest_turns_tier_2_answers_into_rules_that_lint_and_change_the_next_decisio
     // Nothing left to suggest for these two.
     let out = sentinel(&["suggest", "--json"]);
     let left: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(left.as_array().unwrap().len(), 0, "{left:#?}");
+    assert_eq!(
+        left["suggestions"].as_array().unwrap().len(),
+        0,
+        "{left:#?}"
+    );
 }
 
 /// `fail_mode = "open"` lets through unchecked only what it is for, a harmless unknown; a call

@@ -51,14 +51,26 @@ impl Check {
     }
 }
 
-/// Runs every check. `settings` is the agent's settings file to look in; `on_path` is where
-/// `sentinel` is found on PATH, if anywhere.
-pub fn run(
-    settings: &Path,
-    config: &Config,
-    rules: &Rules,
-    on_path: Option<PathBuf>,
-) -> Vec<Check> {
+/// Where sentinel is registered, as the CLI found it.
+pub struct Found<'a> {
+    /// The agent's settings file to look in.
+    pub settings: &'a Path,
+    /// Where the plugin is enabled: (settings file, plugin id).
+    pub plugin: &'a [(PathBuf, String)],
+    /// The arguments that name the same settings file again in a fix (`--settings FILE`).
+    pub again: &'a str,
+    /// `sentinel` on PATH, if anywhere.
+    pub on_path: Option<PathBuf>,
+}
+
+/// Runs every check.
+pub fn run(found: &Found, config: &Config, rules: &Rules) -> Vec<Check> {
+    let Found {
+        settings,
+        plugin: plugins,
+        again,
+        on_path,
+    } = found;
     let mut out = Vec::new();
     let value = match std::fs::read_to_string(settings) {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
@@ -77,7 +89,7 @@ pub fn run(
         },
         Err(_) => None,
     };
-    let plugin = value.as_ref().is_some_and(plugin_enabled);
+    let plugin = !plugins.is_empty();
     let handlers = value.as_ref().map(registered).unwrap_or_default();
     let pre: Vec<&Registered> = handlers
         .iter()
@@ -95,15 +107,23 @@ pub fn run(
                     settings.display()
                 ),
             )
-            .fix("sentinel install   (or: claude plugin install sentinel@sentinel)"),
+            .fix(format!("sentinel install{again}   (or: claude plugin install sentinel@sentinel)")),
         ),
         (false, true) => out.push(
             Check::new(
                 "hook",
                 Status::Warn,
-                "registered in the settings file and enabled as a plugin: every call is judged twice",
+                format!(
+                    "registered in {} and enabled as the plugin {} in {}: every call is judged twice",
+                    settings.display(),
+                    plugins[0].1,
+                    plugins[0].0.display()
+                ),
             )
-            .fix("sentinel uninstall   (the plugin stays)"),
+            .fix(format!(
+                "sentinel uninstall{again}   (the plugin stays), or: {}",
+                crate::agents::install_plugin::uninstall_command(&plugins[0].1)
+            )),
         ),
         (false, false) => out.push(Check::new(
             "hook",
@@ -113,7 +133,11 @@ pub fn run(
         (true, true) => out.push(Check::new(
             "hook",
             Status::Ok,
-            "enabled as the Claude Code plugin sentinel@…",
+            format!(
+                "enabled as the Claude Code plugin {} in {}",
+                plugins[0].1,
+                plugins[0].0.display()
+            ),
         )),
     }
 
@@ -130,7 +154,9 @@ pub fn run(
                         h.program.display()
                     ),
                 )
-                .fix("sentinel install   (registers the binary you run it with)"),
+                .fix(format!(
+                    "sentinel install{again}   (registers the binary you run it with)"
+                )),
             );
         }
     }
@@ -182,7 +208,7 @@ pub fn run(
                         missing.join(", ")
                     ),
                 )
-                .fix("sentinel install   (rewrites sentinel's entries, keeps everything else)"),
+                .fix(format!("sentinel install{again}   (rewrites sentinel's entries, keeps everything else)")),
             );
         }
     }
@@ -197,7 +223,7 @@ pub fn run(
                             "no {event} entry: untrusted content or the session summary is missed"
                         ),
                     )
-                    .fix("sentinel install"),
+                    .fix(format!("sentinel install{again}")),
                 );
             }
         }
@@ -244,11 +270,16 @@ pub fn run(
             .fix(format!("rm {}", layer.origin)),
         );
     }
+    let seeded = config.home.value.join(crate::config::FILE_NAME).exists();
     if config.errors.is_empty() {
         out.push(Check::new(
             "config",
             Status::Ok,
-            "sentinel.toml and the environment are valid",
+            if seeded {
+                "sentinel.toml and the environment are valid"
+            } else {
+                "no sentinel.toml: the defaults apply; the environment is valid"
+            },
         ));
     } else {
         out.push(
@@ -279,6 +310,20 @@ pub fn run(
                 Status::Ok,
                 format!("SENTINEL_HOME {} is writable", home.display()),
             ));
+            // The plugin route registers without `sentinel install`, which is what seeds it.
+            if !seeded {
+                out.push(
+                    Check::new(
+                        "home",
+                        Status::Warn,
+                        format!(
+                            "SENTINEL_HOME {} is not seeded (no sentinel.toml, no starter rule files): the bundled rules and defaults apply, and there is nothing to edit",
+                            home.display()
+                        ),
+                    )
+                    .fix("sentinel install --seed-only   (writes the commented starters, registers nothing)"),
+                );
+            }
         }
         Err(e) => out.push(
             Check::new(
@@ -307,14 +352,17 @@ pub fn run(
             )
             .fix("set mode = \"enforce\" in sentinel.toml"),
         ),
-        crate::config::Mode::Guard => out.push(Check::new(
-            "mode",
-            Status::Warn,
-            format!(
-                "guard mode ({}): sentinel only denies and asks; every call it would allow goes to the agent's own prompt",
-                config.mode.source
-            ),
-        )),
+        crate::config::Mode::Guard => out.push(
+            Check::new(
+                "mode",
+                Status::Warn,
+                format!(
+                    "guard mode ({}): sentinel only denies and asks; every call it would allow goes to the agent's own prompt",
+                    config.mode.source
+                ),
+            )
+            .fix("set mode = \"enforce\" in sentinel.toml (if guard is not what you chose)"),
+        ),
     }
 
     // Tier 2: where the key and the URL come from.
@@ -383,17 +431,6 @@ fn registered(settings: &Value) -> Vec<Registered> {
     out
 }
 
-/// `enabledPlugins: {"sentinel@…": true}`.
-fn plugin_enabled(settings: &Value) -> bool {
-    settings
-        .get("enabledPlugins")
-        .and_then(Value::as_object)
-        .is_some_and(|p| {
-            p.iter()
-                .any(|(k, v)| k.starts_with("sentinel@") && v.as_bool() == Some(true))
-        })
-}
-
 /// A registered command as Claude Code runs it: a bare name is looked up on PATH.
 fn resolve(command: &str) -> PathBuf {
     if command.contains('/') {
@@ -405,6 +442,15 @@ fn resolve(command: &str) -> PathBuf {
             .find(|p| p.is_file())
     });
     found.unwrap_or_else(|| PathBuf::from(command))
+}
+
+/// The program sentinel's PreToolUse entry in `settings` runs, if registered there.
+pub fn hook_program(settings: &Path) -> Option<PathBuf> {
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(settings).ok()?).ok()?;
+    registered(&value)
+        .into_iter()
+        .find(|h| h.event == "PreToolUse")
+        .map(|h| h.program)
 }
 
 /// `sentinel` on PATH.

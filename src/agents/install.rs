@@ -26,6 +26,9 @@ pub struct Report {
     pub backup: Option<PathBuf>,
     /// Files seeded into SENTINEL_HOME.
     pub seeded: Vec<PathBuf>,
+    /// Files removed: a settings file install created and uninstall left empty, a backup in a
+    /// project.
+    pub removed: Vec<PathBuf>,
 }
 
 /// The handler sentinel registers: exec form, absolute path, a timeout above Tier 2's.
@@ -142,7 +145,7 @@ pub fn add_hooks(settings: &mut Value, handler: &Value) -> Result<()> {
 }
 
 /// Reads a settings file: absent or blank is `{}`; invalid JSON or a non-object is an error.
-fn read_settings(path: &Path) -> Result<(Value, Option<Vec<u8>>)> {
+pub(crate) fn read_settings(path: &Path) -> Result<(Value, Option<Vec<u8>>)> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((json!({}), None)),
@@ -167,7 +170,11 @@ fn read_settings(path: &Path) -> Result<(Value, Option<Vec<u8>>)> {
 }
 
 /// Writes `value` to `path` through a temp file and a rename, after backing up `previous`.
-fn write_settings(path: &Path, value: &Value, previous: Option<&[u8]>) -> Result<Option<PathBuf>> {
+pub(crate) fn write_settings(
+    path: &Path,
+    value: &Value,
+    previous: Option<&[u8]>,
+) -> Result<Option<PathBuf>> {
     // A symlinked settings file (a dotfiles repository) stays a symlink: the file it points at
     // is the one rewritten, in its own directory, with its own mode.
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -274,13 +281,15 @@ fn created_for(state: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
         .and_then(|v| serde_json::from_value(v["created"].clone()).ok())
 }
 
-/// Registers sentinel in `settings`, then seeds `home`.
+/// Registers sentinel in `settings`, then seeds `home`. `backup`: keep a copy of the previous
+/// file beside it (not in a project, whose history is the backup).
 pub fn install(
     settings: &Path,
     binary: &Path,
     shadow: bool,
     timeout_secs: u64,
     home: &Path,
+    backup: bool,
 ) -> Result<Report> {
     let (mut value, previous) = read_settings(settings)?;
     let before = value.clone();
@@ -298,21 +307,31 @@ pub fn install(
         let mut created = created_for(&state, &key).unwrap_or_default();
         let mut without_ours = before;
         remove_hooks(&mut without_ours, Some(&[]))?;
-        for c in containers_created(&without_ours) {
+        let mut new = containers_created(&without_ours);
+        // The file itself, when there was none: uninstall then removes it rather than leave `{}`.
+        if previous.is_none() {
+            new.push(CREATED_FILE.to_string());
+        }
+        for c in new {
             if !created.contains(&c) {
                 created.push(c);
             }
         }
         state.insert(key, json!({ "created": created }));
         write_state(home, &state)?;
-        report.backup = write_settings(settings, &value, previous.as_deref())?;
+        let previous = previous.as_deref().filter(|_| backup);
+        report.backup = write_settings(settings, &value, previous)?;
         report.changed = true;
     }
     Ok(report)
 }
 
-/// Removes exactly what install added.
-pub fn uninstall(settings: &Path, home: &Path) -> Result<Report> {
+/// The install-state mark of a settings file install created.
+const CREATED_FILE: &str = "file";
+
+/// Removes exactly what install added: a settings file install created and this leaves `{}` is
+/// removed. Without `backup` (a project) no backup is written and an earlier one is removed.
+pub fn uninstall(settings: &Path, home: &Path, backup: bool) -> Result<Report> {
     let (mut value, previous) = read_settings(settings)?;
     let mut report = Report {
         settings: settings.to_path_buf(),
@@ -324,8 +343,30 @@ pub fn uninstall(settings: &Path, home: &Path) -> Result<Report> {
     if remove_hooks(&mut value, created.as_deref())
         .with_context(|| format!("in {}", settings.display()))?
     {
-        report.backup = write_settings(settings, &value, previous.as_deref())?;
+        let ours = created
+            .as_deref()
+            .is_some_and(|c| c.iter().any(|p| p == CREATED_FILE));
+        if ours
+            && value.as_object().is_some_and(Map::is_empty)
+            && std::fs::symlink_metadata(settings).is_ok_and(|m| m.is_file())
+        {
+            std::fs::remove_file(settings)
+                .with_context(|| format!("cannot remove {}", settings.display()))?;
+            report.removed.push(settings.to_path_buf());
+        } else {
+            let previous = previous.as_deref().filter(|_| backup);
+            report.backup = write_settings(settings, &value, previous)?;
+        }
         report.changed = true;
+    }
+    if !backup {
+        let target = std::fs::canonicalize(settings).unwrap_or_else(|_| settings.to_path_buf());
+        let old = backup_path(&target);
+        if std::fs::symlink_metadata(&old).is_ok_and(|m| m.is_file()) {
+            std::fs::remove_file(&old)
+                .with_context(|| format!("cannot remove {}", old.display()))?;
+            report.removed.push(old);
+        }
     }
     if state.remove(&key).is_some() {
         write_state(home, &state)?;
@@ -398,8 +439,13 @@ pub fn starter(file: RuleFile) -> String {
          # {what}. A `# why` after the pattern is shown in the reason.\n\
          # The bundled rules always apply and are updated with sentinel; `sentinel rules diff`\n\
          # shows what this file changes. To switch a bundled rule off, add `off: ` followed by\n\
-         # its pattern exactly as the bundled file has it (`sentinel explain` shows it).\n",
-        name = file.name()
+         # its pattern exactly as the bundled file has it (`sentinel explain` shows it).\n{spec}",
+        name = file.name(),
+        spec = if file == RuleFile::HardBlock {
+            "# `off: [git stash drop]` switches off a bundled command spec's deny (see docs/rules.md).\n"
+        } else {
+            ""
+        }
     )
 }
 

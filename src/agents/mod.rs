@@ -6,4 +6,5 @@ pub mod event;
 pub mod exposure;
 pub mod hook;
 pub mod install;
+pub mod install_plugin;
 pub mod lenient;

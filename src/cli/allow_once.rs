@@ -5,7 +5,7 @@ use super::person::{audit_person, person_only};
 use anyhow::Result;
 use sentinel::ledger::allow_once;
 
-pub fn run(code: &str) -> Result<u8> {
+pub fn run(code: &str, json: bool) -> Result<u8> {
     person_only("allow-once")?;
     let config = load_config()?;
     let now = sentinel::clock::now_ms();
@@ -23,6 +23,20 @@ pub fn run(code: &str) -> Result<u8> {
                     sentinel::clock::utc(now + allow_once::TTL_MS)
                 ),
             );
+            if json {
+                outln!(
+                    "{}",
+                    serde_json::json!({
+                        "ok": true,
+                        "tool": granted.tool,
+                        "subject": granted.subject,
+                        "cwd": granted.cwd,
+                        "until_ms": now + allow_once::TTL_MS,
+                        "refused": granted.reason,
+                    })
+                );
+                return Ok(0);
+            }
             outln!(
                 "allowed once, until {} UTC:",
                 sentinel::clock::utc(now + allow_once::TTL_MS)

@@ -11,9 +11,11 @@ use std::path::PathBuf;
     name = "sentinel",
     version,
     about,
-    after_help = "Exit status: 0 allow / success, 2 deny (check; hook only on an error under fail_mode closed),
-3 uncertain or ask (check), 1 usage,
-configuration or load error (doctor: something is wrong).
+    after_help = "Exit status:
+  0  allow, or success
+  1  a usage, configuration or load error; doctor: something is wrong
+  2  deny (check, explain; the hook only on its own error under fail_mode = closed)
+  3  ask or defer (check, explain)
 
 Environment:
   SENTINEL_HOME       rule files, specs, sentinel.toml, stats and audit [default: ~/.agentos]
@@ -75,6 +77,9 @@ pub enum Command {
         /// Every session.
         #[arg(long)]
         all: bool,
+        /// List the sessions recorded (id, decisions, first and last time), newest last.
+        #[arg(long, conflicts_with_all = ["session", "all"])]
+        sessions: bool,
         /// Only decisions newer than this: 30m, 2h, 7d, or a Unix time in seconds.
         #[arg(long)]
         since: Option<String>,
@@ -105,6 +110,13 @@ pub enum Command {
         /// hook names `sentinel` on PATH, no machine path); local: ./.claude/settings.local.json.
         #[arg(long, value_enum, default_value = "user")]
         scope: Scope,
+        /// Only write the commented starter files into SENTINEL_HOME (where absent) and register
+        /// nothing: for the Claude Code plugin route.
+        #[arg(long, conflicts_with_all = ["shadow", "settings"])]
+        seed_only: bool,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Trust this project's `.sentinel/` rules as they are now (its loosening rules then apply).
     Trust {
@@ -114,11 +126,17 @@ pub enum Command {
         /// Forget the trust instead.
         #[arg(long)]
         revoke: bool,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Let exactly one refused call through, once, within 10 minutes (the code is in the deny reason).
     AllowOnce {
         /// The code from the deny reason.
         code: String,
+        /// Print what was granted as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Explain one decision in full: parsed commands, every matching rule, paths, taint, tiers.
     Explain {
@@ -150,9 +168,13 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "user")]
         scope: Scope,
         /// Also remove the settings backup, a settings file left empty, SENTINEL_HOME (rules,
-        /// stats, audit log) and the installed binary.
+        /// stats, audit log) and the installed binary; switch off the Claude Code plugin, whose
+        /// hook runs that binary.
         #[arg(long)]
         purge: bool,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// One line for Claude Code's status bar (reads the status-line JSON on stdin): the mode,
     /// Tier 2, and this session's answers.
@@ -181,7 +203,11 @@ pub enum Command {
 #[derive(Subcommand)]
 pub enum AuditCommand {
     /// Check the hash chain; name the first broken record.
-    Verify,
+    Verify {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show the latest records.
     Tail {
         /// How many.
@@ -193,7 +219,7 @@ pub enum AuditCommand {
     },
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scope {
     User,
     Project,

@@ -33,7 +33,7 @@ pub struct Question {
     /// The target path for a file tool.
     #[arg(long)]
     path: Option<String>,
-    /// Skip Tier 2 (the LLM evaluator).
+    /// Skip Tier 2 (the LLM evaluator): the answer the hook gives without a key.
     #[arg(long)]
     pub offline: bool,
     /// Decide as in a session that has taken in untrusted content (web pages, MCP output).
@@ -71,7 +71,11 @@ pub struct Evaluated {
 /// Builds the call from the arguments and runs it through the tiers as a preview: no
 /// allow-once grant is used or offered.
 pub fn evaluate(q: Question) -> Result<Evaluated> {
-    let config = load_config()?;
+    let mut config = load_config()?;
+    // Offline is the hook without a key: the same answer words, never Tier 1's own `uncertain`.
+    if q.offline {
+        config.api_key = None;
+    }
     let cwd = match &q.cwd {
         Some(c) => std::path::absolute(c).with_context(|| format!("bad --cwd {}", c.display()))?,
         None => std::env::current_dir().context("cannot read the current directory")?,
@@ -86,8 +90,12 @@ pub fn evaluate(q: Question) -> Result<Evaluated> {
             bail!("--path is for file tools; give the command alone")
         }
         (_, None, Some(p)) => serde_json::json!({ "file_path": p, "path": p, "notebook_path": p }),
-        (_, Some(c), None) => serde_json::json!({ "file_path": c, "path": c, "notebook_path": c }),
-        (_, Some(_), Some(_)) => bail!("give either a path argument or --path, not both"),
+        // A file tool takes its path by --path: a positional argument is a command, and a
+        // command given with `--tool Read` is a mistake to say, not a path to judge.
+        (t, Some(c), None) => bail!(
+            "--tool {t} takes --path FILE, not a command (`{c}`); for a shell command leave out --tool, or use --tool Bash"
+        ),
+        (t, Some(_), Some(_)) => bail!("--tool {t} takes --path FILE alone, not a command too"),
         (t, None, None) => bail!("--tool {t} needs --path FILE"),
     };
     let input = if tool == "Read" {
@@ -111,7 +119,7 @@ pub fn evaluate(q: Question) -> Result<Evaluated> {
             } else {
                 TaintFrom::Clean
             },
-            purpose: Purpose::Preview { offline: q.offline },
+            purpose: Purpose::Preview { offline: false },
         },
     );
     Ok(Evaluated {

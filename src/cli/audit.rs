@@ -4,22 +4,34 @@ use super::load_config;
 use anyhow::{Context as _, Result};
 use sentinel::ledger::audit;
 
-pub fn verify() -> Result<u8> {
+pub fn verify(json: bool) -> Result<u8> {
     let config = load_config()?;
     let journal = audit::journal(&config.home.value, config.log_max_bytes.value);
-    match audit::verify(&journal).context("cannot read the audit log")? {
+    let files = journal.files().len();
+    let verdict = audit::verify(&journal).context("cannot read the audit log")?;
+    if json {
+        let v = match &verdict {
+            audit::Verification::Intact(n) => {
+                serde_json::json!({ "ok": true, "status": "intact", "records": n, "files": files })
+            }
+            audit::Verification::Crashed(n, crashes) => serde_json::json!({
+                "ok": true, "status": "intact-after-crash", "records": n, "files": files,
+                "crashes": crashes.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            }),
+            audit::Verification::Broken(why) => {
+                serde_json::json!({ "ok": false, "status": "broken", "files": files, "broken": why.to_string() })
+            }
+        };
+        outln!("{v}");
+        return Ok(u8::from(matches!(verdict, audit::Verification::Broken(_))));
+    }
+    match verdict {
         audit::Verification::Intact(n) => {
-            outln!(
-                "intact: {n} records in {} file(s), chain and head agree",
-                journal.files().len()
-            );
+            outln!("intact: {n} records in {files} file(s), chain and head agree");
             Ok(0)
         }
         audit::Verification::Crashed(n, crashes) => {
-            outln!(
-                "intact after a crash: {n} records in {} file(s) chain; not tampering:",
-                journal.files().len()
-            );
+            outln!("intact after a crash: {n} records in {files} file(s) chain; not tampering:");
             for c in crashes {
                 outln!("  {c}");
             }

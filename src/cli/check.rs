@@ -33,12 +33,21 @@ pub fn run(q: Question, json: bool, record: bool) -> Result<u8> {
             eprintln!("{warning}");
         }
     }
+    // The verdict is the hook's answer (allow, ask, deny, or defer: no answer); whether Tier 1
+    // could decide the call itself is its own field.
+    let uncertain = e
+        .local
+        .as_ref()
+        .is_some_and(|l| l.verdict == sentinel::decision::Verdict::Uncertain);
     match (&e.decision, json) {
-        (Some(d), true) => outln!("{}", serde_json::to_string_pretty(d)?),
-        (Some(d), false) => out!("{}", check::render(d)),
+        (Some(d), true) => outln!(
+            "{}",
+            serde_json::to_string_pretty(&check::json(d, uncertain))?
+        ),
+        (Some(d), false) => out!("{}", check::render(d, uncertain)),
         (None, true) if e.local.is_some() => outln!(
             "{}",
-            serde_json::json!({ "verdict": "defer", "tool": tool, "reason": check::DEFERRED, "local": e.local })
+            serde_json::json!({ "verdict": "defer", "uncertain": uncertain, "tool": tool, "reason": check::DEFERRED, "local": e.local })
         ),
         (None, false) if e.local.is_some() => out!(
             "{}",
@@ -46,10 +55,10 @@ pub fn run(q: Question, json: bool, record: bool) -> Result<u8> {
         ),
         (None, true) => outln!(
             "{}",
-            serde_json::json!({ "verdict": null, "tool": tool, "reason": "sentinel has no opinion on this tool; the agent's own permission flow decides" })
+            serde_json::json!({ "verdict": "defer", "uncertain": false, "tool": tool, "reason": "sentinel has no opinion on this tool; the agent's own permission flow decides" })
         ),
         (None, false) => outln!(
-            "verdict: none\nreason:  sentinel has no opinion on {tool}; the agent's own permission flow decides"
+            "verdict: defer\nreason:  sentinel has no opinion on {tool}; the agent's own permission flow decides"
         ),
     }
     Ok(check::exit_code(e.decision.map(|d| d.verdict)) as u8)

@@ -1,7 +1,7 @@
 //! `sentinel doctor`: is sentinel in the way of every call it should judge?
 
 use super::args::Scope;
-use super::install::settings_path;
+use super::install::{plugin_files, settings_args, settings_path};
 use super::load_config;
 use anyhow::Result;
 use sentinel::config;
@@ -10,14 +10,26 @@ use std::path::PathBuf;
 
 pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
     let config = load_config()?;
+    let again = settings_args(settings.as_deref(), scope);
     let settings = settings_path(settings, scope)?;
     let rules = Rules::load(&config.home.value, config::user_home().as_deref());
-    let mut checks = sentinel::agents::doctor::run(
-        &settings,
-        &config,
-        &rules,
-        sentinel::agents::doctor::on_path(),
-    );
+    let plugin = sentinel::agents::install_plugin::enabled_in(&plugin_files(&settings));
+    let on_path = sentinel::agents::doctor::on_path();
+    let found = sentinel::agents::doctor::Found {
+        settings: &settings,
+        plugin: &plugin,
+        again: &again,
+        on_path: on_path.clone(),
+    };
+    let mut checks = sentinel::agents::doctor::run(&found, &config, &rules);
+    // The hook the agent runs, run as the agent runs it: the settings entry's binary, or the one
+    // the plugin's script finds on PATH.
+    let program = sentinel::agents::doctor::hook_program(&settings)
+        .filter(|p| p.exists())
+        .or(on_path.filter(|_| !plugin.is_empty()));
+    if let Some(program) = program {
+        checks.push(super::doctor_selftest::run(&program, &config.home.value));
+    }
     // The project doctor runs in: what its agent settings do to sentinel.
     let project = std::env::current_dir().ok().map(|cwd| {
         sentinel::local::rules::project::root(

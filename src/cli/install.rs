@@ -1,11 +1,17 @@
 //! `sentinel install` and `uninstall`: register the hook in Claude Code's settings, or remove it.
+//! Both look for the Claude Code plugin too: install warns of a double registration, uninstall
+//! says what is left, and `--purge` (which removes the binary the plugin's hook runs) switches the
+//! plugin off rather than leave a hook that refuses every call.
 
 use super::args::Scope;
 use super::load_config;
 use super::person::person_only;
 use anyhow::{Context as _, Result};
-use sentinel::{agents::install, config};
-use std::path::PathBuf;
+use sentinel::{
+    agents::{install, install_plugin},
+    config,
+};
+use std::path::{Path, PathBuf};
 
 pub fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf> {
     Ok(match (settings, scope) {
@@ -18,7 +24,33 @@ pub fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf>
     })
 }
 
-pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
+/// The arguments that name the same settings file again, for a fix printed to the person:
+/// `--settings FILE` or `--scope S` (nothing for the default).
+pub fn settings_args(settings: Option<&Path>, scope: Scope) -> String {
+    match (settings, scope) {
+        (Some(p), _) => format!(
+            " --settings {}",
+            sentinel::text::shell_word(&p.display().to_string())
+        ),
+        (None, Scope::User) => String::new(),
+        (None, Scope::Project) => " --scope project".into(),
+        (None, Scope::Local) => " --scope local".into(),
+    }
+}
+
+/// Every settings file Claude Code reads the plugin's enablement from, as seen from here:
+/// `settings` itself, the user's, this directory's project and local files.
+pub fn plugin_files(settings: &Path) -> Vec<PathBuf> {
+    let mut files = vec![settings.to_path_buf()];
+    for scope in [Scope::User, Scope::Project, Scope::Local] {
+        if let Ok(p) = settings_path(None, scope) {
+            files.push(p);
+        }
+    }
+    files
+}
+
+pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
     person_only("install")?;
     let config = load_config()?;
     let explicit = settings.is_some();
@@ -32,7 +64,43 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
             .context("cannot find sentinel's own path")?,
     };
     let timeout = config.hook_timeout_secs();
-    let report = install::install(&settings, &binary, shadow, timeout, &config.home.value)?;
+    let report = install::install(
+        &settings,
+        &binary,
+        shadow,
+        timeout,
+        &config.home.value,
+        keeps_backup(explicit, scope),
+    )?;
+    let plugin = install_plugin::enabled_in(&plugin_files(&settings));
+    let again = settings_args(explicit.then_some(settings.as_path()), scope);
+    let warnings: Vec<String> = plugin
+        .iter()
+        .map(|(file, id)| {
+            format!(
+                "the plugin {id} is also enabled in {}: every call is now judged twice. Keep one: `{}`, or `sentinel uninstall{again}`",
+                file.display(),
+                install_plugin::uninstall_command(id),
+            )
+        })
+        .collect();
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "ok": true,
+                "settings": report.settings,
+                "changed": report.changed,
+                "binary": binary,
+                "shadow": shadow,
+                "backup": report.backup,
+                "seeded": report.seeded,
+                "plugin": plugin.iter().map(|(f, id)| serde_json::json!({"settings": f, "id": id, "state": "enabled"})).collect::<Vec<_>>(),
+                "warnings": warnings,
+            })
+        );
+        return Ok(0);
+    }
     let mode = if shadow { " in shadow mode" } else { "" };
     if report.changed {
         outln!(
@@ -49,30 +117,116 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
     for p in &report.seeded {
         outln!("seeded {}", p.display());
     }
+    for w in &warnings {
+        eprintln!("sentinel: warning: {w}");
+    }
     Ok(0)
 }
 
-pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool) -> Result<u8> {
-    person_only("uninstall")?;
+/// `install --seed-only`: the starters, nothing registered (the plugin route never runs
+/// `install`, which is what seeds SENTINEL_HOME otherwise).
+pub fn seed_only() -> Result<u8> {
+    person_only("install")?;
     let config = load_config()?;
-    let settings = settings_path(settings, scope)?;
-    let report = install::uninstall(&settings, &config.home.value)?;
-    if report.changed {
-        outln!("removed sentinel from {}", report.settings.display());
-    } else {
-        outln!(
-            "sentinel was not registered in {}",
-            report.settings.display()
-        );
+    let seeded = install::seed(&config.home.value)?;
+    if seeded.is_empty() {
+        outln!("{} is already seeded", config.home.value.display());
     }
-    if !purge {
-        if let Some(b) = &report.backup {
-            outln!("backup of the previous file: {}", b.display());
-        }
-        return Ok(0);
-    }
-    for removed in install::purge(&settings, &config.home.value)? {
-        outln!("removed {}", removed.display());
+    for p in &seeded {
+        outln!("seeded {}", p.display());
     }
     Ok(0)
+}
+
+/// A backup is kept beside the person's own settings file, not in a project (its history is
+/// the backup, and a stray file there ends up committed).
+fn keeps_backup(explicit: bool, scope: Scope) -> bool {
+    explicit || scope == Scope::User
+}
+
+pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool, json: bool) -> Result<u8> {
+    person_only("uninstall")?;
+    let config = load_config()?;
+    let explicit = settings.is_some();
+    let settings = settings_path(settings, scope)?;
+    let report = install::uninstall(&settings, &config.home.value, keeps_backup(explicit, scope))?;
+    let mut lines = Vec::new();
+    if report.changed {
+        lines.push(format!(
+            "removed sentinel from {}",
+            report.settings.display()
+        ));
+    } else {
+        lines.push(format!(
+            "sentinel was not registered in {}",
+            report.settings.display()
+        ));
+    }
+    let mut removed: Vec<PathBuf> = report.removed.clone();
+    // The plugin: kept while its binary stays (a plain uninstall is how a double registration is
+    // undone), switched off when --purge removes the binary its hook runs.
+    let mut plugin = Vec::new();
+    for (file, id) in install_plugin::enabled_in(&plugin_files(&settings)) {
+        let remove = install_plugin::uninstall_command(&id);
+        let state = if !purge {
+            lines.push(format!(
+                "the plugin {id} is still enabled in {} and guards every call; to remove it too: {remove}",
+                file.display()
+            ));
+            "enabled"
+        } else if is_projects(&file, &settings) {
+            // A project's committed file is the team's: said, not edited.
+            lines.push(format!(
+                "the plugin {id} is enabled in the project's {}: without the binary its hook refuses every call there; remove it: {remove}",
+                file.display()
+            ));
+            "enabled"
+        } else {
+            install_plugin::disable(&file)?;
+            lines.push(format!(
+                "switched off the plugin {id} in {} (without the binary its hook would refuse every call); to remove it: {remove}",
+                file.display()
+            ));
+            "switched off"
+        };
+        plugin.push(
+            serde_json::json!({"settings": file, "id": id, "state": state, "remove": remove}),
+        );
+    }
+    let mut backup = report.backup.clone();
+    if purge {
+        backup = None;
+        removed.extend(install::purge(&settings, &config.home.value)?);
+    }
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "ok": true,
+                "settings": report.settings,
+                "changed": report.changed,
+                "backup": backup,
+                "removed": removed,
+                "plugin": plugin,
+            })
+        );
+        return Ok(0);
+    }
+    for l in &lines {
+        outln!("{l}");
+    }
+    if let Some(b) = &backup {
+        outln!("backup of the previous file: {}", b.display());
+    }
+    for p in &removed {
+        outln!("removed {}", p.display());
+    }
+    Ok(0)
+}
+
+/// The project's committed settings file, unless it is the one this uninstall was aimed at.
+fn is_projects(file: &Path, target: &Path) -> bool {
+    let project = settings_path(None, Scope::Project).ok();
+    let same = |a: &Path, b: &Path| std::path::absolute(a).ok() == std::path::absolute(b).ok();
+    project.is_some_and(|p| same(&p, file)) && !same(file, target)
 }

@@ -26,6 +26,7 @@ mod audit;
 mod check;
 mod config;
 mod doctor;
+mod doctor_selftest;
 mod explain;
 mod guard;
 pub mod hook;
@@ -59,34 +60,47 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Hook { agent, shadow } => Ok(hook::run(agent, shadow)),
         Command::Config { json } => config::run(json),
         Command::Stats {
+            sessions: true,
+            since,
+            json,
+            ..
+        } => stats::sessions(since, json),
+        Command::Stats {
             session,
             all,
             since,
             json,
+            ..
         } => stats::run(session, all, since, json),
         Command::Audit {
-            command: AuditCommand::Verify,
-        } => audit::verify(),
+            command: AuditCommand::Verify { json },
+        } => audit::verify(json),
         Command::Audit {
             command: AuditCommand::Tail { n, json },
         } => audit::tail(n, json),
         Command::Install {
+            seed_only: true, ..
+        } => install::seed_only(),
+        Command::Install {
             shadow,
             settings,
             scope,
-        } => install::install(shadow, settings, scope),
+            json,
+            ..
+        } => install::install(shadow, settings, scope, json),
         Command::Uninstall {
             settings,
             scope,
             purge,
-        } => install::uninstall(settings, scope, purge),
+            json,
+        } => install::uninstall(settings, scope, purge, json),
         Command::Doctor {
             settings,
             scope,
             json,
         } => doctor::run(settings, scope, json),
-        Command::Trust { dir, revoke } => trust::run(dir, revoke),
-        Command::AllowOnce { code } => allow_once::run(&code),
+        Command::Trust { dir, revoke, json } => trust::run(dir, revoke, json),
+        Command::AllowOnce { code, json } => allow_once::run(&code, json),
         Command::Explain { question, json } => explain::run(question, json),
         Command::Suggest { apply, limit, json } => suggest::run(&apply, limit, json),
         Command::Statusline => Ok(statusline::run()),

@@ -17,6 +17,7 @@ pub fn lint(json: bool) -> Result<u8> {
         p.layer_rules(&mut rules, true);
     }
     let errors = rules.lint();
+    let warnings = spec_warnings(&home);
     let count = rules.hard_block().len()
         + rules.safe().len()
         + rules.conditional().len()
@@ -29,6 +30,9 @@ pub fn lint(json: bool) -> Result<u8> {
             "errors": errors.iter().map(|e| serde_json::json!({
                 "file": e.file, "line": e.line, "message": e.message,
             })).collect::<Vec<_>>(),
+            "warnings": warnings.iter().map(|(file, line, message)| serde_json::json!({
+                "file": file, "line": line, "message": message,
+            })).collect::<Vec<_>>(),
             "files": rules.origins.iter().map(|(file, origin)| serde_json::json!({
                 "file": file, "origin": origin,
             })).collect::<Vec<_>>(),
@@ -36,25 +40,59 @@ pub fn lint(json: bool) -> Result<u8> {
         outln!("{report}");
         return Ok(if errors.is_empty() { 0 } else { 1 });
     }
+    // The whole report is the command's output (stdout); stderr is for failing to make one.
     for e in &errors {
         outln!("{e}");
     }
+    for (file, line, message) in &warnings {
+        outln!("{file}:{line}: warning: {message}");
+    }
     for (file, origin) in &rules.origins {
-        eprintln!("  {file}: {origin}");
+        outln!("  {file}: {origin}");
     }
     if errors.is_empty() {
-        eprintln!(
-            "ok: {count} rules in {} files, no errors",
-            rules.origins.len()
+        outln!(
+            "ok: {count} rules in {} files, no errors{}",
+            rules.origins.len(),
+            match warnings.len() {
+                0 => String::new(),
+                1 => ", 1 warning".to_string(),
+                n => format!(", {n} warnings"),
+            }
         );
         Ok(0)
     } else {
-        eprintln!(
+        outln!(
             "{} error(s); until they are fixed every local allow becomes ask",
             errors.len()
         );
         Ok(1)
     }
+}
+
+/// The person's spec lines whose deny names no alternative: it still denies, with a default
+/// `instead`, so this is a warning, never an error (an error turns every local allow into ask).
+fn spec_warnings(home: &std::path::Path) -> Vec<(String, usize, String)> {
+    let dir = home.join(sentinel::local::spec::DIR);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p: &std::path::PathBuf| p.extension().is_some_and(|e| e == "toml"));
+    files.sort();
+    let mut out = Vec::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for (line, _) in sentinel::local::spec::check::missing_instead(&text) {
+            out.push((
+                path.display().to_string(),
+                line,
+                "a deny without `; instead: …`: it still denies, and the reason tells the agent to ask the person; name the alternative".to_string(),
+            ));
+        }
+    }
+    out
 }
 
 pub fn diff(json: bool) -> Result<u8> {
@@ -74,6 +112,7 @@ pub fn diff(json: bool) -> Result<u8> {
                     "added": rules.added(l).iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
                     "switched_off": l.switched_off.iter().map(|(line, bl, p)| serde_json::json!({"line": line, "bundled_line": bl, "pattern": p})).collect::<Vec<_>>(),
                     "unmatched_off": l.unmatched_off.iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
+                    "spec_denies_off": l.spec_off.iter().map(|(line, r)| serde_json::json!({"line": line, "spec": r.file, "spec_line": r.line, "section": r.pattern})).collect::<Vec<_>>(),
                 }),
             })
             .collect();
@@ -94,7 +133,7 @@ pub fn diff(json: bool) -> Result<u8> {
                     file.name(),
                     l.origin,
                     rules.added(l).len(),
-                    l.switched_off.len()
+                    l.switched_off.len() + l.spec_off.len()
                 );
                 for (line, pattern) in &rules.added(l) {
                     outln!("  + line {line}: {pattern}");
@@ -103,6 +142,14 @@ pub fn diff(json: bool) -> Result<u8> {
                     outln!(
                         "  - line {line}: off: bundled {}:{bundled_line} {pattern}",
                         file.name()
+                    );
+                }
+                for (line, r) in &l.spec_off {
+                    outln!(
+                        "  - line {line}: off: the deny of bundled {}:{} {}",
+                        r.file,
+                        r.line,
+                        r.pattern
                     );
                 }
                 for (line, pattern) in &l.unmatched_off {

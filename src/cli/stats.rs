@@ -33,7 +33,8 @@ fn duration(us: u64) -> String {
     }
 }
 
-pub fn run(session: Option<String>, all: bool, since: Option<String>, json: bool) -> Result<u8> {
+/// The stats records, newer than `since` when given.
+fn load(since: Option<&str>) -> Result<Vec<stats::Record>> {
     let config = load_config()?;
     let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
     let loaded = stats::load(&journal).context("cannot read the stats")?;
@@ -44,15 +45,70 @@ pub fn run(session: Option<String>, all: bool, since: Option<String>, json: bool
             loaded.damaged.join(", ")
         );
     }
-    let since_ms = since.as_deref().map(parse_since).transpose()?;
-    let mut records: Vec<&stats::Record> = loaded
+    let since_ms = since.map(parse_since).transpose()?;
+    Ok(loaded
         .records
-        .iter()
+        .into_iter()
         .filter(|r| since_ms.is_none_or(|s| r.ts_ms >= s))
-        .collect();
+        .collect())
+}
+
+/// `stats --sessions`: each session's id, decisions, first and last time, newest last.
+pub fn sessions(since: Option<String>, json: bool) -> Result<u8> {
+    let records = load(since.as_deref())?;
+    // (id, decisions, first, last), in the order each session was last seen.
+    let mut list: Vec<(String, usize, u64, u64)> = Vec::new();
+    for r in &records {
+        match list.iter().position(|s| s.0 == r.session) {
+            Some(i) => {
+                let mut s = list.remove(i);
+                s.1 += 1;
+                s.3 = r.ts_ms;
+                list.push(s);
+            }
+            None => list.push((r.session.clone(), 1, r.ts_ms, r.ts_ms)),
+        }
+    }
+    if json {
+        let rows: Vec<_> = list
+            .iter()
+            .map(|(id, n, first, last)| {
+                serde_json::json!({ "session": id, "decisions": n, "first_ms": first, "last_ms": last })
+            })
+            .collect();
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "sessions": rows }))?
+        );
+        return Ok(0);
+    }
+    if list.is_empty() {
+        outln!("no decisions recorded yet");
+    }
+    for (id, n, first, last) in &list {
+        let id = if id.is_empty() { "(none)" } else { id };
+        outln!(
+            "{id}  {n} decision{}  {} to {} UTC",
+            if *n == 1 { "" } else { "s" },
+            sentinel::clock::utc(*first),
+            sentinel::clock::utc(*last)
+        );
+    }
+    Ok(0)
+}
+
+pub fn run(session: Option<String>, all: bool, since: Option<String>, json: bool) -> Result<u8> {
+    let loaded = load(since.as_deref())?;
+    let mut records: Vec<&stats::Record> = loaded.iter().collect();
     let scope = match (&session, all) {
         (Some(id), _) => {
             records.retain(|r| &r.session == id);
+            if records.is_empty() {
+                bail!(
+                    "no decisions recorded for session {id}{}; `sentinel stats --sessions` lists the sessions",
+                    if since.is_some() { " in that time" } else { "" }
+                );
+            }
             format!("session {id}")
         }
         (None, true) => {

@@ -32,12 +32,19 @@ pub fn run(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
     );
     if apply.is_empty() {
         if json {
-            outln!("{}", serde_json::to_string_pretty(&found)?);
+            // An object, as every command's JSON is: room for more keys without a break.
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "decisions": loaded.records.len(),
+                    "suggestions": found,
+                }))?
+            );
             return Ok(0);
         }
         if found.is_empty() {
             outln!(
-                "nothing to suggest: no command reached Tier 2 or ask that a rule could settle ({} decisions read)",
+                "nothing to suggest: no command reached Tier 2, ask or the agent's prompt often enough for a rule to settle it ({} decisions read)",
                 loaded.records.len()
             );
             return Ok(0);

@@ -8,7 +8,7 @@ use sentinel::local::rules::project::{self, Project};
 use sentinel::rules::Rules;
 use std::path::PathBuf;
 
-pub fn run(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
+pub fn run(dir: Option<PathBuf>, revoke: bool, json: bool) -> Result<u8> {
     person_only("trust")?;
     let config = load_config()?;
     let home = &config.home.value;
@@ -36,6 +36,13 @@ pub fn run(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
             "revoked",
             "the person revoked trust in the project's loosening rules",
         );
+        if json {
+            outln!(
+                "{}",
+                serde_json::json!({ "ok": true, "dir": dir, "trusted": false, "was_trusted": was })
+            );
+            return Ok(0);
+        }
         outln!(
             "{} {}; its loosening rules no longer apply",
             if was {
@@ -85,14 +92,6 @@ pub fn run(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
             digests.join(", ")
         ),
     );
-    outln!(
-        "trusted {} as of {} UTC:",
-        dir.display(),
-        sentinel::clock::utc(now)
-    );
-    for f in &project.files {
-        outln!("  {:<32} sha256 {}…", f.name, &f.sha256[..16]);
-    }
     // What trusting changed: the loosening rules, listed so the person sees what they accepted.
     let mut untrusted = Rules::load(home, config::user_home().as_deref());
     project.layer_rules(&mut untrusted, false);
@@ -101,6 +100,34 @@ pub fn run(dir: Option<PathBuf>, revoke: bool) -> Result<u8> {
         .config()
         .map(|f| base.add_project(f.text.as_deref().map_err(String::as_str), false))
         .unwrap_or_default();
+    if json {
+        let loosening: Vec<String> = untrusted
+            .suspended
+            .iter()
+            .map(|r| format!("{r}  {}", r.pattern))
+            .chain(held.iter().map(ToString::to_string))
+            .collect();
+        outln!(
+            "{}",
+            serde_json::json!({
+                "ok": true,
+                "dir": dir,
+                "trusted": true,
+                "as_of_ms": now,
+                "files": project.files.iter().map(|f| serde_json::json!({"name": f.name, "sha256": f.sha256})).collect::<Vec<_>>(),
+                "loosening": loosening,
+            })
+        );
+        return Ok(0);
+    }
+    outln!(
+        "trusted {} as of {} UTC:",
+        dir.display(),
+        sentinel::clock::utc(now)
+    );
+    for f in &project.files {
+        outln!("  {:<32} sha256 {}…", f.name, &f.sha256[..16]);
+    }
     if untrusted.suspended.is_empty() && held.is_empty() {
         outln!("it holds only tightening rules; those applied before and still do");
     } else {

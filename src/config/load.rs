@@ -50,6 +50,77 @@ struct RawBudget {
     calls_per_day: Option<Spanned<u32>>,
 }
 
+/// The keys of each table of `sentinel.toml` ("" is the top level), for an unknown key's hint.
+const KEYS: &[(&str, &[&str])] = &[
+    (
+        "",
+        &[
+            "mode",
+            "fail_mode",
+            "on_uncertain",
+            "on_block",
+            "max_event_bytes",
+            "paranoid",
+            "untrusted_tools",
+            "taint_max_age_hours",
+            "sanitize_untrusted_output",
+            "approve_edits",
+        ],
+    ),
+    ("api", &["enabled", "model", "url", "timeout"]),
+    ("budget", &["calls_per_minute", "calls_per_day"]),
+    ("logs", &["max_file_bytes"]),
+    ("env", &["trust"]),
+];
+
+/// The table a byte offset of `text` lies in: the last `[header]` before it ("" above any).
+fn table_at(text: &str, at: usize) -> &str {
+    let before = text.get(..at).unwrap_or(text);
+    before
+        .lines()
+        .rev()
+        .filter_map(|l| {
+            let l = l.trim();
+            l.strip_prefix('[')
+                .and_then(|h| h.split(']').next())
+                .filter(|_| !l.starts_with("[["))
+        })
+        .map(str::trim)
+        .next()
+        .unwrap_or("")
+}
+
+/// An unknown key's error says which table it landed in (a key appended to the end of the
+/// seeded file lands in its last table) and, when it is another table's key, where it belongs.
+fn placed(message: String, text: &str, at: Option<usize>) -> String {
+    let Some(key) = message
+        .strip_prefix("unknown field `")
+        .and_then(|r| r.split('`').next())
+    else {
+        return message;
+    };
+    let table = at.map(|a| table_at(text, a)).unwrap_or("");
+    let here = if table.is_empty() {
+        "at the top level".to_string()
+    } else {
+        format!("in [{table}]")
+    };
+    let expected = message
+        .split_once(", expected ")
+        .map(|(_, e)| format!(" (expected {e})"))
+        .unwrap_or_default();
+    let home = KEYS
+        .iter()
+        .find(|(t, keys)| *t != table && keys.contains(&key))
+        .map(|(t, _)| t);
+    let hint = match home {
+        Some(&"") => format!("; `{key}` is a top-level key: move it above the first [section]"),
+        Some(t) => format!("; `{key}` belongs in [{t}]"),
+        None => String::new(),
+    };
+    format!("unknown key `{key}` {here}{expected}{hint}")
+}
+
 /// Whether `url` can be the base of the Messages API: http(s), a host, no spaces.
 pub fn check_url(url: &str) -> Result<(), &'static str> {
     let rest = url
@@ -158,10 +229,11 @@ impl Config {
             Some(Ok(text)) => match toml::from_str::<RawConfig>(&text) {
                 Ok(raw) => file_url = c.apply_file(raw, &text),
                 Err(e) => {
-                    let line = e.span().map(|s| line_of(&text, s.start)).unwrap_or(1);
+                    let at = e.span().map(|s| s.start);
+                    let line = at.map(|a| line_of(&text, a)).unwrap_or(1);
                     c.errors.push(ConfigError {
                         at: format!("{FILE_NAME}:{line}"),
-                        message: first_line(e.message()),
+                        message: placed(first_line(e.message()), &text, at),
                     });
                 }
             },

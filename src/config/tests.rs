@@ -110,6 +110,43 @@ fn unknown_keys_and_bad_values_name_the_key_and_never_widen() {
     assert_eq!(c.errors.len(), 1);
 }
 
+/// A key appended to the end of the seeded file lands in its last table: the error names that
+/// table and says where the key belongs.
+#[test]
+fn an_unknown_key_names_its_table_and_where_it_belongs() {
+    let seeded = super::TEMPLATE;
+    let c = load(Some(&format!("{seeded}\nparanoid = true\n")), &[]);
+    let message = &c.errors[0].message;
+    let last = seeded
+        .lines()
+        .rev()
+        .filter_map(|l| l.trim().strip_prefix('['))
+        .find_map(|l| l.split(']').next())
+        .unwrap();
+    assert!(
+        message.starts_with(&format!("unknown key `paranoid` in [{last}]")),
+        "{message}"
+    );
+    assert!(
+        message.contains("top-level key: move it above the first [section]"),
+        "{message}"
+    );
+    let c = load(Some("[logs]\ntimeout = 3.0\n"), &[]);
+    let message = &c.errors[0].message;
+    assert!(
+        message.starts_with("unknown key `timeout` in [logs]"),
+        "{message}"
+    );
+    assert!(message.ends_with("`timeout` belongs in [api]"), "{message}");
+    let c = load(Some("colour = \"red\"\n"), &[]);
+    let message = &c.errors[0].message;
+    assert!(
+        message.starts_with("unknown key `colour` at the top level"),
+        "{message}"
+    );
+    assert_eq!(c.fail_mode.value, FailMode::Ask, "still never widens");
+}
+
 #[test]
 fn environment_overrides_the_file() {
     let c = load(

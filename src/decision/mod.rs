@@ -82,6 +82,20 @@ pub struct RuleRef {
     pub why: Option<Cow<'static, str>>,
 }
 
+impl RuleRef {
+    /// Whose file the rule is in, as a reason says it: `bundled`, `your` (SENTINEL_HOME) or
+    /// `the project's` (`.sentinel/`).
+    pub fn owner(&self) -> &'static str {
+        if self.origin == "bundled" {
+            "bundled"
+        } else if self.file.starts_with(".sentinel/") {
+            "the project's"
+        } else {
+            "your"
+        }
+    }
+}
+
 impl fmt::Display for RuleRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.file, self.line)

@@ -217,8 +217,9 @@ impl Summary {
     /// The one-line session summary.
     pub fn line(&self) -> String {
         let mut line = format!(
-            "sentinel: {} checks — local {} (allow {}, block {}) · api {} (allow {}, block {}",
+            "sentinel: {} check{} — local {} (allow {}, block {}) · api {} (allow {}, block {}",
             self.checks,
+            if self.checks == 1 { "" } else { "s" },
             self.local_allow + self.local_block,
             self.local_allow,
             self.local_block,

@@ -99,7 +99,15 @@ pub(super) fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context
     if let Some(rule) = rules.safe_paths().matches(&path) {
         return make(
             Verdict::Allow,
-            format!("allowed by {rule} ({})", path.display()),
+            format!(
+                "allowed by {}{rule} ({})",
+                if rule.origin == "bundled" {
+                    String::new()
+                } else {
+                    format!("{} ", rule.owner())
+                },
+                path.display()
+            ),
             Some(rule.clone()),
             Some(&path),
         );

@@ -15,23 +15,40 @@ pub fn exit_code(verdict: Option<Verdict>) -> i32 {
 /// What a deferred call becomes.
 pub const DEFERRED: &str = "deferred: sentinel prints nothing and the agent's own permission flow decides (on_uncertain = auto where the agent has a gate of its own, or defer)";
 
+/// What the `uncertain:` line says: Tier 1 could not decide the call itself.
+pub const UNCERTAIN: &str = "yes: Tier 1 could not decide it (the reason says why); the verdict is what the hook answers then";
+
 /// The report of a call Tier 1 could not decide and sentinel deferred: what Tier 1 said, and
 /// that the agent decides.
 pub fn render_deferred(local: &Decision) -> String {
-    let mut out = render_as(local, "defer");
+    let mut out = render_as(local, "defer", local.verdict == Verdict::Uncertain);
     let _ = writeln!(out, "answer:  {DEFERRED}");
     out
 }
 
-/// The human-readable report: verdict, tier, reason, deciding rule, then each simple command.
-pub fn render(decision: &Decision) -> String {
-    render_as(decision, decision.verdict.as_str())
+/// The human-readable report: the hook's answer (allow, ask, deny; `defer` is
+/// [`render_deferred`]), whether Tier 1 was uncertain, tier, reason, deciding rule, then each
+/// simple command.
+pub fn render(decision: &Decision, uncertain: bool) -> String {
+    render_as(decision, decision.verdict.as_str(), uncertain)
+}
+
+/// The JSON of `check`: the decision record, its `verdict` the hook's answer, and `uncertain`.
+pub fn json(decision: &Decision, uncertain: bool) -> serde_json::Value {
+    let mut v = serde_json::to_value(decision).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("uncertain".into(), uncertain.into());
+    }
+    v
 }
 
 /// [`render`], with `verdict` as the answer's word.
-fn render_as(decision: &Decision, verdict: &str) -> String {
+fn render_as(decision: &Decision, verdict: &str, uncertain: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "verdict: {verdict}");
+    if uncertain {
+        let _ = writeln!(out, "uncertain: {UNCERTAIN}");
+    }
     let _ = writeln!(out, "tier:    {}", decision.tier.as_str());
     let _ = writeln!(out, "reason:  {}", decision.reason);
     if let Some(rule) = &decision.rule {

@@ -55,6 +55,9 @@ pub struct Evidence {
     pub api_failed: usize,
     /// Asked without an evaluator answer (no API key, or on_uncertain = ask).
     pub asked: usize,
+    /// Deferred to the agent's own prompt (default and auto mode without Tier 2): what the
+    /// person answered there is not seen.
+    pub deferred: usize,
     /// Up to three of the evaluator's reasons.
     pub evaluator_said: Vec<String>,
     /// Up to three whole calls it was part of.
@@ -72,6 +75,7 @@ impl Evidence {
         self.api_escalate += e.api_escalate;
         self.api_failed += e.api_failed;
         self.asked += e.asked;
+        self.deferred += e.deferred;
         keep_three(&mut self.evaluator_said, e.evaluator_said);
         keep_three(&mut self.examples, e.examples);
     }
@@ -94,6 +98,9 @@ impl Evidence {
         }
         if self.asked > 0 {
             parts.push(format!("asked the person {}", self.asked));
+        }
+        if self.deferred > 0 {
+            parts.push(format!("left to the agent's prompt {}", self.deferred));
         }
         parts.join("; ")
     }
@@ -131,7 +138,8 @@ pub fn suggest(
         .collect();
     let mut groups: BTreeMap<String, (Evidence, BTreeSet<String>)> = BTreeMap::new();
     for r in records {
-        let reached = r.tier != Tier::Local || r.verdict == "ask";
+        // Deferred calls are every uncertain call in default and auto mode without Tier 2.
+        let reached = r.tier != Tier::Local || r.verdict == "ask" || r.verdict == "defer";
         if !reached || r.tool != "Bash" || matches!(r.agent.as_str(), "check" | "person") {
             continue;
         }
@@ -167,6 +175,7 @@ pub fn suggest(
                 (Tier::Api, "deny") => ev.api_block += 1,
                 (Tier::Api, _) => ev.api_escalate += 1,
                 (Tier::Fail, _) => ev.api_failed += 1,
+                (_, "defer") => ev.deferred += 1,
                 _ => ev.asked += 1,
             }
             if r.tier == Tier::Api
@@ -189,6 +198,11 @@ pub fn suggest(
         } else {
             Kind::Safe
         };
+        // Without the evaluator's allow, the person's answer was never seen: one sighting is
+        // no evidence that it is safe (they may have said no); a command that came back is.
+        if kind == Kind::Safe && ev.api_allow == 0 && ev.calls < MIN_UNSEEN_CALLS {
+            continue;
+        }
         match (kind, family(&text)) {
             (Kind::Safe, Some(f)) => families.entry(f).or_default().push((text, ev)),
             _ => out.push(Suggestion {
@@ -238,6 +252,10 @@ pub fn suggest(
     }
     out
 }
+
+/// How often a command asked or deferred, and never allowed by the evaluator, must come up
+/// before a safe rule is proposed for it.
+const MIN_UNSEEN_CALLS: usize = 2;
 
 /// Adds the new items to a list of at most three distinct ones.
 fn keep_three(list: &mut Vec<String>, items: impl IntoIterator<Item = String>) {
@@ -324,6 +342,9 @@ pub fn rule_lines(s: &Suggestion, date: &str) -> String {
     };
     let why = match s.evidence.evaluator_said.first() {
         Some(w) => format!("the evaluator {verb} it: {w}"),
+        None if s.evidence.api_allow + s.evidence.api_block == 0 => {
+            "it kept coming back to the person".to_string()
+        }
         None => format!("learned from Tier 2: {verb}"),
     };
     format!(
@@ -444,6 +465,38 @@ mod tests {
             cache_tokens: None,
             shadow: false,
         }
+    }
+
+    /// Without Tier 2 every uncertain call is deferred to the agent's prompt: those are learned
+    /// from, but a command asked or deferred once, whose answer was never seen, proposes nothing.
+    #[test]
+    fn deferred_calls_teach_but_one_unseen_answer_is_no_evidence() {
+        let rules = Rules::bundled(None);
+        let records = vec![
+            record(1, "a", "mytool lint src", Tier::Local, "defer"),
+            record(2, "b", "mytool lint src", Tier::Local, "defer"),
+            record(3, "a", "othertool run", Tier::Local, "ask"),
+            record(4, "a", "thirdtool go", Tier::Local, "defer"),
+            record(5, "a", "cd x && fourthtool check", Tier::Local, "defer"),
+            record(6, "a", "fourthtool check", Tier::Local, "ask"),
+        ];
+        let s = suggest(&records, &[], &rules, None, Path::new("/h"), 10);
+        let patterns: Vec<&str> = s.iter().map(|x| x.pattern.as_str()).collect();
+        assert_eq!(
+            patterns,
+            vec!["^fourthtool check$", "^mytool lint src$"],
+            "{s:#?}"
+        );
+        let lint = &s[1];
+        assert_eq!((lint.evidence.deferred, lint.evidence.sessions), (2, 2));
+        assert!(
+            lint.evidence
+                .line()
+                .contains("left to the agent's prompt 2"),
+            "{}",
+            lint.evidence.line()
+        );
+        assert!(rule_lines(lint, "2026-01-01").contains("kept coming back"));
     }
 
     #[test]

@@ -381,6 +381,27 @@ def scenario_plugin(claude, stand_in, skip):
     check(not os.path.exists(os.path.join(project, "ran.txt")), "without the binary the call did not run")
     check(len(results) == 1 and "cargo install --locked --path" in results[0][0],
           f"the model was told how to install sentinel: {results}")
+    check("claude plugin uninstall sentinel@sentinel" in results[0][0],
+          f"and how to remove the plugin: {results}")
+    # The person gives up on sentinel (issue 31): `uninstall --purge` removes the binary the
+    # plugin's hook runs, so it switches the plugin off, and the next call is not refused.
+    purge_env = {"PATH": with_bin, "HOME": home, "SENTINEL_HOME": os.path.join(home, ".agentos")}
+    done = subprocess.run([os.path.join(ROOT, "target", "release", "sentinel"), "uninstall", "--purge"],
+                          env=purge_env, cwd=project, capture_output=True, text=True, timeout=60)
+    check(done.returncode == 0 and "switched off the plugin sentinel@sentinel" in done.stdout,
+          f"uninstall --purge switched the plugin off: {done.stdout} {done.stderr}")
+    with open(os.path.join(home, ".claude", "settings.json")) as f:
+        check(json.load(f).get("enabledPlugins", {}).get("sentinel@sentinel") is False,
+              "the plugin is disabled in the settings")
+    stand_in.requests = []
+    stand_in.script = [("Bash", {"command": "echo ran > after-purge.txt", "description": "write"})]
+    run_claude(claude, stand_in, home, project, skip, register=False, path=without)
+    results = stand_in.tool_results()
+    check(len(results) == 1 and "sentinel" not in results[0][0],
+          f"after the purge no sentinel hook answers: {results}")
+    if skip:
+        check(os.path.exists(os.path.join(project, "after-purge.txt")),
+              "after uninstall --purge the next call runs")
 
 
 def scenario_summary(claude, stand_in, skip):

@@ -307,9 +307,11 @@ fn read(
         )));
     };
     for p in found {
+        // A credential read asks, as the Read tool on the same file does (tool_calls.rs): the
+        // person sees why, in every mode, and no evaluator can wave it through.
         if let Some(rule) = credentials::credential(&p, rules) {
             return Some(Part::new(
-                Verdict::Uncertain,
+                Verdict::Ask,
                 format!(
                     "reads the credential file {}",
                     credentials::describe(&p, rule)
@@ -319,10 +321,11 @@ fn read(
         }
         let Some(walk) = walk else { continue };
         if credentials::tree_holds_credentials(&p, ctx.home, rules) {
-            return Some(Part::uncertain(format!(
-                "reads {} recursively, which holds credentials",
-                p.display()
-            )));
+            return Some(Part::new(
+                Verdict::Ask,
+                format!("reads {} recursively, which holds credentials", p.display()),
+                None,
+            ));
         }
         if let Some(part) = tree_below(&p, walk, rules, ctx) {
             return Some(part);

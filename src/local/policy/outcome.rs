@@ -24,7 +24,12 @@ pub(in crate::local) fn combine(tool: &str, reports: Vec<CommandReport>) -> Deci
                 .filter_map(|r| Some((r.rule.as_ref()?, &r.text)));
             let mut by_rule = false;
             for (rule, text) in rules {
-                let _ = write!(reason, "{}{rule} (", if by_rule { ", " } else { " by " });
+                let _ = write!(reason, "{}", if by_rule { ", " } else { " by " });
+                // The bundled rules allow most calls: only a person's or a project's is named so.
+                if rule.origin != "bundled" {
+                    let _ = write!(reason, "{} ", rule.owner());
+                }
+                let _ = write!(reason, "{rule} (");
                 crate::text::push_excerpt(&mut reason, text, crate::text::EXCERPT);
                 reason.push(')');
                 by_rule = true;
@@ -89,7 +94,11 @@ pub(in crate::local) fn deny_reason(
     };
     let (why, instead) = advice(rule);
     let mut out = String::with_capacity(160 + shown.len() + detail.len());
-    let _ = write!(out, "sentinel[local]: blocked by {rule} ({shown})");
+    let _ = write!(
+        out,
+        "sentinel[local]: blocked by {} {rule} ({shown})",
+        rule.owner()
+    );
     let mut sep = ": ";
     if !detail.is_empty() && Some(detail) != rule.why.as_deref() && Some(detail) != why {
         out.push_str(sep);

@@ -27,6 +27,8 @@ pub struct FileLayer {
     pub switched_off: Vec<(usize, usize, String)>,
     /// `off:` lines that match no bundled rule (line, pattern): harmless, but probably stale.
     pub unmatched_off: Vec<(usize, String)>,
+    /// The bundled command-spec denies it switches off (its line, the spec's section).
+    pub spec_off: Vec<(usize, crate::decision::RuleRef)>,
 }
 
 impl FileLayer {
@@ -117,4 +119,47 @@ pub(crate) fn switch_off(
         .map(|((l, p), _)| (*l, p.clone()))
         .collect();
     (kept, layer)
+}
+
+/// One switch for one behaviour: in the person's hard-block file, `off:` of a bundled pattern also
+/// switches off the bundled command-spec denies of the commands it names (`off: ^git( \S+)* stash
+/// (drop|clear)( |$)` takes `[git stash drop]` and `[git stash clear]` with it), and `off: [NAME]`
+/// switches off the deny of the bundled section NAME alone (as a reason shows it). The rest of the
+/// section still decides, so the command is judged like any other, not allowed outright.
+pub(crate) fn switch_off_spec_denies(
+    layers: &mut [FileLayer],
+    specs: &mut crate::local::spec::Specs,
+) {
+    let Some(layer) = layers
+        .iter_mut()
+        .find(|l| l.file == Some(RuleFile::HardBlock) && !l.seeded_copy)
+    else {
+        return;
+    };
+    let mut found = Vec::new();
+    for (line, _, pattern) in &layer.switched_off {
+        if let Ok(re) = regex::Regex::new(pattern) {
+            for rule in specs.bundled_denies(|name| re.is_match(name)) {
+                found.push((*line, rule));
+            }
+        }
+    }
+    layer.unmatched_off.retain(|(line, pattern)| {
+        let Some(name) = pattern
+            .strip_prefix('[')
+            .and_then(|p| p.strip_suffix(']'))
+            .map(str::trim)
+        else {
+            return true;
+        };
+        let named = specs.bundled_denies(|n| n == name);
+        let none = named.is_empty();
+        found.extend(named.into_iter().map(|r| (*line, r)));
+        none
+    });
+    for (line, rule) in found {
+        let name = rule.pattern.trim_start_matches('[').trim_end_matches(']');
+        specs.switch_off_deny(name);
+        layer.spec_off.push((line, rule));
+    }
 }

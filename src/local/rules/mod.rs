@@ -245,6 +245,7 @@ impl Rules {
         let mut rules = Rules::from_owned_sources(sources, home, Some(cache_dir));
         rules.specs = crate::local::spec::Specs::load(dir);
         rules.errors.extend(rules.specs.errors.iter().cloned());
+        layers::switch_off_spec_denies(&mut rules.layers, &mut rules.specs);
         for file in RuleFile::ALL {
             if !rules.origins.iter().any(|(name, _)| name == file.name()) {
                 rules

@@ -126,6 +126,8 @@ pub struct Specs {
     patterns: Vec<(Vec<String>, usize)>,
     /// Load and parse errors; any of them makes a local allow `ask`.
     pub errors: Vec<RuleError>,
+    /// Bundled sections whose `deny` the person switched off (`off:` in their hard-block file).
+    off: Vec<String>,
 }
 
 /// A section parsed on first use (None: it does not parse).
@@ -347,8 +349,39 @@ impl Specs {
             Id::Bundled(i) => &DECODED[i],
             Id::Person(i) => &self.parsed[i],
         };
-        slot.get_or_init(|| self.parse(id).ok().map(Arc::new))
-            .clone()
+        let found = slot
+            .get_or_init(|| self.parse(id).ok().map(Arc::new))
+            .clone()?;
+        // A bundled deny the person switched off: the rest of the section still decides.
+        if let Id::Bundled(i) = id
+            && found.deny.is_some()
+            && self.off.iter().any(|n| *n == found.name)
+        {
+            let (mut checked, file, line) = decode_bundled(i).ok()?;
+            checked.deny = None;
+            return Some(Arc::new(CommandSpec::bundled(checked, file, line)));
+        }
+        Some(found)
+    }
+
+    /// The bundled sections with a `deny` whose name `matches` (a hard-block pattern the person
+    /// switched off, or `[NAME]`): their rule references.
+    pub fn bundled_denies(&self, matches: impl Fn(&str) -> bool) -> Vec<RuleRef> {
+        bundled::NAMES
+            .iter()
+            .filter(|(n, _)| matches(bundled_name(*n)))
+            .filter_map(|(_, i)| self.section(Id::Bundled(*i as usize)))
+            .filter(|s| s.deny.is_some())
+            .map(|s| s.rule.clone())
+            .collect()
+    }
+
+    /// Switches off the `deny` of the bundled section `name` (`git stash drop`); its options,
+    /// operands and effects still decide. A section of the person's own is theirs to edit.
+    pub fn switch_off_deny(&mut self, name: &str) {
+        if !self.off.iter().any(|n| n == name) {
+            self.off.push(name.to_string());
+        }
     }
 
     fn parse(&self, id: Id) -> Result<CommandSpec, RuleError> {
