@@ -313,10 +313,19 @@ fn the_credential_list_knows_more_places() {
 }
 
 #[test]
-fn a_body_or_method_to_a_local_service_is_a_send() {
+fn a_body_or_method_to_any_host_is_a_send() {
     let w = World::new();
     w.refused(
         &[
+            // Any port: which service listens is not in the command.
+            "curl -d a=1 localhost:3000/api",
+            "curl -sXPOST http://127.0.0.1:8080/mcp -H 'Content-Type: application/json' -d '{}'",
+            "curl --data-urlencode q=x http://api.localhost/search",
+            "curl -X -s localhost:3000/health",
+            "curl --request http://127.0.0.1:8080/x http://127.0.0.1:8080/y",
+            "wget -qO- --body-data=x --method=POST http://[::1]:4000/",
+            "echo hi > /dev/tcp/127.0.0.1/8080",
+            "exec 3<>/dev/udp/localhost/514",
             "curl -X POST localhost:9200/_all/_delete_by_query -d '{}'",
             "curl --json '{}' http://127.0.0.1:2375/containers/create",
             "curl -d @.env.example localhost:5984/_replicate",
@@ -347,7 +356,9 @@ fn a_body_or_method_to_a_local_service_is_a_send() {
         "curl -s localhost:3000/health",
         "curl -s http://127.0.0.1:8000/api/items",
         "curl -X GET localhost:3000/x",
+        "curl -XHEAD -s localhost:3000/x",
         "curl -sI http://localhost:5173",
+        "wget -qO- http://localhost:3000/metrics",
     ]);
 }
 

@@ -111,13 +111,10 @@ const RISKY_TASKS: &[&str] = &[
 pub fn judge(effects: &Effects, cwd: Option<&Path>, rules: &Rules, ctx: &Context) -> Part {
     let base = work_dir(effects, cwd, ctx);
     let mut worst: Option<Part> = None;
-    let dev_server = talks_only_locally(effects) && !reaches_local_service(effects);
+    // A request body or a method other than GET/HEAD is a send to whatever host it reaches,
+    // this machine's included: local HTTP APIs drop databases, start containers and replicate
+    // data out as readily as remote ones (issue 28), so no port is exempt.
     for e in &effects.list {
-        if dev_server && matches!(e, Effect::Send { remote: false, .. }) {
-            // Data posted to the project's own dev server (`curl -d … localhost:8000/api`)
-            // stays on this machine; a local data service's API is another matter (below).
-            continue;
-        }
         if let Some(p) = effect(e, base.as_deref(), rules, ctx)
             && worst.as_ref().is_none_or(|w| p.verdict > w.verdict)
         {
@@ -388,9 +385,10 @@ fn write(
         return None;
     }
     if let Some(rest) = socket_path(&path.text) {
-        // bash opens a socket: to this machine (a port probe) it stays here.
-        return (!is_local_host(rest))
-            .then(|| Part::uncertain(format!("sends data over the network to {rest}")));
+        // bash opens a socket and writes to it: a send, to this machine as to any other.
+        return Some(Part::uncertain(format!(
+            "sends data over the network to {rest}"
+        )));
     }
     if is_temp_ref(&path.text) {
         return Some(Part::uncertain(format!(
@@ -491,31 +489,6 @@ pub fn credential_read(
                 })
         }
         _ => None,
-    })
-}
-
-/// Ports of services that run on developer machines and whose HTTP API changes or drops what
-/// they hold, or runs things (Docker, Elasticsearch, CouchDB, ClickHouse, Redis via curl's
-/// schemes, Consul, Vault, etcd, the kubelet, RabbitMQ, InfluxDB, Neo4j, MinIO, Solr, Kibana,
-/// Prometheus, Meilisearch, Typesense, Qdrant, Weaviate): a request body or method sent there is
-/// a send even to this machine.
-const LOCAL_SERVICE_PORTS: &[&str] = &[
-    "2375", "2376", "9200", "9300", "5984", "8123", "6379", "8500", "8200", "2379", "10250",
-    "15672", "8086", "7474", "9000", "8983", "5601", "9090", "7700", "8108", "6333", "8529",
-];
-
-/// A destination of the effects is a known local data service's port (none named is the web's
-/// own 80 or 443).
-fn reaches_local_service(effects: &Effects) -> bool {
-    effects.list.iter().any(|e| match e {
-        Effect::Receive { from } => {
-            let text = from.known_value().unwrap_or("");
-            let rest = text.split_once("://").map_or(text, |(_, r)| r);
-            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-            let port = authority.rsplit_once(':').map(|(_, p)| p).unwrap_or("");
-            LOCAL_SERVICE_PORTS.contains(&port)
-        }
-        _ => false,
     })
 }
 
