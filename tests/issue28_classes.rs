@@ -133,10 +133,8 @@ fn a_default_operand_is_an_operand() {
         ],
         "",
     );
-    w.refused(
-        &["find -delete", "find -mindepth 1 -delete"],
-        "the whole project",
-    );
+    w.refused(&["find -delete", "find . -delete"], "the whole project");
+    w.refused(&["find -mindepth 1 -delete"], "may be every entry there");
     // `grep -r PAT`, `rg PAT`, `ag PAT` with no path read `.`, which holds `config/.env`.
     w.refused(
         &[
@@ -309,6 +307,68 @@ fn the_credential_list_knows_more_places() {
         "cat ~/.ssh/id_ed25519.pub",
         "cat .env.example",
         "cat deploy_key.pub",
+    ]);
+}
+
+#[test]
+fn find_deletes_what_its_tests_pick_and_the_project_itself_is_denied() {
+    let w = World::new();
+    std::fs::write(w.project.join("src/a.pyc"), "").unwrap();
+    std::fs::write(w.project.join(".git/config"), "[core]").unwrap();
+    // With nothing to narrow it, a delete of the project, however spelled, is denied (as
+    // `rm -rf .` is), and the reason says so.
+    for c in [
+        "find -delete",
+        "find . -delete",
+        "find ../proj -delete",
+        "rm -rf ../proj",
+        "rm -r ../proj/",
+        "rm -fr \"$PWD\"",
+        "rm -rf ~/proj",
+    ] {
+        let a = w.bash(c);
+        assert!(a.starts_with("deny"), "{c}: {a}");
+        assert!(a.contains("the whole project"), "{c}: {a}");
+    }
+    // A test narrows the delete to what it picks below the starting point: the reason names
+    // the pick, never the whole project.
+    for (c, why) in [
+        ("find . -type f -delete", "`-type f` picks below"),
+        ("find -mindepth 1 -delete", "`-mindepth 1` picks below"),
+        (
+            "find . -newer src/main.rs -delete",
+            "`-newer src/main.rs` picks",
+        ),
+        ("find . ! -name '*.rs' -delete", "with `!`"),
+        ("find . -not -name '*.rs' -delete", "`-not -name *.rs`"),
+        ("find -path '*/.git/*' -delete", "`-path */.git/*`"),
+        (
+            "find . -name config -delete",
+            ".git/config, a protected place",
+        ),
+        (
+            "find . -iname CONFIG -delete",
+            ".git/config, a protected place",
+        ),
+        ("find . -name '*.pack' -delete", "git's object store"),
+        ("find -L . -name id_ed25519 -delete", "following links"),
+        ("find /tmp/x -name '*.pyc' -delete", "in a temp dir"),
+        ("find ~/.cache -name '*.pyc' -delete", "outside the project"),
+    ] {
+        let a = w.bash(c);
+        assert!(!a.starts_with("allow"), "{c}: {a}");
+        assert!(a.contains(why), "{c}: expected `{why}` in {a}");
+        assert!(!a.contains("the whole project"), "{c}: {a}");
+    }
+    w.allowed(&[
+        "find . -name '*.pyc' -delete",
+        "find -name '*.pyc' -delete",
+        "find src -iname '*.PYC' -delete",
+        "find . -type f -name '*.pyc' -delete",
+        "find . -name '*.pyc' -mtime +7 -delete",
+        "find dist -name '*.map' -delete",
+        "find . -name '*.pyc'",
+        "rm -rf dist",
     ]);
 }
 

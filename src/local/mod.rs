@@ -16,6 +16,7 @@ pub mod bins;
 pub mod context;
 pub mod credentials;
 pub mod decide;
+pub mod delete_below;
 pub mod effects;
 mod embedded;
 pub mod env_vars;

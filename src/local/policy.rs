@@ -159,6 +159,20 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         Effect::Write { path } => write(path, "writes", base, rules, ctx),
         Effect::Delete { path, tree: false } => write(path, "deletes", base, rules, ctx),
         Effect::Delete { path, tree: true } => write(path, "deletes the tree", base, rules, ctx),
+        Effect::DeleteBelow {
+            path,
+            names,
+            ignore_case,
+            links,
+            picked_by,
+        } => delete_below(
+            path,
+            (names, *ignore_case, *links),
+            picked_by,
+            base,
+            rules,
+            ctx,
+        ),
         Effect::RunProject => {
             let Some(dir) = base else {
                 return Some(Part::uncertain(
@@ -257,6 +271,67 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         )),
         Effect::Unknown { why } => Some(Part::uncertain(why.clone())),
     }
+}
+
+/// A delete of what `picked_by` picks below `path` (`find DIR -name '*.pyc' -delete`): judged
+/// by where the directory lies, then by a delete of each entry the names pick (`names`: the
+/// patterns, in any case, following links); with no names to list, uncertain.
+fn delete_below(
+    path: &Word,
+    (names, ignore_case, links): (&[String], bool, bool),
+    picked_by: &str,
+    base: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Part> {
+    let what = format!("deletes what `{picked_by}` picks below");
+    let Some(found) = resolve_all(path, base, ctx) else {
+        return Some(Part::uncertain(format!(
+            "{what} `{}`, a path not known before it runs",
+            shell::excerpt(&path.text)
+        )));
+    };
+    for dir in found {
+        if let Some(part) = excluded(&dir, &path.text, rules, ctx) {
+            return Some(part);
+        }
+        let dir_shown = dir.display();
+        let place = if !in_safe_area(&dir, rules, ctx) {
+            Some("outside the project")
+        } else if protected(&dir, rules, ctx).is_some() {
+            Some("a protected place where a delete changes what runs later")
+        } else if names.is_empty() {
+            Some("which may be every entry there: sentinel cannot list them before it runs")
+        } else {
+            None
+        };
+        if let Some(place) = place {
+            return Some(Part::uncertain(format!("{what} {dir_shown}, {place}")));
+        }
+        let picked = match crate::local::delete_below::picked(&dir, names, ignore_case, ctx) {
+            Ok(p) => p,
+            Err(why) => return Some(Part::uncertain(format!("{what} {dir_shown}, {why}"))),
+        };
+        if links
+            && let Some((link, to)) = picked
+                .links
+                .iter()
+                .find(|(_, to)| !in_safe_area(to, rules, ctx))
+        {
+            return Some(Part::uncertain(format!(
+                "{what} {dir_shown} following links, and {} leads to {}, outside the project",
+                link.display(),
+                to.display()
+            )));
+        }
+        for entry in &picked.entries {
+            let word = Word::literal(entry.display().to_string());
+            if let Some(part) = write(&word, "deletes", base, rules, ctx) {
+                return Some(part);
+            }
+        }
+    }
+    None
 }
 
 /// How a recursive read walks the tree below a directory.
@@ -422,11 +497,27 @@ fn write(
                 credentials::describe(&p, rule)
             )));
         }
+        // The project itself (or a directory that holds it) deleted with everything in it,
+        // however it is spelled (`rm -rf ../webapp` from inside webapp, `find -delete`): as
+        // `rm -rf .` is. A move or an unlink of it is a question, not a wipe.
         if verb.starts_with("deletes") && paths::is_within(ctx.project(), &p) {
-            return Some(Part::uncertain(format!(
-                "deletes {}, the whole project",
-                p.display()
-            )));
+            let what = if p == ctx.project() {
+                "the whole project"
+            } else {
+                "which holds the whole project"
+            };
+            let shown = format!("deletes {}, {what}", p.display());
+            return Some(if verb == "deletes the tree" {
+                Part::new(
+                    Verdict::Deny,
+                    format!(
+                        "{shown}; instead: delete the exact paths inside the project you mean, by name"
+                    ),
+                    None,
+                )
+            } else {
+                Part::uncertain(shown)
+            });
         }
         if verb == "deletes the tree" && in_project(&p, ctx) {
             // A directory in the project deleted with everything in it: fine for what git

@@ -81,6 +81,15 @@ pub enum Kind {
     SedScript,
     /// An awk program: `system()`, pipes and `print >` are not text.
     AwkProgram,
+    /// gawk's `-i`/`--include` library: `inplace` makes it edit its file operands in place,
+    /// so they are written (`awk -i inplace '…' ~/.bashrc` as `sed -i` is).
+    AwkLibrary,
+    /// A test that picks which entries an action applies to (`find -type f`, `-newer X`): a
+    /// `delete-tree` of the starting points then deletes only what it picks below them.
+    Filter,
+    /// A name pattern that picks entries (`find -name '*.pyc'`, `-iname`): what it picks can be
+    /// listed before the command runs.
+    NameFilter,
     /// The name of an environment variable whose value is printed (`printenv NAME`): a name
     /// that looks like a secret's is a credential read.
     Variable,
@@ -132,6 +141,9 @@ impl Kind {
             "task" => Kind::Task,
             "sed-script" => Kind::SedScript,
             "awk-program" => Kind::AwkProgram,
+            "awk-library" => Kind::AwkLibrary,
+            "filter" => Kind::Filter,
+            "name-filter" => Kind::NameFilter,
             "variable" => Kind::Variable,
             "assigns" => Kind::Assigns,
             "sql" => Kind::Sql,
@@ -194,6 +206,8 @@ pub enum OptKind {
     Operands(Kind, bool),
     /// Makes the command's operand slots optional: `grep -e PATTERN` takes no pattern operand.
     NoFirstOperand,
+    /// A flag that picks entries, as a `filter` value does (`find -empty`, `-not`, `-o`).
+    Narrows,
     /// With no operand in its first repeated path slot the program works on this path
     /// (`grep -r PAT` searches `.`): written `default-operand=.`.
     /// `default-operand=. operands=tree-follow` also turns the operands, as `operands=` does.
@@ -673,6 +687,7 @@ fn opt_kind(s: &str) -> Result<OptKind, String> {
     match s {
         "flag" => return Ok(OptKind::Flag),
         "no-first-operand" => return Ok(OptKind::NoFirstOperand),
+        "narrows" => return Ok(OptKind::Narrows),
         _ => {}
     }
     let (s, as_first) = match s.strip_suffix("as-first") {
