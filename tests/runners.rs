@@ -431,3 +431,51 @@ fn a_credential_uploaded_or_fed_to_a_connection_is_denied() {
         &["rclone lsd remote:", "awk '{print $1}' notes.txt"],
     );
 }
+
+#[test]
+fn an_option_value_that_runs_a_program_is_judged_in_every_spelling() {
+    each_gets(
+        "deny",
+        &[Api::Off, Api::Down],
+        &[
+            // git grep's pager: attached short, long with `=`, abbreviated.
+            "git grep -O'rm -rf ~' TODO",
+            "git grep -O\"git push --force origin main\" x",
+            "git grep --open-files-in-pager='rm -rf ~' TODO",
+            "git grep --open-files='rm -rf ~' TODO",
+            // sort's compressor is fed the data it sorts: a shell runs it.
+            "echo 'rm -rf ~' | sort --compress-program=sh",
+            "printf 'rm -rf ~\\n' | sort -S 1 --compress=bash",
+            "echo 'git push -f origin main' | sort --compress-program /bin/sh",
+            // fd's -x/--exec/-X/--exec-batch run the words after them on what it finds.
+            "fd -e log -X rm -rf ~",
+            "fd x --exec rm -rf ~ \\;",
+            "fd -e md -x sh -c 'rm -rf ~'",
+            "fd -H . ~/.ssh -x rm",
+            "fd . ~/.ssh --exec=shred -u",
+            "fd . --exec-batch=rm -rf",
+            "fd -t d -x rm -rf {//}",
+        ],
+    );
+    // What fd hands on is not known before it runs: a delete or read of it is a question.
+    each_gets(
+        "none",
+        &[Api::Off],
+        &[
+            "fd -e pyc -x rm",
+            "fd x --exec=rm",
+            "git grep -O TODO",
+            "sort --compress-program=gzip big.txt",
+        ],
+    );
+    each_gets(
+        "allow",
+        &[Api::Off],
+        &[
+            "git grep -n TODO",
+            "fd -e rs",
+            "sort -u names.txt",
+            "fd -t f . src",
+        ],
+    );
+}

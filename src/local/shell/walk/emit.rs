@@ -45,6 +45,26 @@ impl Walker {
                     }
                 }
             }
+            if matches!(name, "fd" | "fdfind")
+                && let Some((own, (label, cmd), roots)) = split_fd(&argv)
+            {
+                // fd hands the command entries below its roots, never a root itself.
+                let below: Vec<Word> = roots.iter().map(below_root).collect();
+                self.push(
+                    own,
+                    redirects,
+                    assignments,
+                    Role::Command,
+                    extra_args,
+                    name_dir,
+                );
+                if !cmd.is_empty() {
+                    self.via.push(label);
+                    self.emit_extra(cmd, &below);
+                    self.via.pop();
+                }
+                break;
+            }
             if name == "find"
                 && argv
                     .iter()
