@@ -373,6 +373,75 @@ fn find_deletes_what_its_tests_pick_and_the_project_itself_is_denied() {
 }
 
 #[test]
+fn what_a_program_reads_or_runs_or_creates_on_its_own_is_named() {
+    let w = World::new();
+    // No ~/.netrc, no ~/.config/procps yet: the programs that log in with it read nothing,
+    // and top creates its settings directory outside the project.
+    w.allowed(&[
+        "wget -qO- http://127.0.0.1:8080/health",
+        "git ls-remote http://127.0.0.1:8080/x",
+        "git pull",
+        "http localhost:3000/health",
+    ]);
+    w.refused(&["top -bn1", "top -n 1 -b"], "creates");
+    std::fs::create_dir_all(w.home.join(".config/procps")).unwrap();
+    w.allowed(&["top -bn1"]);
+    // With a ~/.netrc, each one logs in with it on its own: the person decides; curl only with
+    // -n (in any spelling).
+    std::fs::write(w.home.join(".netrc"), "machine x login a password b").unwrap();
+    w.refused(
+        &[
+            "wget -qO- http://127.0.0.1:8080/health",
+            "wget -q --spider http://localhost:3000/",
+            "git ls-remote http://127.0.0.1:8080/x",
+            "git fetch http://127.0.0.1:8080/x",
+            "git pull --ff-only",
+            "git clone --depth 1 http://127.0.0.1:8080/x",
+            "git remote show http://127.0.0.1:8080/x",
+            "git submodule add http://127.0.0.1:8080/x",
+            "xh localhost:3000",
+        ],
+        "~/.netrc",
+    );
+    w.refused(
+        &[
+            "curl -n http://127.0.0.1:8080/x",
+            "curl --netrc-optional localhost:3000",
+        ],
+        "netrc",
+    );
+    w.allowed(&[
+        "curl -s localhost:3000/health",
+        "git status",
+        "git log --oneline -5",
+    ]);
+    // A repository given as a local path is read, through links too.
+    w.refused(
+        &[
+            "git fetch linked/keys/id_ed25519",
+            "git ls-remote linked/keys",
+            "git pull -6q linked/keys/id_ed25519",
+            "git remote show linked/keys/id_ed25519",
+            "git remote prune ~/.ssh",
+        ],
+        "credential",
+    );
+    // A login shell runs the start-up files first: code from outside the project.
+    w.refused(
+        &[
+            "bash -lc 'git status'",
+            "bash -l -c 'git status'",
+            "bash --login",
+            "sh -lc ls",
+            "zsh -l",
+            "bash -il",
+        ],
+        "",
+    );
+    w.allowed(&["bash -c 'git status'", "bash -ec 'git status'", "sh -c ls"]);
+}
+
+#[test]
 fn a_body_or_method_to_any_host_is_a_send() {
     let w = World::new();
     w.refused(

@@ -54,6 +54,17 @@ pub enum Effect {
         /// The tests as written, for the reason (`-name *.pyc`).
         picked_by: String,
     },
+    /// Reads a credential file on its own to log in (`wget` reads `~/.netrc`), when it exists.
+    LogsInWith {
+        /// The file, `~/` or absolute.
+        path: Word,
+    },
+    /// Creates a directory of its own outside the project when it is missing (`top` makes
+    /// `~/.config/procps`).
+    Creates {
+        /// The directory, `~/` or absolute.
+        path: Word,
+    },
     /// Runs the project's own code: its build, tests, scripts.
     RunProject,
     /// Runs a file as a program or script.
@@ -147,6 +158,8 @@ impl Effect {
             Effect::DeleteBelow {
                 path, picked_by, ..
             } => format!("deletes what `{picked_by}` picks below {}", path.text),
+            Effect::LogsInWith { path } => format!("logs in with {} when it exists", path.text),
+            Effect::Creates { path } => format!("creates {} when it is missing", path.text),
             Effect::RunProject => "runs the project's own tooling".into(),
             Effect::RunFile { path } => format!("runs the file {}", path.text),
             Effect::RunProgram { program } => format!("runs the program {program}"),

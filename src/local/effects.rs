@@ -222,6 +222,16 @@ fn from_reading(r: &Reading, out: &mut Effects) {
     if spec.runs == Runs::Project {
         out.list.push(Effect::RunProject);
     }
+    for p in &spec.logs_in_with {
+        out.list.push(Effect::LogsInWith {
+            path: Word::literal(p.clone()),
+        });
+    }
+    for p in &spec.creates {
+        out.list.push(Effect::Creates {
+            path: Word::literal(p.clone()),
+        });
+    }
     match spec.network {
         Network::None => {}
         Network::Fetch => out.list.push(Effect::Fetch),
@@ -331,6 +341,11 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             Kind::Run => Effect::RunProgram {
                 program: crate::text::excerpt(&w.text),
             },
+            Kind::Repository if is_local_repository(&w.text) => Effect::Read {
+                path: w.clone(),
+                tree: true,
+            },
+            Kind::Repository => continue,
             Kind::Code => Effect::RunCode {
                 code: crate::text::excerpt(&w.text),
             },
@@ -578,6 +593,18 @@ fn has_url_scheme(text: &str) -> bool {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
     })
+}
+
+/// A repository written as a local path (`../other`, `/srv/repo.git`, `~/x`, `keys/id_rsa`),
+/// not a remote's name (`origin`), a URL (`https://…`) or an scp-like `host:path`.
+fn is_local_repository(text: &str) -> bool {
+    if text.contains("://") {
+        return text.starts_with("file://");
+    }
+    let scp_like = text
+        .split_once(':')
+        .is_some_and(|(host, _)| !host.contains('/'));
+    !scp_like && (text.contains('/') || matches!(text, "." | "..") || text.starts_with('~'))
 }
 
 /// `.`, `./x`, `../x`, `/abs`: a local directory, not a package name.

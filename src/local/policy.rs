@@ -9,6 +9,7 @@ use crate::decision::{CommandReport, RuleRef, Verdict};
 use crate::local::context::Context;
 use crate::local::credentials;
 use crate::local::effects::Effects;
+use crate::local::fs::FileText;
 use crate::local::paths;
 use crate::rules::Rules;
 use crate::shell::{self, Word, WordKind};
@@ -173,6 +174,29 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             rules,
             ctx,
         ),
+        Effect::LogsInWith { path } => {
+            let p = resolve_word(path, base, ctx)?;
+            let rule = credentials::credential(&p, rules)?;
+            matches!(
+                ctx.fs.read_text(&p, 0),
+                FileText::Text(_) | FileText::TooBig | FileText::Binary
+            )
+            .then(|| {
+                Part::uncertain(format!(
+                    "reads the credential file {} on its own, to log in with it",
+                    credentials::describe(&p, rule)
+                ))
+            })
+        }
+        Effect::Creates { path } => {
+            let p = resolve_word(path, base, ctx)?;
+            (ctx.fs.is_dir(&p) == Some(false) && !in_safe_area(&p, rules, ctx)).then(|| {
+                Part::uncertain(format!(
+                    "creates {} outside the project on its first run",
+                    p.display()
+                ))
+            })
+        }
         Effect::RunProject => {
             let Some(dir) = base else {
                 return Some(Part::uncertain(

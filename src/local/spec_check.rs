@@ -90,6 +90,10 @@ pub enum Kind {
     /// A name pattern that picks entries (`find -name '*.pyc'`, `-iname`): what it picks can be
     /// listed before the command runs.
     NameFilter,
+    /// A repository git reads from (`git fetch REPO`): a remote's name or a URL is the network's
+    /// business (the section's `network`), a local path is a tree read (`git fetch keys/id_rsa`
+    /// reads through a link into `~/.ssh`).
+    Repository,
     /// The name of an environment variable whose value is printed (`printenv NAME`): a name
     /// that looks like a secret's is a credential read.
     Variable,
@@ -144,6 +148,7 @@ impl Kind {
             "awk-library" => Kind::AwkLibrary,
             "filter" => Kind::Filter,
             "name-filter" => Kind::NameFilter,
+            "repository" => Kind::Repository,
             "variable" => Kind::Variable,
             "assigns" => Kind::Assigns,
             "sql" => Kind::Sql,
@@ -299,6 +304,14 @@ pub struct Checked {
     /// project script or a dependency's program (`yarn eslint .`), told apart by the project's
     /// `package.json`; a program is judged by its own spec (see `local::bins`).
     pub bins: bool,
+    /// Credential files it reads on its own to log in when they exist (`wget`, `git fetch` over
+    /// HTTP read `~/.netrc`): absolute or `~/` paths.
+    #[serde(default)]
+    pub logs_in_with: Vec<String>,
+    /// Directories it creates on its own when they are missing (`top` makes
+    /// `~/.config/procps`): absolute or `~/` paths.
+    #[serde(default)]
+    pub creates: Vec<String>,
     /// What the command does when no option or operand gave it its SQL, code or script: it
     /// reads them from stdin or a terminal (`psql`, `sqlite3 app.db`); `review: …`.
     pub input: Option<OptKind>,
@@ -566,6 +579,27 @@ pub fn check(
             ));
         }
     };
+    let home_paths =
+        |field: &str, value: &Option<String>| -> Result<Vec<String>, (usize, String)> {
+            let paths: Vec<String> = value
+                .as_deref()
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::to_string)
+                .collect();
+            match paths
+                .iter()
+                .find(|p| !(p.starts_with("~/") || p.starts_with('/')))
+            {
+                Some(p) => Err(err(
+                    line_of(field),
+                    format!("{field}: `{p}` is not an absolute or ~/ path"),
+                )),
+                None => Ok(paths),
+            }
+        };
+    let logs_in_with = home_paths("logs_in_with", &raw.logs_in_with)?;
+    let creates = home_paths("creates", &raw.creates)?;
     for (field, value) in [("deny", &raw.deny), ("review", &raw.review)] {
         if value.as_ref().is_some_and(|v| v.trim().is_empty()) {
             return Err(err(line_of(field), format!("{field} needs a reason")));
@@ -597,6 +631,8 @@ pub fn check(
         interspersed: raw.interspersed,
         dashless: raw.dashless,
         bins: raw.bins,
+        logs_in_with,
+        creates,
         input,
         input_flags: raw
             .input_flags

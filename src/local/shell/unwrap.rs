@@ -110,6 +110,23 @@ pub(super) fn below_root(root: &Word) -> Word {
     }
 }
 
+/// A shell started as a login shell (`-l`, `--login`, `-lc`, `-il`): it runs /etc/profile and
+/// ~/.profile (or ~/.bash_profile …) before anything else.
+pub(super) fn login_shell(argv: &[Word]) -> bool {
+    argv.iter().skip(1).take_while(|w| w.text != "--").any(|w| {
+        w.text == "--login"
+            || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text[1..].contains('l'))
+    })
+}
+
+/// Whether a shell's options include `-c` (alone or in a cluster).
+fn shell_has_c(argv: &[Word]) -> bool {
+    argv.iter()
+        .skip(1)
+        .take_while(|w| w.text != "--" && w.text.starts_with('-'))
+        .any(|w| !w.text.starts_with("--") && w.text[1..].contains('c'))
+}
+
 /// Splits `find` into its own arguments and the commands its `-exec`, `-execdir`, `-ok` and
 /// `-okdir` actions run (each up to `;` or `+`).
 pub(super) fn split_find(argv: Vec<Word>) -> (Vec<Word>, Vec<(String, Vec<Word>)>) {
@@ -690,6 +707,9 @@ fn is_python(name: &str) -> bool {
 
 /// `bash -c STRING`, `bash -s`, `bash` fed on stdin, or `bash script.sh`.
 pub(super) fn shell_wrapper(argv: &[Word], name: &str) -> Unwrap {
+    // A login shell with a `-c` script still has it walked (a deny inside stands); the walker
+    // adds that the start-up files run first (`login_shell`). Without one it stands as it is.
+    let is_login = login_shell(argv);
     let mut has_c = false;
     let mut reads_stdin = false;
     let mut i = 1;
@@ -699,7 +719,10 @@ pub(super) fn shell_wrapper(argv: &[Word], name: &str) -> Unwrap {
             i += 1;
             break;
         }
-        if matches!(a, "--rcfile" | "--init-file" | "--login" | "-l") || a.starts_with("-i") {
+        if matches!(a, "--rcfile" | "--init-file")
+            || a.starts_with("-i")
+            || (is_login && !shell_has_c(argv))
+        {
             // An interactive or login shell first runs start-up files sentinel does not read:
             // the command stands as it is, and its spec decides.
             return Unwrap::No;
@@ -711,6 +734,9 @@ pub(super) fn shell_wrapper(argv: &[Word], name: &str) -> Unwrap {
         if let Some(flags) = a.strip_prefix('-').or_else(|| a.strip_prefix('+')) {
             if flags.is_empty() {
                 reads_stdin = true;
+            } else if a.starts_with('-') && !a.starts_with("--") && flags.contains('i') {
+                // `-ic`: an interactive shell in a cluster, as above.
+                return Unwrap::No;
             } else if !a.starts_with("--") {
                 has_c |= flags.contains('c');
                 reads_stdin |= flags.contains('s');

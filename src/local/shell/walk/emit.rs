@@ -180,6 +180,7 @@ impl Walker {
             };
             // A wrapper that runs a script (`bash -c`, `sh < file`): recorded as a wrapper, then
             // the script is read from where it comes from.
+            let login = (SHELLS.contains(&name) && login_shell(&argv)).then(|| name.to_string());
             self.push(
                 argv,
                 redirects,
@@ -188,6 +189,11 @@ impl Walker {
                 extra_args,
                 name_dir,
             );
+            if let Some(shell) = login {
+                self.unknown(format!(
+                    "`{shell}` here is a login shell: it first runs /etc/profile and ~/.profile, code from outside the project"
+                ));
+            }
             match script {
                 Some(script) => self.word_script(&script, &label),
                 None => self.stdin_script(&stdin, &label),

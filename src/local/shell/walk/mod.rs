@@ -4,7 +4,8 @@
 
 use super::decode;
 use super::unwrap::{
-    Unwrap, below_root, find_roots, split_env_assignments, split_fd, split_find, wrapper,
+    Unwrap, below_root, find_roots, login_shell, split_env_assignments, split_fd, split_find,
+    wrapper,
 };
 use super::*;
 use brush_parser::ParserOptions;
