@@ -343,9 +343,22 @@ fn destructive_families_are_denied_not_asked() {
             "docker exec db psql -c 'DROP DATABASE prod'",
             "kubectl exec db -- psql -c 'DROP TABLE users'",
             "ssh host 'rm -rf ~'",
+            // The project itself, however spelled (`rm -rf ../webapp` from inside webapp).
+            "rm -rf \"$PWD\"",
+            "rm -fr \"$PWD/\"",
+            "find -delete",
+            "find . -delete",
         ],
     );
-    each_gets("allow", &[Api::Off], &["crontab -l", "pgrep -a node"]);
+    each_gets(
+        "allow",
+        &[Api::Off],
+        &[
+            "crontab -l",
+            "pgrep -a node",
+            "find . -name '*.pyc' -delete",
+        ],
+    );
 }
 
 #[test]
