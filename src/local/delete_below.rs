@@ -1,6 +1,6 @@
 //! What a filtered delete picks below a directory (`find DIR -name '*.pyc' -delete`): the
-//! entries its name patterns match, listed before it runs, `.git` included. The directory itself
-//! is not picked; `policy` judges a delete of each entry listed here.
+//! entries its name patterns match, listed before it runs, `.git` included; the directory itself
+//! only when its own name matches. `policy` judges a delete of each entry listed here.
 
 use crate::local::context::Context;
 use std::path::{Path, PathBuf};
@@ -72,6 +72,14 @@ pub fn picked(
         return Err("a tree too large to check");
     }
     let mut out = Picked::default();
+    // The starting point is tested too: one its own name matches goes last, once it is empty
+    // (`find ../webapp -name '*' -delete`).
+    if dir
+        .file_name()
+        .is_some_and(|n| matches(&n.to_string_lossy()))
+    {
+        out.entries.push(dir.to_path_buf());
+    }
     for (entry, is_link) in found {
         if is_link {
             out.links.push((entry.clone(), ctx.fs.real_path(&entry)));
