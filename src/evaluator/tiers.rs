@@ -297,7 +297,8 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
                 Effect::Delete { .. } | Effect::DeleteBelow { .. } | Effect::Destroy { .. } => {
                     "deletes"
                 }
-                Effect::Write { .. } => "writes files",
+                Effect::Write { .. } | Effect::Creates { .. } => "writes files",
+                Effect::LogsInWith { .. } => "logs in with a credential file",
                 Effect::Send { .. } => "sends data out",
                 Effect::RunCode { .. } => "runs code given as text",
                 Effect::RunProgram { .. } => "runs another program",
