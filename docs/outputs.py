@@ -52,7 +52,8 @@ import difflib, glob, json, os, re, shlex, shutil, subprocess, sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(os.path.join(ROOT, os.environ.get("SENTINEL_BIN", "target/release/sentinel")))
 BASE = os.path.abspath(os.environ.get("DOCS_DIR") or os.path.expanduser("~/.cache/sentinel-docs"))
-DEMOS = {"d2d": ("bench/day-to-day-demo.py", "D2D_DIR"), "cm": ("bench/command-model-demo.py", "CM_DIR")}
+DEMOS = {"d2d": ("bench/day-to-day-demo.py", "D2D_DIR"), "cm": ("bench/command-model-demo.py", "CM_DIR"),
+         "fm": ("bench/fail-mode-table.py", "FM_DIR")}
 SHOWN_HOME = "/home/dev"
 CODES = ["G3B36J", "MZAQR9", "74955G", "K2WQ8T", "P5XN3D", "R7HM4C"]
 DROP_ENV = ["ANTHROPIC_API_KEY", "SENTINEL_API_KEY", "ANTHROPIC_BASE_URL", "SENTINEL_API_URL",

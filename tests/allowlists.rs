@@ -12,8 +12,10 @@ use sentinel::rules::Rules;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The share of the list Tier 1 must allow; raise it as the specs grow, never lower it.
-const FLOOR: f64 = 0.80;
+/// The share of the list Tier 1 must allow; raise it as the specs grow, never lower it. Lowered
+/// once, from 80% to 78%, when a body sent to this machine became a send (issue 28: 10 posts
+/// to local MCP and dev servers, 80.7% to 78.9%): a correct answer, not a widening.
+const FLOOR: f64 = 0.78;
 
 #[derive(serde::Deserialize)]
 struct Entry {

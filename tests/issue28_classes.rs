@@ -133,10 +133,8 @@ fn a_default_operand_is_an_operand() {
         ],
         "",
     );
-    w.refused(
-        &["find -delete", "find -mindepth 1 -delete"],
-        "the whole project",
-    );
+    w.refused(&["find -delete", "find . -delete"], "the whole project");
+    w.refused(&["find -mindepth 1 -delete"], "may be every entry there");
     // `grep -r PAT`, `rg PAT`, `ag PAT` with no path read `.`, which holds `config/.env`.
     w.refused(
         &[
@@ -313,10 +311,154 @@ fn the_credential_list_knows_more_places() {
 }
 
 #[test]
-fn a_body_or_method_to_a_local_service_is_a_send() {
+fn find_deletes_what_its_tests_pick_and_the_project_itself_is_denied() {
+    let w = World::new();
+    std::fs::write(w.project.join("src/a.pyc"), "").unwrap();
+    std::fs::write(w.project.join(".git/config"), "[core]").unwrap();
+    // With nothing to narrow it, a delete of the project, however spelled, is denied (as
+    // `rm -rf .` is), and the reason says so.
+    for c in [
+        "find -delete",
+        "find . -delete",
+        "find ../proj -delete",
+        "rm -rf ../proj",
+        "rm -r ../proj/",
+        "rm -fr \"$PWD\"",
+        "rm -rf ~/proj",
+    ] {
+        let a = w.bash(c);
+        assert!(a.starts_with("deny"), "{c}: {a}");
+        assert!(a.contains("the whole project"), "{c}: {a}");
+    }
+    // A test narrows the delete to what it picks below the starting point: the reason names
+    // the pick, never the whole project.
+    for (c, why) in [
+        ("find . -type f -delete", "`-type f` picks below"),
+        ("find -mindepth 1 -delete", "`-mindepth 1` picks below"),
+        (
+            "find . -newer src/main.rs -delete",
+            "`-newer src/main.rs` picks",
+        ),
+        ("find . ! -name '*.rs' -delete", "with `!`"),
+        ("find . -not -name '*.rs' -delete", "`-not -name *.rs`"),
+        ("find -path '*/.git/*' -delete", "`-path */.git/*`"),
+        (
+            "find . -name config -delete",
+            ".git/config, a protected place",
+        ),
+        (
+            "find . -iname CONFIG -delete",
+            ".git/config, a protected place",
+        ),
+        ("find . -name '*.pack' -delete", "git's object store"),
+        ("find ../proj -name 'pro*' -delete", "the whole project"),
+        ("find -L . -name id_ed25519 -delete", "following links"),
+        ("find /tmp/x -name '*.pyc' -delete", "in a temp dir"),
+        ("find ~/.cache -name '*.pyc' -delete", "outside the project"),
+    ] {
+        let a = w.bash(c);
+        assert!(!a.starts_with("allow"), "{c}: {a}");
+        assert!(a.contains(why), "{c}: expected `{why}` in {a}");
+        assert!(
+            why == "the whole project" || !a.contains("the whole project"),
+            "{c}: {a}"
+        );
+    }
+    w.allowed(&[
+        "find . -name '*.pyc' -delete",
+        "find -name '*.pyc' -delete",
+        "find src -iname '*.PYC' -delete",
+        "find . -type f -name '*.pyc' -delete",
+        "find . -name '*.pyc' -mtime +7 -delete",
+        "find dist -name '*.map' -delete",
+        "find . -name '*.pyc'",
+        "rm -rf dist",
+    ]);
+}
+
+#[test]
+fn what_a_program_reads_or_runs_or_creates_on_its_own_is_named() {
+    let w = World::new();
+    // No ~/.netrc, no ~/.config/procps yet: the programs that log in with it read nothing,
+    // and top creates its settings directory outside the project.
+    w.allowed(&[
+        "wget -qO- http://127.0.0.1:8080/health",
+        "git ls-remote http://127.0.0.1:8080/x",
+        "git pull",
+        "http localhost:3000/health",
+    ]);
+    w.refused(&["top -bn1", "top -n 1 -b"], "creates");
+    std::fs::create_dir_all(w.home.join(".config/procps")).unwrap();
+    w.allowed(&["top -bn1"]);
+    // With a ~/.netrc, each one logs in with it on its own: the person decides; curl only with
+    // -n (in any spelling).
+    std::fs::write(w.home.join(".netrc"), "machine x login a password b").unwrap();
+    w.refused(
+        &[
+            "wget -qO- http://127.0.0.1:8080/health",
+            "wget -q --spider http://localhost:3000/",
+            "git ls-remote http://127.0.0.1:8080/x",
+            "git fetch http://127.0.0.1:8080/x",
+            "git pull --ff-only",
+            "git clone --depth 1 http://127.0.0.1:8080/x",
+            "git remote show http://127.0.0.1:8080/x",
+            "git submodule add http://127.0.0.1:8080/x",
+            "xh localhost:3000",
+        ],
+        "~/.netrc",
+    );
+    w.refused(
+        &[
+            "curl -n http://127.0.0.1:8080/x",
+            "curl --netrc-optional localhost:3000",
+        ],
+        "netrc",
+    );
+    w.allowed(&[
+        "curl -s localhost:3000/health",
+        "git status",
+        "git log --oneline -5",
+    ]);
+    // A repository given as a local path is read, through links too.
+    w.refused(
+        &[
+            "git fetch linked/keys/id_ed25519",
+            "git ls-remote linked/keys",
+            "git pull -6q linked/keys/id_ed25519",
+            "git remote show linked/keys/id_ed25519",
+            "git remote prune ~/.ssh",
+        ],
+        "credential",
+    );
+    // A login shell runs the start-up files first: code from outside the project.
+    w.refused(
+        &[
+            "bash -lc 'git status'",
+            "bash -l -c 'git status'",
+            "bash --login",
+            "sh -lc ls",
+            "zsh -l",
+            "bash -il",
+        ],
+        "",
+    );
+    w.allowed(&["bash -c 'git status'", "bash -ec 'git status'", "sh -c ls"]);
+}
+
+#[test]
+fn a_body_or_method_to_any_host_is_a_send() {
     let w = World::new();
     w.refused(
         &[
+            // Any port: which service listens is not in the command.
+            "curl -d a=1 localhost:3000/api",
+            "curl -sXPOST http://127.0.0.1:8080/mcp -H 'Content-Type: application/json' -d '{}'",
+            "curl --data-urlencode q=x http://api.localhost/search",
+            "curl -X -s localhost:3000/health",
+            "curl --request http://127.0.0.1:8080/x http://127.0.0.1:8080/y",
+            "wget -qO- --body-data=x --method=POST http://[::1]:4000/",
+            "echo hi > /dev/tcp/127.0.0.1/8080",
+            "exec 3<>/dev/udp/localhost/514",
             "curl -X POST localhost:9200/_all/_delete_by_query -d '{}'",
             "curl --json '{}' http://127.0.0.1:2375/containers/create",
             "curl -d @.env.example localhost:5984/_replicate",
@@ -347,7 +489,9 @@ fn a_body_or_method_to_a_local_service_is_a_send() {
         "curl -s localhost:3000/health",
         "curl -s http://127.0.0.1:8000/api/items",
         "curl -X GET localhost:3000/x",
+        "curl -XHEAD -s localhost:3000/x",
         "curl -sI http://localhost:5173",
+        "wget -qO- http://localhost:3000/metrics",
     ]);
 }
 

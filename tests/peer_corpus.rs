@@ -29,8 +29,18 @@ fn verdict(rules: &Rules, command: &str) -> (Verdict, String) {
     (d.verdict, d.reason)
 }
 
+/// Peer `block` cases sentinel allows on purpose, each with the reason.
+const DELIBERATE_ALLOWS: &[(&str, &str)] = &[(
+    "find . -name \"*.pyc\" -delete",
+    "issue 28: a find whose -name patterns alone pick what it deletes is judged by the entries they pick below the project (none protected, none outside), as `rm` of each would be",
+)];
+
 /// Peer `allow` cases sentinel denies on purpose, each with the reason (see README, Rules).
 const DELIBERATE_DENIALS: &[(&str, &str)] = &[
+    (
+        "find . -exec rm -r {} \\;",
+        "issue 30: find hands `.` and every entry below it to `rm -r`, the whole project's content, as `rm -rf .` is",
+    ),
     (
         "docker system prune -a",
         "the issue's hard-block list: removes every image",
@@ -74,6 +84,8 @@ fn peer_blocks_are_never_allowed_and_peer_allows_never_denied() {
         let (v, reason) = verdict(&rules, &case.command);
         *counts.entry((case.expected.clone(), v)).or_insert(0) += 1;
         match (case.expected.as_str(), v) {
+            ("block", Verdict::Allow)
+                if DELIBERATE_ALLOWS.iter().any(|(c, _)| *c == case.command) => {}
             ("block", Verdict::Allow) => {
                 allowed_blocks.push(format!("{:?} ({}) {reason}", case.command, case.source))
             }
@@ -86,6 +98,14 @@ fn peer_blocks_are_never_allowed_and_peer_allows_never_denied() {
         }
     }
     eprintln!("peer expected × sentinel verdict: {counts:?}");
+    for (c, why) in DELIBERATE_ALLOWS {
+        let (v, _) = verdict(&rules, c);
+        assert_eq!(
+            v,
+            Verdict::Allow,
+            "{c} is listed as a deliberate allow ({why}) but is {v}"
+        );
+    }
     for (c, why) in DELIBERATE_DENIALS {
         let (v, _) = verdict(&rules, c);
         assert_eq!(

@@ -39,6 +39,32 @@ pub enum Effect {
         /// A directory with everything in it (`rm -r`).
         tree: bool,
     },
+    /// Deletes the entries below a directory that a filter picks (`find DIR -name '*.pyc'
+    /// -delete`), not the directory itself.
+    DeleteBelow {
+        /// The directory as written.
+        path: Word,
+        /// The `-name` patterns that alone pick the entries; empty when other tests pick
+        /// them too (`-type f`, `-newer X`, `!`), which sentinel cannot list before it runs.
+        names: Vec<String>,
+        /// The patterns are matched in any case (`-iname`).
+        ignore_case: bool,
+        /// Symlinks below are followed (`find -L`).
+        links: bool,
+        /// The tests as written, for the reason (`-name *.pyc`).
+        picked_by: String,
+    },
+    /// Reads a credential file on its own to log in (`wget` reads `~/.netrc`), when it exists.
+    LogsInWith {
+        /// The file, `~/` or absolute.
+        path: Word,
+    },
+    /// Creates a directory of its own outside the project when it is missing (`top` makes
+    /// `~/.config/procps`).
+    Creates {
+        /// The directory, `~/` or absolute.
+        path: Word,
+    },
     /// Runs the project's own code: its build, tests, scripts.
     RunProject,
     /// Runs a file as a program or script.
@@ -129,6 +155,11 @@ impl Effect {
             Effect::Delete { path, tree: true } => {
                 format!("deletes {} and everything in it", path.text)
             }
+            Effect::DeleteBelow {
+                path, picked_by, ..
+            } => format!("deletes what `{picked_by}` picks below {}", path.text),
+            Effect::LogsInWith { path } => format!("logs in with {} when it exists", path.text),
+            Effect::Creates { path } => format!("creates {} when it is missing", path.text),
             Effect::RunProject => "runs the project's own tooling".into(),
             Effect::RunFile { path } => format!("runs the file {}", path.text),
             Effect::RunProgram { program } => format!("runs the program {program}"),

@@ -294,8 +294,11 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
     for report in d.commands.iter().filter(|r| r.verdict != Verdict::Allow) {
         for e in &report.effects {
             let risk = match e {
-                Effect::Delete { .. } | Effect::Destroy { .. } => "deletes",
-                Effect::Write { .. } => "writes files",
+                Effect::Delete { .. } | Effect::DeleteBelow { .. } | Effect::Destroy { .. } => {
+                    "deletes"
+                }
+                Effect::Write { .. } | Effect::Creates { .. } => "writes files",
+                Effect::LogsInWith { .. } => "logs in with a credential file",
                 Effect::Send { .. } => "sends data out",
                 Effect::RunCode { .. } => "runs code given as text",
                 Effect::RunProgram { .. } => "runs another program",

@@ -159,6 +159,23 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
                 if seen.egress.is_none() {
                     seen.egress = embedded::hidden_egress(cmd, &part.effects);
                 }
+                // No spec read it (what it has are the words' own findings, if any).
+                let unread = part
+                    .effects
+                    .iter()
+                    .all(|e| matches!(e, Effect::Unknown { .. }));
+                if unread
+                    && seen.credential.is_none()
+                    && let Some((c, e)) = embedded::unknown_upload(
+                        cmd,
+                        effective_cwd(cmd, ctx).as_deref(),
+                        rules,
+                        ctx,
+                    )
+                {
+                    seen.credential = Some(c);
+                    seen.egress = seen.egress.or(Some(e));
+                }
                 (part, seen)
             }
             Some(run) => {

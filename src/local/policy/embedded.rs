@@ -415,6 +415,43 @@ fn is_network(word: &str) -> bool {
     false
 }
 
+/// For a program sentinel has no spec for: a credential among its words and a network
+/// destination beside it (`s3cmd put ~/.aws/credentials s3://b/`): what it reads there is taken
+/// to go there, as for a known uploader. The credential as described, and the destination.
+pub(in crate::local) fn unknown_upload(
+    cmd: &SimpleCommand,
+    cwd: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<(String, String)> {
+    let values = || {
+        cmd.args().iter().map(|w| match w.text.split_once('=') {
+            Some((opt, v)) if opt.starts_with('-') => (w, v),
+            _ => (w, w.text.as_str()),
+        })
+    };
+    let destination = values()
+        .map(|(_, v)| v)
+        .find(|v| is_network(v) && !crate::local::policy::is_local_host(v))?;
+    let credential = values().find_map(|(w, v)| {
+        if !looks_like_path(v) {
+            return None;
+        }
+        let word = Word {
+            text: v.to_string(),
+            kind: w.kind,
+            value: None,
+        };
+        crate::local::policy::resolve_all(&word, cwd, ctx)?
+            .into_iter()
+            .find_map(|p| {
+                crate::local::paths::credentials::credential(&p, rules)
+                    .map(|r| crate::local::paths::credentials::describe(&p, r))
+            })
+    })?;
+    Some((credential, format!("to {}", shell::excerpt(destination))))
+}
+
 /// A word that names a file: absolute, home-relative, or with a `..` or `/` in it.
 fn looks_like_path(word: &str) -> bool {
     word.starts_with('/')

@@ -171,6 +171,7 @@ pub(in crate::local) fn judge_inner(
                     | Effect::Walk { .. }
                     | Effect::Write { .. }
                     | Effect::Delete { .. }
+                    | Effect::DeleteBelow { .. }
                     | Effect::AsUser { .. }
                     | Effect::Send { .. }
                     | Effect::Receive { .. }
@@ -309,7 +310,9 @@ fn judge_effects(
     // Writes into excluded paths are denied whatever else is known: by the spec's effects, or,
     // for a program without a spec, by what its arguments look like.
     for e in &effects.list {
-        if let Effect::Write { path } | Effect::Delete { path, .. } = e
+        if let Effect::Write { path }
+        | Effect::Delete { path, .. }
+        | Effect::DeleteBelow { path, .. } = e
             && policy::socket_path(&path.text).is_none()
             && let Some(found) = policy::resolve_all(path, cwd, ctx)
         {
@@ -390,6 +393,7 @@ fn judge_effects(
                             | Effect::Walk { .. }
                             | Effect::Write { .. }
                             | Effect::Delete { .. }
+                            | Effect::DeleteBelow { .. }
                             | Effect::Destroy { .. }
                             | Effect::AsUser { .. }
                     )

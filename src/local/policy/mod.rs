@@ -4,6 +4,7 @@
 //! spec entries, writes into excluded paths, and anything that would loosen sentinel itself.
 //! Everything else is uncertain: Tier 2 or the person decides.
 
+pub mod delete_below;
 pub(in crate::local) mod embedded;
 pub mod judge;
 pub mod outcome;
@@ -14,6 +15,7 @@ use crate::decision::{CommandReport, RuleRef, Verdict};
 use crate::local::context::Context;
 use crate::local::paths;
 use crate::local::paths::credentials;
+use crate::local::paths::fs::FileText;
 use crate::local::spec::effects::Effects;
 use crate::rules::Rules;
 use crate::shell::{self, Word, WordKind};
@@ -116,13 +118,10 @@ const RISKY_TASKS: &[&str] = &[
 pub fn judge(effects: &Effects, cwd: Option<&Path>, rules: &Rules, ctx: &Context) -> Part {
     let base = work_dir(effects, cwd, ctx);
     let mut worst: Option<Part> = None;
-    let dev_server = talks_only_locally(effects) && !reaches_local_service(effects);
+    // A request body or a method other than GET/HEAD is a send to whatever host it reaches,
+    // this machine's included: local HTTP APIs drop databases, start containers and replicate
+    // data out as readily as remote ones (issue 28), so no port is exempt.
     for e in &effects.list {
-        if dev_server && matches!(e, Effect::Send { remote: false, .. }) {
-            // Data posted to the project's own dev server (`curl -d … localhost:8000/api`)
-            // stays on this machine; a local data service's API is another matter (below).
-            continue;
-        }
         if let Some(p) = effect(e, base.as_deref(), rules, ctx)
             && worst.as_ref().is_none_or(|w| p.verdict > w.verdict)
         {
@@ -167,6 +166,43 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         Effect::Write { path } => write(path, "writes", base, rules, ctx),
         Effect::Delete { path, tree: false } => write(path, "deletes", base, rules, ctx),
         Effect::Delete { path, tree: true } => write(path, "deletes the tree", base, rules, ctx),
+        Effect::DeleteBelow {
+            path,
+            names,
+            ignore_case,
+            links,
+            picked_by,
+        } => delete_below(
+            path,
+            (names, *ignore_case, *links),
+            picked_by,
+            base,
+            rules,
+            ctx,
+        ),
+        Effect::LogsInWith { path } => {
+            let p = resolve_word(path, base, ctx)?;
+            let rule = credentials::credential(&p, rules)?;
+            matches!(
+                ctx.fs.read_text(&p, 0),
+                FileText::Text(_) | FileText::TooBig | FileText::Binary
+            )
+            .then(|| {
+                Part::uncertain(format!(
+                    "reads the credential file {} on its own, to log in with it",
+                    credentials::describe(&p, rule)
+                ))
+            })
+        }
+        Effect::Creates { path } => {
+            let p = resolve_word(path, base, ctx)?;
+            (ctx.fs.is_dir(&p) == Some(false) && !in_safe_area(&p, rules, ctx)).then(|| {
+                Part::uncertain(format!(
+                    "creates {} outside the project on its first run",
+                    p.display()
+                ))
+            })
+        }
         Effect::RunProject => {
             let Some(dir) = base else {
                 return Some(Part::uncertain(
@@ -265,6 +301,68 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         )),
         Effect::Unknown { why } => Some(Part::uncertain(why.clone())),
     }
+}
+
+/// A delete of what `picked_by` picks below `path` (`find DIR -name '*.pyc' -delete`): judged
+/// by where the directory lies, then by a delete of each entry the names pick (`names`: the
+/// patterns, in any case, following links); with no names to list, uncertain.
+fn delete_below(
+    path: &Word,
+    (names, ignore_case, links): (&[String], bool, bool),
+    picked_by: &str,
+    base: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Part> {
+    let what = format!("deletes what `{picked_by}` picks below");
+    let Some(found) = resolve_all(path, base, ctx) else {
+        return Some(Part::uncertain(format!(
+            "{what} `{}`, a path not known before it runs",
+            shell::excerpt(&path.text)
+        )));
+    };
+    for dir in found {
+        if let Some(part) = excluded(&dir, &path.text, rules, ctx) {
+            return Some(part);
+        }
+        let dir_shown = dir.display();
+        let place = if !in_safe_area(&dir, rules, ctx) {
+            Some("outside the project")
+        } else if protected(&dir, rules, ctx).is_some() {
+            Some("a protected place where a delete changes what runs later")
+        } else if names.is_empty() {
+            Some("which may be every entry there: sentinel cannot list them before it runs")
+        } else {
+            None
+        };
+        if let Some(place) = place {
+            return Some(Part::uncertain(format!("{what} {dir_shown}, {place}")));
+        }
+        let picked = match crate::local::policy::delete_below::picked(&dir, names, ignore_case, ctx)
+        {
+            Ok(p) => p,
+            Err(why) => return Some(Part::uncertain(format!("{what} {dir_shown}, {why}"))),
+        };
+        if links
+            && let Some((link, to)) = picked
+                .links
+                .iter()
+                .find(|(_, to)| !in_safe_area(to, rules, ctx))
+        {
+            return Some(Part::uncertain(format!(
+                "{what} {dir_shown} following links, and {} leads to {}, outside the project",
+                link.display(),
+                to.display()
+            )));
+        }
+        for entry in &picked.entries {
+            let word = Word::literal(entry.display().to_string());
+            if let Some(part) = write(&word, "deletes", base, rules, ctx) {
+                return Some(part);
+            }
+        }
+    }
+    None
 }
 
 /// How a recursive read walks the tree below a directory.
@@ -396,9 +494,10 @@ fn write(
         return None;
     }
     if let Some(rest) = socket_path(&path.text) {
-        // bash opens a socket: to this machine (a port probe) it stays here.
-        return (!is_local_host(rest))
-            .then(|| Part::uncertain(format!("sends data over the network to {rest}")));
+        // bash opens a socket and writes to it: a send, to this machine as to any other.
+        return Some(Part::uncertain(format!(
+            "sends data over the network to {rest}"
+        )));
     }
     if is_temp_ref(&path.text) {
         return Some(Part::uncertain(format!(
@@ -432,11 +531,27 @@ fn write(
                 credentials::describe(&p, rule)
             )));
         }
+        // The project itself (or a directory that holds it) deleted with everything in it,
+        // however it is spelled (`rm -rf ../webapp` from inside webapp, `find -delete`): as
+        // `rm -rf .` is. A move or an unlink of it is a question, not a wipe.
         if verb.starts_with("deletes") && paths::is_within(ctx.project(), &p) {
-            return Some(Part::uncertain(format!(
-                "deletes {}, the whole project",
-                p.display()
-            )));
+            let what = if p == ctx.project() {
+                "the whole project"
+            } else {
+                "which holds the whole project"
+            };
+            let shown = format!("deletes {}, {what}", p.display());
+            return Some(if verb == "deletes the tree" {
+                Part::new(
+                    Verdict::Deny,
+                    format!(
+                        "{shown}; instead: delete the exact paths inside the project you mean, by name"
+                    ),
+                    None,
+                )
+            } else {
+                Part::uncertain(shown)
+            });
         }
         if verb == "deletes the tree" && in_project(&p, ctx) {
             // A directory in the project deleted with everything in it: fine for what git
@@ -499,31 +614,6 @@ pub fn credential_read(
                 })
         }
         _ => None,
-    })
-}
-
-/// Ports of services that run on developer machines and whose HTTP API changes or drops what
-/// they hold, or runs things (Docker, Elasticsearch, CouchDB, ClickHouse, Redis via curl's
-/// schemes, Consul, Vault, etcd, the kubelet, RabbitMQ, InfluxDB, Neo4j, MinIO, Solr, Kibana,
-/// Prometheus, Meilisearch, Typesense, Qdrant, Weaviate): a request body or method sent there is
-/// a send even to this machine.
-const LOCAL_SERVICE_PORTS: &[&str] = &[
-    "2375", "2376", "9200", "9300", "5984", "8123", "6379", "8500", "8200", "2379", "10250",
-    "15672", "8086", "7474", "9000", "8983", "5601", "9090", "7700", "8108", "6333", "8529",
-];
-
-/// A destination of the effects is a known local data service's port (none named is the web's
-/// own 80 or 443).
-fn reaches_local_service(effects: &Effects) -> bool {
-    effects.list.iter().any(|e| match e {
-        Effect::Receive { from } => {
-            let text = from.known_value().unwrap_or("");
-            let rest = text.split_once("://").map_or(text, |(_, r)| r);
-            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-            let port = authority.rsplit_once(':').map(|(_, p)| p).unwrap_or("");
-            LOCAL_SERVICE_PORTS.contains(&port)
-        }
-        _ => false,
     })
 }
 

@@ -100,6 +100,33 @@ pub(super) fn find_roots(own: &[Word]) -> Vec<Word> {
     }
 }
 
+/// An entry below `root` that a search hands on (`fd -x`): `ROOT/{}`, computed and not known
+/// before it runs (which entries the search picks is not listed), never the root itself.
+pub(super) fn below_root(root: &Word) -> Word {
+    Word {
+        text: format!("{}/{{}}", root.text.trim_end_matches('/')),
+        kind: WordKind::Computed,
+        value: None,
+    }
+}
+
+/// A shell started as a login shell (`-l`, `--login`, `-lc`, `-il`): it runs /etc/profile and
+/// ~/.profile (or ~/.bash_profile …) before anything else.
+pub(super) fn login_shell(argv: &[Word]) -> bool {
+    argv.iter().skip(1).take_while(|w| w.text != "--").any(|w| {
+        w.text == "--login"
+            || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text[1..].contains('l'))
+    })
+}
+
+/// Whether a shell's options include `-c` (alone or in a cluster).
+fn shell_has_c(argv: &[Word]) -> bool {
+    argv.iter()
+        .skip(1)
+        .take_while(|w| w.text != "--" && w.text.starts_with('-'))
+        .any(|w| !w.text.starts_with("--") && w.text[1..].contains('c'))
+}
+
 /// Splits `find` into its own arguments and the commands its `-exec`, `-execdir`, `-ok` and
 /// `-okdir` actions run (each up to `;` or `+`).
 pub(super) fn split_find(argv: Vec<Word>) -> (Vec<Word>, Vec<(String, Vec<Word>)>) {
@@ -122,6 +149,150 @@ pub(super) fn split_find(argv: Vec<Word>) -> (Vec<Word>, Vec<(String, Vec<Word>)
         }
     }
     (own, execs)
+}
+
+/// fd's options that take the next word as their value (so it is not a pattern or a path).
+const FD_VALUED: &[&str] = &[
+    "-d",
+    "--max-depth",
+    "--min-depth",
+    "--exact-depth",
+    "-t",
+    "--type",
+    "-e",
+    "--extension",
+    "-E",
+    "--exclude",
+    "-S",
+    "--size",
+    "--changed-within",
+    "--changed-before",
+    "--change-newer-than",
+    "--change-older-than",
+    "--newer",
+    "--older",
+    "-o",
+    "--owner",
+    "-c",
+    "--color",
+    "-j",
+    "--threads",
+    "--max-results",
+    "--path-separator",
+    "--format",
+    "--max-buffer-time",
+    "--and",
+    "--base-directory",
+    "--search-path",
+    "--ignore-file",
+    "--batch-size",
+];
+
+/// fd split: its own words, the command it runs (with its label) and the roots it searches.
+pub(super) type FdSplit = (Vec<Word>, (String, Vec<Word>), Vec<Word>);
+
+/// Splits `fd` (`fdfind`) into its own arguments, the command its `-x`/`--exec` or
+/// `-X`/`--exec-batch` runs (up to `;`, or the end; `--exec=CMD` starts it in the same word)
+/// and the directories it searches: its path operands and `--search-path` values, `.` when
+/// none. None when it runs nothing.
+pub(super) fn split_fd(argv: &[Word]) -> Option<FdSplit> {
+    let mut own = vec![argv.first()?.clone()];
+    let mut exec: Option<(String, Vec<Word>)> = None;
+    let mut positional = Vec::new();
+    let mut search = Vec::new();
+    let mut i = 1;
+    let mut options_done = false;
+    while i < argv.len() {
+        let w = &argv[i];
+        let (name, attached) = match w.text.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+            _ => (w.text.as_str(), None),
+        };
+        let short_exec = !w.text.starts_with("--")
+            && (w.text.starts_with("-x") || w.text.starts_with("-X"))
+            && w.text.len() > 2;
+        if !options_done
+            && exec.is_none()
+            && (matches!(name, "-x" | "--exec" | "-X" | "--exec-batch") || short_exec)
+        {
+            let label = format!("fd {}", if short_exec { &w.text[..2] } else { name });
+            let mut cmd = Vec::new();
+            if let Some(v) = attached {
+                cmd.push(Word {
+                    text: v.to_string(),
+                    kind: w.kind,
+                    value: None,
+                });
+            } else if short_exec {
+                cmd.push(Word {
+                    text: w.text[2..].to_string(),
+                    kind: w.kind,
+                    value: None,
+                });
+            }
+            i += 1;
+            while i < argv.len() && argv[i].text != ";" {
+                cmd.push(argv[i].clone());
+                i += 1;
+            }
+            i += 1;
+            exec = Some((label, cmd));
+            continue;
+        }
+        own.push(w.clone());
+        if options_done || !w.text.starts_with('-') || w.text == "-" {
+            positional.push(w.clone());
+        } else if w.text == "--" {
+            options_done = true;
+        } else if attached.is_none() && FD_VALUED.contains(&name) {
+            if let Some(v) = argv.get(i + 1) {
+                if name == "--search-path" {
+                    search.push(v.clone());
+                }
+                own.push(v.clone());
+                i += 1;
+            }
+        } else if name == "--search-path" {
+            search.extend(attached.map(Word::literal));
+        }
+        i += 1;
+    }
+    let (label, mut cmd) = exec?;
+    let mut roots: Vec<Word> = positional.into_iter().skip(1).collect();
+    roots.extend(search);
+    if roots.is_empty() {
+        roots.push(Word::literal("."));
+    }
+    // fd's placeholders: the entry, its base name or stem (`{}`, `{/}`, `{.}`, `{/.}`: below
+    // a root), its parent (`{//}`: a root itself for a top-level entry); with none, the entry
+    // is appended.
+    let placeholders = ["{}", "{/}", "{.}", "{/.}", "{//}"];
+    if !cmd
+        .iter()
+        .any(|w| placeholders.iter().any(|p| w.text.contains(p)))
+        && !cmd.is_empty()
+    {
+        cmd.push(Word::literal("{}"));
+    }
+    for w in &mut cmd {
+        if w.text == "{//}" {
+            *w = match roots.as_slice() {
+                [root] => Word {
+                    text: w.text.clone(),
+                    kind: WordKind::Computed,
+                    value: root.known_value().map(str::to_string),
+                },
+                _ => Word {
+                    text: w.text.clone(),
+                    kind: WordKind::Computed,
+                    value: None,
+                },
+            };
+        } else if matches!(w.text.as_str(), "{/}" | "{.}" | "{/.}") {
+            w.text = "{}".to_string();
+        }
+    }
+    Some((own, (label, cmd), roots))
 }
 
 /// Words joined by spaces into one script (`eval a b`), literal only when every word is, with
@@ -470,9 +641,41 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
                 label: "watch".to_string(),
             }
         }
+        "sort" => match sort_compressor(argv) {
+            // The data it sorts is written through the program: a shell runs it as a script.
+            Some(program) if SHELLS.contains(&program) => Unwrap::StdinScript {
+                label: format!("sort --compress-program={program}"),
+            },
+            _ => Unwrap::No,
+        },
         n if SHELLS.contains(&n) => shell_wrapper(argv, n),
         _ => Unwrap::No,
     }
+}
+
+/// The program `sort --compress-program=PROG` pipes its temporary data through, spelled out,
+/// abbreviated (`--compress=sh`, getopt takes any unambiguous prefix down to `--co`) or given as
+/// the next word; its base name (`/bin/sh` is `sh`).
+fn sort_compressor(argv: &[Word]) -> Option<&str> {
+    const NAME: &str = "--compress-program";
+    let mut words = argv.iter().skip(1);
+    while let Some(w) = words.next() {
+        if w.text == "--" {
+            return None;
+        }
+        let (name, value) = match w.text.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (w.text.as_str(), None),
+        };
+        if name.len() >= 4 && NAME.starts_with(name) {
+            let program = match value {
+                Some(v) => v,
+                None => words.next()?.text.as_str(),
+            };
+            return Some(program.rsplit('/').next().unwrap_or(program));
+        }
+    }
+    None
 }
 
 /// The text `xargs -I R` (`-iR`, `--replace[=R]`) replaces with each input line.
@@ -504,6 +707,9 @@ fn is_python(name: &str) -> bool {
 
 /// `bash -c STRING`, `bash -s`, `bash` fed on stdin, or `bash script.sh`.
 pub(super) fn shell_wrapper(argv: &[Word], name: &str) -> Unwrap {
+    // A login shell with a `-c` script still has it walked (a deny inside stands); the walker
+    // adds that the start-up files run first (`login_shell`). Without one it stands as it is.
+    let is_login = login_shell(argv);
     let mut has_c = false;
     let mut reads_stdin = false;
     let mut i = 1;
@@ -513,7 +719,10 @@ pub(super) fn shell_wrapper(argv: &[Word], name: &str) -> Unwrap {
             i += 1;
             break;
         }
-        if matches!(a, "--rcfile" | "--init-file" | "--login" | "-l") || a.starts_with("-i") {
+        if matches!(a, "--rcfile" | "--init-file")
+            || a.starts_with("-i")
+            || (is_login && !shell_has_c(argv))
+        {
             // An interactive or login shell first runs start-up files sentinel does not read:
             // the command stands as it is, and its spec decides.
             return Unwrap::No;
@@ -525,6 +734,9 @@ pub(super) fn shell_wrapper(argv: &[Word], name: &str) -> Unwrap {
         if let Some(flags) = a.strip_prefix('-').or_else(|| a.strip_prefix('+')) {
             if flags.is_empty() {
                 reads_stdin = true;
+            } else if a.starts_with('-') && !a.starts_with("--") && flags.contains('i') {
+                // `-ic`: an interactive shell in a cluster, as above.
+                return Unwrap::No;
             } else if !a.starts_with("--") {
                 has_c |= flags.contains('c');
                 reads_stdin |= flags.contains('s');

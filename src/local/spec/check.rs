@@ -175,6 +175,27 @@ pub fn check(
             ));
         }
     };
+    let home_paths =
+        |field: &str, value: &Option<String>| -> Result<Vec<String>, (usize, String)> {
+            let paths: Vec<String> = value
+                .as_deref()
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::to_string)
+                .collect();
+            match paths
+                .iter()
+                .find(|p| !(p.starts_with("~/") || p.starts_with('/')))
+            {
+                Some(p) => Err(err(
+                    line_of(field),
+                    format!("{field}: `{p}` is not an absolute or ~/ path"),
+                )),
+                None => Ok(paths),
+            }
+        };
+    let logs_in_with = home_paths("logs_in_with", &raw.logs_in_with)?;
+    let creates = home_paths("creates", &raw.creates)?;
     for (field, value) in [("deny", &raw.deny), ("review", &raw.review)] {
         if value.as_ref().is_some_and(|v| v.trim().is_empty()) {
             return Err(err(line_of(field), format!("{field} needs a reason")));
@@ -200,6 +221,8 @@ pub fn check(
         interspersed: raw.interspersed,
         dashless: raw.dashless,
         bins: raw.bins,
+        logs_in_with,
+        creates,
         input,
         input_flags: raw
             .input_flags
@@ -307,6 +330,7 @@ fn opt_kind(s: &str) -> Result<OptKind, String> {
     match s {
         "flag" => return Ok(OptKind::Flag),
         "no-first-operand" => return Ok(OptKind::NoFirstOperand),
+        "narrows" => return Ok(OptKind::Narrows),
         _ => {}
     }
     let (s, as_first) = match s.strip_suffix("as-first") {

@@ -78,6 +78,19 @@ pub enum Kind {
     SedScript,
     /// An awk program: `system()`, pipes and `print >` are not text.
     AwkProgram,
+    /// gawk's `-i`/`--include` library: `inplace` makes it edit its file operands in place,
+    /// so they are written (`awk -i inplace '…' ~/.bashrc` as `sed -i` is).
+    AwkLibrary,
+    /// A test that picks which entries an action applies to (`find -type f`, `-newer X`): a
+    /// `delete-tree` of the starting points then deletes only what it picks below them.
+    Filter,
+    /// A name pattern that picks entries (`find -name '*.pyc'`, `-iname`): what it picks can be
+    /// listed before the command runs.
+    NameFilter,
+    /// A repository git reads from (`git fetch REPO`): a remote's name or a URL is the network's
+    /// business (the section's `network`), a local path is a tree read (`git fetch keys/id_rsa`
+    /// reads through a link into `~/.ssh`).
+    Repository,
     /// The name of an environment variable whose value is printed (`printenv NAME`): a name
     /// that looks like a secret's is a credential read.
     Variable,
@@ -129,6 +142,10 @@ impl Kind {
             "task" => Kind::Task,
             "sed-script" => Kind::SedScript,
             "awk-program" => Kind::AwkProgram,
+            "awk-library" => Kind::AwkLibrary,
+            "filter" => Kind::Filter,
+            "name-filter" => Kind::NameFilter,
+            "repository" => Kind::Repository,
             "variable" => Kind::Variable,
             "assigns" => Kind::Assigns,
             "sql" => Kind::Sql,
@@ -191,6 +208,8 @@ pub enum OptKind {
     Operands(Kind, bool),
     /// Makes the command's operand slots optional: `grep -e PATTERN` takes no pattern operand.
     NoFirstOperand,
+    /// A flag that picks entries, as a `filter` value does (`find -empty`, `-not`, `-o`).
+    Narrows,
     /// With no operand in its first repeated path slot the program works on this path
     /// (`grep -r PAT` searches `.`): written `default-operand=.`.
     /// `default-operand=. operands=tree-follow` also turns the operands, as `operands=` does.
@@ -282,6 +301,14 @@ pub struct Checked {
     /// project script or a dependency's program (`yarn eslint .`), told apart by the project's
     /// `package.json`; a program is judged by its own spec (see `local::scripts::bins`).
     pub bins: bool,
+    /// Credential files it reads on its own to log in when they exist (`wget`, `git fetch` over
+    /// HTTP read `~/.netrc`): absolute or `~/` paths.
+    #[serde(default)]
+    pub logs_in_with: Vec<String>,
+    /// Directories it creates on its own when they are missing (`top` makes
+    /// `~/.config/procps`): absolute or `~/` paths.
+    #[serde(default)]
+    pub creates: Vec<String>,
     /// What the command does when no option or operand gave it its SQL, code or script: it
     /// reads them from stdin or a terminal (`psql`, `sqlite3 app.db`); `review: …`.
     pub input: Option<OptKind>,

@@ -222,6 +222,16 @@ fn from_reading(r: &Reading, out: &mut Effects) {
     if spec.runs == Runs::Project {
         out.list.push(Effect::RunProject);
     }
+    for p in &spec.logs_in_with {
+        out.list.push(Effect::LogsInWith {
+            path: Word::literal(p.clone()),
+        });
+    }
+    for p in &spec.creates {
+        out.list.push(Effect::Creates {
+            path: Word::literal(p.clone()),
+        });
+    }
     match spec.network {
         Network::None => {}
         Network::Fetch => out.list.push(Effect::Fetch),
@@ -239,8 +249,22 @@ fn from_reading(r: &Reading, out: &mut Effects) {
         .next_back()
         .and_then(|t| t.rsplit_once('/'))
         .map(|(dir, _)| dir.to_string());
+    let picked = picked_entries(r);
     for v in &r.values {
         let w = &v.word;
+        if let Some(pick) = &picked
+            && v.kind == Kind::DeleteTree
+            && v.from == "operand"
+        {
+            out.list.push(Effect::DeleteBelow {
+                path: w.clone(),
+                names: pick.names.clone(),
+                ignore_case: pick.ignore_case,
+                links: r.follows_links,
+                picked_by: pick.shown.clone(),
+            });
+            continue;
+        }
         // A URL where a file is expected (`ffmpeg -i in.mp4 udp://host:5000`, `-i http://…`):
         // most media and data tools open it as a network stream, not a path.
         if matches!(
@@ -266,7 +290,14 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             continue;
         }
         let effect = match v.kind {
-            Kind::Text | Kind::Path | Kind::Subcommand | Kind::Args => continue,
+            // A library is reviewed by its mark; `inplace` turned the operands into writes.
+            Kind::Text
+            | Kind::Path
+            | Kind::Subcommand
+            | Kind::Args
+            | Kind::AwkLibrary
+            | Kind::Filter
+            | Kind::NameFilter => continue,
             Kind::Read => Effect::Read {
                 path: w.clone(),
                 tree: false,
@@ -310,6 +341,11 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             Kind::Run => Effect::RunProgram {
                 program: crate::text::excerpt(&w.text),
             },
+            Kind::Repository if is_local_repository(&w.text) => Effect::Read {
+                path: w.clone(),
+                tree: true,
+            },
+            Kind::Repository => continue,
             Kind::Code => Effect::RunCode {
                 code: crate::text::excerpt(&w.text),
             },
@@ -461,6 +497,60 @@ fn from_reading(r: &Reading, out: &mut Effects) {
 }
 
 /// A walk of a directory tree: for names only, or following links (see [`Kind`]).
+/// What a reading's tests pick, when it has any.
+struct Picked {
+    names: Vec<String>,
+    ignore_case: bool,
+    shown: String,
+}
+
+/// The tests that pick which entries a `delete-tree` of the operands deletes (`find . -name
+/// '*.pyc' -delete` deletes the `.pyc` files below `.`, not `.`). Tests are joined by "and"
+/// unless something negates or joins them otherwise (`!`, `( )`: operands to the reader; `-not`,
+/// `-o`), so the entries any name pattern picks hold every entry deleted.
+fn picked_entries(r: &Reading) -> Option<Picked> {
+    let tests: Vec<&options::Value> = r
+        .values
+        .iter()
+        .filter(|v| matches!(v.kind, Kind::Filter | Kind::NameFilter))
+        .collect();
+    if tests.is_empty() {
+        return None;
+    }
+    let grouped = r.values.iter().any(|v| {
+        (v.from == "operand" && matches!(v.word.text.as_str(), "!" | "(" | ")" | ","))
+            || (v.kind == Kind::Filter && matches!(v.word.text.as_str(), "-not" | "-o" | "-or"))
+    });
+    let names: Option<Vec<String>> = tests
+        .iter()
+        .filter(|v| v.kind == Kind::NameFilter)
+        .map(|v| v.word.known_value().map(str::to_string))
+        .collect();
+    let shown = tests
+        .iter()
+        .map(|v| {
+            if v.kind == Kind::Filter && v.word.text == v.from {
+                v.from.to_string()
+            } else {
+                format!("{} {}", v.from, crate::text::excerpt(&v.word.text))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let shown = if grouped {
+        format!("{shown}` with `!` or `( )")
+    } else {
+        shown
+    };
+    Some(Picked {
+        names: names.filter(|_| !grouped).unwrap_or_default(),
+        ignore_case: tests
+            .iter()
+            .any(|v| v.kind == Kind::NameFilter && v.from.starts_with("-i")),
+        shown,
+    })
+}
+
 fn walk(path: Word, kind: Kind) -> Effect {
     Effect::Walk {
         path,
@@ -503,6 +593,18 @@ fn has_url_scheme(text: &str) -> bool {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
     })
+}
+
+/// A repository written as a local path (`../other`, `/srv/repo.git`, `~/x`, `keys/id_rsa`),
+/// not a remote's name (`origin`), a URL (`https://…`) or an scp-like `host:path`.
+fn is_local_repository(text: &str) -> bool {
+    if text.contains("://") {
+        return text.starts_with("file://");
+    }
+    let scp_like = text
+        .split_once(':')
+        .is_some_and(|(host, _)| !host.contains('/'));
+    !scp_like && (text.contains('/') || matches!(text, "." | "..") || text.starts_with('~'))
 }
 
 /// `.`, `./x`, `../x`, `/abs`: a local directory, not a package name.

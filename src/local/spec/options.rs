@@ -58,6 +58,9 @@ pub struct Reading {
     /// What the program works on when its first repeated path slot is left empty (an
     /// option's `default-operand=`, else the section's `default_operand`).
     pub default_operand: Option<String>,
+    /// An option made the operands walk through symlinks (`find -L`), whatever it turned them
+    /// into after (`-delete`).
+    pub follows_links: bool,
 }
 
 impl Reading {
@@ -493,10 +496,19 @@ fn apply(
             }
         }
         OptKind::NoFirstOperand => *no_first = true,
-        OptKind::Operands(k, _) => turn(operand_kind, *k),
+        OptKind::Narrows => r.values.push(Value {
+            kind: Kind::Filter,
+            word: word.clone(),
+            from: Cow::Owned(shown.to_string()),
+        }),
+        OptKind::Operands(k, _) => {
+            r.follows_links |= k.follows_links();
+            turn(operand_kind, *k);
+        }
         OptKind::DefaultOperand(path, k) => {
             r.default_operand = Some(path.clone());
             if let Some(k) = k {
+                r.follows_links |= k.follows_links();
                 turn(operand_kind, *k);
             }
         }
@@ -541,6 +553,15 @@ fn apply(
                     }
                     None => r.problems.push(format!("`{shown}` is missing its value")),
                 },
+            }
+            // gawk's `-i inplace` loads the extension that rewrites each file operand.
+            if first == Kind::AwkLibrary
+                && r.values.last().is_some_and(|v| {
+                    v.kind == Kind::AwkLibrary
+                        && matches!(v.word.text.as_str(), "inplace" | "inplace.awk")
+                })
+            {
+                turn(operand_kind, Kind::Write);
             }
             for k in kinds {
                 match argv.get(*i) {

@@ -30,6 +30,8 @@ pub struct RawSpec {
     pub input_flags: Option<String>,
     pub runs: Option<String>,
     pub network: Option<String>,
+    pub logs_in_with: Option<String>,
+    pub creates: Option<String>,
     pub deny: Option<String>,
     pub review: Option<String>,
     pub bare: Option<String>,

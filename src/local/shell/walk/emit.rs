@@ -45,6 +45,26 @@ impl Walker {
                     }
                 }
             }
+            if matches!(name, "fd" | "fdfind")
+                && let Some((own, (label, cmd), roots)) = split_fd(&argv)
+            {
+                // fd hands the command entries below its roots, never a root itself.
+                let below: Vec<Word> = roots.iter().map(below_root).collect();
+                self.push(
+                    own,
+                    redirects,
+                    assignments,
+                    Role::Command,
+                    extra_args,
+                    name_dir,
+                );
+                if !cmd.is_empty() {
+                    self.via.push(label);
+                    self.emit_extra(cmd, &below);
+                    self.via.pop();
+                }
+                break;
+            }
             if name == "find"
                 && argv
                     .iter()
@@ -160,6 +180,7 @@ impl Walker {
             };
             // A wrapper that runs a script (`bash -c`, `sh < file`): recorded as a wrapper, then
             // the script is read from where it comes from.
+            let login = (SHELLS.contains(&name) && login_shell(&argv)).then(|| name.to_string());
             self.push(
                 argv,
                 redirects,
@@ -168,6 +189,11 @@ impl Walker {
                 extra_args,
                 name_dir,
             );
+            if let Some(shell) = login {
+                self.unknown(format!(
+                    "`{shell}` here is a login shell: it first runs /etc/profile and ~/.profile, code from outside the project"
+                ));
+            }
             match script {
                 Some(script) => self.word_script(&script, &label),
                 None => self.stdin_script(&stdin, &label),

@@ -3,7 +3,10 @@
 //! assembles a word from its pieces; [`emit`] records a simple command and unwraps wrappers.
 
 use super::decode;
-use super::unwrap::{Unwrap, find_roots, split_env_assignments, split_find, wrapper};
+use super::unwrap::{
+    Unwrap, below_root, find_roots, login_shell, split_env_assignments, split_fd, split_find,
+    wrapper,
+};
 use super::*;
 use brush_parser::ParserOptions;
 use brush_parser::ast;
