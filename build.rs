@@ -354,6 +354,8 @@ fn specs() {
     let mut sections = Vec::new();
     let mut names: Vec<(String, usize)> = Vec::new();
     let mut patterns: Vec<(String, usize)> = Vec::new();
+    // A section named twice leaves one of them dead, and which one depends on file order.
+    let mut headers: std::collections::HashMap<String, (String, usize)> = Default::default();
     for (f_idx, f) in files.iter().enumerate() {
         println!("cargo:rerun-if-changed=rules/commands/{f}");
         let text = std::fs::read_to_string(dir.join(f)).expect("spec file is UTF-8");
@@ -362,6 +364,12 @@ fn specs() {
             panic!("rules/commands/{f}:{line}: {message}");
         }
         for s in found {
+            if let Some((file, line)) = headers.insert(s.name.clone(), (f.clone(), s.line)) {
+                panic!(
+                    "rules/commands/{f}:{}: section [{}] is already defined at rules/commands/{file}:{line}",
+                    s.line, s.name
+                );
+            }
             let idx = sections.len();
             let section = &text[s.start..s.end];
             let raw = toml::from_str::<std::collections::BTreeMap<String, raw::RawSpec>>(section)
