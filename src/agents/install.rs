@@ -142,7 +142,7 @@ pub fn add_hooks(settings: &mut Value, handler: &Value) -> Result<()> {
 }
 
 /// Reads a settings file: absent or blank is `{}`; invalid JSON or a non-object is an error.
-fn read_settings(path: &Path) -> Result<(Value, Option<Vec<u8>>)> {
+pub(crate) fn read_settings(path: &Path) -> Result<(Value, Option<Vec<u8>>)> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((json!({}), None)),
@@ -167,7 +167,11 @@ fn read_settings(path: &Path) -> Result<(Value, Option<Vec<u8>>)> {
 }
 
 /// Writes `value` to `path` through a temp file and a rename, after backing up `previous`.
-fn write_settings(path: &Path, value: &Value, previous: Option<&[u8]>) -> Result<Option<PathBuf>> {
+pub(crate) fn write_settings(
+    path: &Path,
+    value: &Value,
+    previous: Option<&[u8]>,
+) -> Result<Option<PathBuf>> {
     // A symlinked settings file (a dotfiles repository) stays a symlink: the file it points at
     // is the one rewritten, in its own directory, with its own mode.
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -242,7 +246,7 @@ fn containers_created(before: &Value) -> Vec<String> {
 /// `SENTINEL_HOME/install-state.json`: per settings file, the containers install created.
 const STATE_FILE: &str = "install-state.json";
 
-fn read_state(home: &Path) -> Map<String, Value> {
+pub(crate) fn read_state(home: &Path) -> Map<String, Value> {
     let max = config::files::MAX_STATE_BYTES;
     config::files::read(&home.join(STATE_FILE), max, config::files::Links::Refuse)
         .ok()
@@ -251,7 +255,7 @@ fn read_state(home: &Path) -> Map<String, Value> {
         .unwrap_or_default()
 }
 
-fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
+pub(crate) fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
     let path = home.join(STATE_FILE);
     let text = serde_json::to_string_pretty(state)?;
     let mut create = std::fs::OpenOptions::new();
@@ -261,14 +265,14 @@ fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn state_key(settings: &Path) -> String {
+pub(crate) fn state_key(settings: &Path) -> String {
     std::path::absolute(settings)
         .unwrap_or_else(|_| settings.to_path_buf())
         .display()
         .to_string()
 }
 
-fn created_for(state: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
+pub(crate) fn created_for(state: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
     state
         .get(key)
         .and_then(|v| serde_json::from_value(v["created"].clone()).ok())

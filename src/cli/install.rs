@@ -1,10 +1,12 @@
-//! `sentinel install` and `uninstall`: register the hook in Claude Code's settings, or remove it.
+//! `sentinel install` and `uninstall`: register the hook (and, on request, the status line) in
+//! Claude Code's settings, or remove them.
 
 use super::args::Scope;
 use super::load_config;
 use super::person::person_only;
 use anyhow::{Context as _, Result};
-use sentinel::{agents::install, config};
+use sentinel::agents::{install, setup};
+use sentinel::config;
 use std::path::PathBuf;
 
 pub fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf> {
@@ -18,7 +20,12 @@ pub fn settings_path(settings: Option<PathBuf>, scope: Scope) -> Result<PathBuf>
     })
 }
 
-pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<u8> {
+pub fn install(
+    shadow: bool,
+    settings: Option<PathBuf>,
+    scope: Scope,
+    statusline: bool,
+) -> Result<u8> {
     person_only("install")?;
     let config = load_config()?;
     let explicit = settings.is_some();
@@ -49,6 +56,7 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope) -> Result<
     for p in &report.seeded {
         outln!("seeded {}", p.display());
     }
+    super::setup::offer_statusline(&report.settings, &binary, statusline, report.changed)?;
     Ok(0)
 }
 
@@ -57,6 +65,10 @@ pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool) -> Result
     let config = load_config()?;
     let settings = settings_path(settings, scope)?;
     let report = install::uninstall(&settings, &config.home.value)?;
+    // sentinel's own status line goes too (the backup above already holds it).
+    if setup::statusline::unregister(&settings, !report.changed)? {
+        outln!("removed sentinel's status line from {}", settings.display());
+    }
     if report.changed {
         outln!("removed sentinel from {}", report.settings.display());
     } else {

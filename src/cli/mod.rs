@@ -32,6 +32,7 @@ pub mod hook;
 mod install;
 mod person;
 mod rules;
+mod setup;
 mod stats;
 mod statusline;
 mod suggest;
@@ -72,19 +73,32 @@ pub fn run(cli: Cli) -> Result<u8> {
         } => audit::tail(n, json),
         Command::Install {
             shadow,
+            agent,
+            statusline,
             settings,
             scope,
-        } => install::install(shadow, settings, scope),
+        } => match agent.target() {
+            None => install::install(shadow, settings, scope, statusline),
+            Some(target) => setup::install(target, shadow, settings, scope, statusline),
+        },
         Command::Uninstall {
+            agent,
             settings,
             scope,
             purge,
-        } => install::uninstall(settings, scope, purge),
+        } => match agent.target() {
+            None => install::uninstall(settings, scope, purge),
+            Some(target) => setup::uninstall(target, settings, scope, purge),
+        },
         Command::Doctor {
+            agent,
             settings,
             scope,
             json,
-        } => doctor::run(settings, scope, json),
+        } => match agent.target() {
+            None => doctor::run(settings, scope, json),
+            Some(target) => setup::doctor(target, settings, scope, json),
+        },
         Command::Trust { dir, revoke } => trust::run(dir, revoke),
         Command::AllowOnce { code } => allow_once::run(&code),
         Command::Explain { question, json } => explain::run(question, json),
