@@ -165,6 +165,21 @@ pub enum Command {
         #[arg(long)]
         purge: bool,
     },
+    /// Write one self-contained HTML page of what sentinel decided: decisions per day by tier,
+    /// prompts avoided, what it denied and deferred most (with the rule that would settle it),
+    /// Tier 2's cost. No network, no server: open the file.
+    Report {
+        /// The file to write [default: SENTINEL_HOME/report.html].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Only decisions newer than this: 30m, 2h, 7d, a Unix time in seconds, or `all`
+        /// [default: 7d].
+        #[arg(long)]
+        since: Option<String>,
+        /// Print the report's numbers as JSON instead.
+        #[arg(long)]
+        json: bool,
+    },
     /// One line for Claude Code's status bar (reads the status-line JSON on stdin): the mode,
     /// Tier 2, and this session's answers.
     Statusline,

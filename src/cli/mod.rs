@@ -31,6 +31,7 @@ mod guard;
 pub mod hook;
 mod install;
 mod person;
+mod report;
 mod rules;
 mod setup;
 mod stats;
@@ -103,6 +104,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::AllowOnce { code } => allow_once::run(&code),
         Command::Explain { question, json } => explain::run(question, json),
         Command::Suggest { apply, limit, json } => suggest::run(&apply, limit, json),
+        Command::Report { out, since, json } => report::run(out, since, json),
         Command::Statusline => Ok(statusline::run()),
         Command::Completions { shell } => {
             use clap::CommandFactory as _;
