@@ -330,8 +330,16 @@ fn the_status_line_is_offered_never_over_the_persons_own_and_only_sentinels_is_r
     let settings = home.join(".claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
 
-    // Without a status line: registered on request, removed by uninstall.
+    // Without a status line: offered, registered on request, removed by uninstall.
     std::fs::write(&settings, r#"{"model": "opus"}"#).unwrap();
+    let out = run(&home, &home, &["install"]);
+    assert!(
+        text(&out).contains("tip: `sentinel install --statusline`"),
+        "{}",
+        text(&out)
+    );
+    assert!(json(&settings).get("statusLine").is_none());
+    run(&home, &home, &["uninstall"]);
     let out = run(&home, &home, &["install", "--statusline"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("registered sentinel's status line"));

@@ -183,17 +183,20 @@ pub fn offer_statusline(
 ) -> Result<()> {
     use setup::statusline::{Outcome, register as add};
     if !register {
-        // Only a status line of the person's own is worth a word: sentinel's is not offered
-        // over it, and can still be called from theirs.
-        let own = std::fs::read(settings)
+        // The offer; over a status line of the person's own, only how to combine them.
+        let current = std::fs::read(settings)
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .and_then(|v| v.get("statusLine").cloned())
-            .is_some_and(|s| !s.is_null() && !setup::statusline::is_ours(&s));
-        if own {
-            outln!(
+            .filter(|s| !s.is_null());
+        match current {
+            None => outln!(
+                "tip: `sentinel install --statusline` adds sentinel's status line to Claude Code (mode, Tier 2, this session's answers)"
+            ),
+            Some(s) if !setup::statusline::is_ours(&s) => outln!(
                 "note: you have a status line of your own, so `--statusline` would keep it; `sentinel statusline` (same stdin) can print part of it"
-            );
+            ),
+            Some(_) => {}
         }
         return Ok(());
     }
