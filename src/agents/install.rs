@@ -249,7 +249,7 @@ fn containers_created(before: &Value) -> Vec<String> {
 /// `SENTINEL_HOME/install-state.json`: per settings file, the containers install created.
 const STATE_FILE: &str = "install-state.json";
 
-fn read_state(home: &Path) -> Map<String, Value> {
+pub(crate) fn read_state(home: &Path) -> Map<String, Value> {
     let max = config::files::MAX_STATE_BYTES;
     config::files::read(&home.join(STATE_FILE), max, config::files::Links::Refuse)
         .ok()
@@ -258,7 +258,7 @@ fn read_state(home: &Path) -> Map<String, Value> {
         .unwrap_or_default()
 }
 
-fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
+pub(crate) fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
     let path = home.join(STATE_FILE);
     let text = serde_json::to_string_pretty(state)?;
     let mut create = std::fs::OpenOptions::new();
@@ -268,14 +268,14 @@ fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn state_key(settings: &Path) -> String {
+pub(crate) fn state_key(settings: &Path) -> String {
     std::path::absolute(settings)
         .unwrap_or_else(|_| settings.to_path_buf())
         .display()
         .to_string()
 }
 
-fn created_for(state: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
+pub(crate) fn created_for(state: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
     state
         .get(key)
         .and_then(|v| serde_json::from_value(v["created"].clone()).ok())

@@ -1,5 +1,6 @@
 //! The agents' side: what each agent sends ([`event`]) and expects back ([`hook`]), and putting
-//! sentinel in their way ([`install`], [`doctor`], [`exposure`]).
+//! sentinel in their way ([`install`], [`setup`] for the agents besides Claude Code, [`doctor`],
+//! [`exposure`]).
 
 pub mod doctor;
 pub mod event;
@@ -8,3 +9,4 @@ pub mod hook;
 pub mod install;
 pub mod install_plugin;
 pub mod lenient;
+pub mod setup;

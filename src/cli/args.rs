@@ -98,12 +98,20 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Register the hook in Claude Code's settings and seed SENTINEL_HOME.
+    /// Register the hook in an agent's settings (Claude Code by default) and seed SENTINEL_HOME.
     Install {
         /// Register in shadow mode (decide and record, never interfere).
         #[arg(long)]
         shadow: bool,
-        /// The settings file [default: by --scope].
+        /// The agent: claude (Claude Code), codex (~/.codex/hooks.json), gemini
+        /// (~/.gemini/settings.json), cursor (~/.cursor/hooks.json), copilot
+        /// (~/.copilot/hooks/sentinel.json); with --scope project, the project's own file.
+        #[arg(long, value_enum, default_value = "claude")]
+        agent: SetupAgent,
+        /// Also show sentinel's status line in Claude Code (`statusLine`), unless you have one.
+        #[arg(long)]
+        statusline: bool,
+        /// The settings file [default: by --agent and --scope].
         #[arg(long)]
         settings: Option<PathBuf>,
         /// user: ~/.claude/settings.json; project: ./.claude/settings.json (committed, so the
@@ -160,7 +168,10 @@ pub enum Command {
     },
     /// Remove exactly what install added to the settings file.
     Uninstall {
-        /// The settings file [default: by --scope].
+        /// The agent whose file to remove sentinel from (as for install).
+        #[arg(long, value_enum, default_value = "claude")]
+        agent: SetupAgent,
+        /// The settings file [default: by --agent and --scope].
         #[arg(long)]
         settings: Option<PathBuf>,
         /// user: ~/.claude/settings.json; project: ./.claude/settings.json; local:
@@ -176,6 +187,21 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write one self-contained HTML page of what sentinel decided: decisions per day by tier,
+    /// prompts avoided, what it denied and deferred most (with the rule that would settle it),
+    /// Tier 2's cost. No network, no server: open the file.
+    Report {
+        /// The file to write [default: SENTINEL_HOME/report.html].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Only decisions newer than this: 30m, 2h, 7d, a Unix time in seconds, or `all`
+        /// [default: 7d].
+        #[arg(long)]
+        since: Option<String>,
+        /// Print the report's numbers as JSON instead.
+        #[arg(long)]
+        json: bool,
+    },
     /// One line for Claude Code's status bar (reads the status-line JSON on stdin): the mode,
     /// Tier 2, and this session's answers.
     Statusline,
@@ -188,7 +214,10 @@ pub enum Command {
     /// Check that sentinel is in the way of every call it should judge: registration, binary,
     /// matcher, rules, configuration, SENTINEL_HOME, Tier 2. Exit 1 when something is wrong.
     Doctor {
-        /// The settings file [default: by --scope].
+        /// Check this agent's registration instead of Claude Code's (as for install).
+        #[arg(long, value_enum, default_value = "claude")]
+        agent: SetupAgent,
+        /// The settings file [default: by --agent and --scope].
         #[arg(long)]
         settings: Option<PathBuf>,
         /// Which settings file to look in (as for install).
@@ -217,6 +246,30 @@ pub enum AuditCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// The agents `install`, `uninstall` and `doctor` set up.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SetupAgent {
+    Claude,
+    Codex,
+    Gemini,
+    Cursor,
+    Copilot,
+}
+
+impl SetupAgent {
+    /// The agent besides Claude Code, or None for Claude Code.
+    pub fn target(self) -> Option<sentinel::agents::setup::Target> {
+        use sentinel::agents::setup::Target;
+        match self {
+            SetupAgent::Claude => None,
+            SetupAgent::Codex => Some(Target::Codex),
+            SetupAgent::Gemini => Some(Target::Gemini),
+            SetupAgent::Cursor => Some(Target::Cursor),
+            SetupAgent::Copilot => Some(Target::Copilot),
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -41,13 +41,20 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
         &config,
         project.as_deref(),
     ));
+    // The other agents sentinel is registered for, checked as `doctor --agent NAME` would.
+    checks.extend(super::setup::registered_elsewhere());
+    Ok(print(&checks, json))
+}
+
+/// Prints the checks (as JSON with `json`); the exit status is 1 when one failed.
+pub fn print(checks: &[sentinel::agents::doctor::Check], json: bool) -> u8 {
     let failed = checks
         .iter()
         .any(|c| c.status == sentinel::agents::doctor::Status::Fail);
     if json {
         outln!("{}", serde_json::json!({ "ok": !failed, "checks": checks }));
     } else {
-        for c in &checks {
+        for c in checks {
             let mark = match c.status {
                 sentinel::agents::doctor::Status::Ok => "ok  ",
                 sentinel::agents::doctor::Status::Warn => "warn",
@@ -59,5 +66,5 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
             }
         }
     }
-    Ok(u8::from(failed))
+    u8::from(failed)
 }

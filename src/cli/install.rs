@@ -1,4 +1,5 @@
-//! `sentinel install` and `uninstall`: register the hook in Claude Code's settings, or remove it.
+//! `sentinel install` and `uninstall`: register the hook (and, on request, the status line) in
+//! Claude Code's settings, or remove them.
 //! Both look for the Claude Code plugin too: install warns of a double registration, uninstall
 //! says what is left, and `--purge` (which removes the binary the plugin's hook runs) switches the
 //! plugin off rather than leave a hook that refuses every call.
@@ -8,7 +9,7 @@ use super::load_config;
 use super::person::person_only;
 use anyhow::{Context as _, Result};
 use sentinel::{
-    agents::{install, install_plugin},
+    agents::{install, install_plugin, setup},
     config,
 };
 use std::path::{Path, PathBuf};
@@ -50,7 +51,13 @@ pub fn plugin_files(settings: &Path) -> Vec<PathBuf> {
     files
 }
 
-pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
+pub fn install(
+    shadow: bool,
+    settings: Option<PathBuf>,
+    scope: Scope,
+    statusline: bool,
+    json: bool,
+) -> Result<u8> {
     person_only("install")?;
     let config = load_config()?;
     let explicit = settings.is_some();
@@ -85,6 +92,18 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope, json: bool
         })
         .collect();
     if json {
+        let status = if statusline {
+            use setup::statusline::Outcome;
+            Some(
+                match setup::statusline::register(&report.settings, &binary, !report.changed)? {
+                    Outcome::Registered => "registered".to_string(),
+                    Outcome::Already => "already".to_string(),
+                    Outcome::Kept(cmd) => format!("kept the person's own: {cmd}"),
+                },
+            )
+        } else {
+            None
+        };
         outln!(
             "{}",
             serde_json::json!({
@@ -92,6 +111,7 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope, json: bool
                 "settings": report.settings,
                 "changed": report.changed,
                 "binary": binary,
+                "statusline": status,
                 "shadow": shadow,
                 "backup": report.backup,
                 "seeded": report.seeded,
@@ -117,6 +137,7 @@ pub fn install(shadow: bool, settings: Option<PathBuf>, scope: Scope, json: bool
     for p in &report.seeded {
         outln!("seeded {}", p.display());
     }
+    super::setup::offer_statusline(&report.settings, &binary, statusline, report.changed)?;
     for w in &warnings {
         eprintln!("sentinel: warning: {w}");
     }
@@ -151,6 +172,13 @@ pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool, json: boo
     let settings = settings_path(settings, scope)?;
     let report = install::uninstall(&settings, &config.home.value, keeps_backup(explicit, scope))?;
     let mut lines = Vec::new();
+    // sentinel's own status line goes too (the backup above already holds it).
+    if setup::statusline::unregister(&settings, !report.changed)? {
+        lines.push(format!(
+            "removed sentinel's status line from {}",
+            settings.display()
+        ));
+    }
     if report.changed {
         lines.push(format!(
             "removed sentinel from {}",

@@ -32,7 +32,9 @@ mod guard;
 pub mod hook;
 mod install;
 mod person;
+mod report;
 mod rules;
+mod setup;
 mod stats;
 mod statusline;
 mod suggest;
@@ -83,26 +85,40 @@ pub fn run(cli: Cli) -> Result<u8> {
         } => install::seed_only(),
         Command::Install {
             shadow,
+            agent,
+            statusline,
             settings,
             scope,
             json,
             ..
-        } => install::install(shadow, settings, scope, json),
+        } => match agent.target() {
+            None => install::install(shadow, settings, scope, statusline, json),
+            Some(target) => setup::install(target, shadow, settings, scope, statusline),
+        },
         Command::Uninstall {
+            agent,
             settings,
             scope,
             purge,
             json,
-        } => install::uninstall(settings, scope, purge, json),
+        } => match agent.target() {
+            None => install::uninstall(settings, scope, purge, json),
+            Some(target) => setup::uninstall(target, settings, scope, purge),
+        },
         Command::Doctor {
+            agent,
             settings,
             scope,
             json,
-        } => doctor::run(settings, scope, json),
+        } => match agent.target() {
+            None => doctor::run(settings, scope, json),
+            Some(target) => setup::doctor(target, settings, scope, json),
+        },
         Command::Trust { dir, revoke, json } => trust::run(dir, revoke, json),
         Command::AllowOnce { code, json } => allow_once::run(&code, json),
         Command::Explain { question, json } => explain::run(question, json),
         Command::Suggest { apply, limit, json } => suggest::run(&apply, limit, json),
+        Command::Report { out, since, json } => report::run(out, since, json),
         Command::Statusline => Ok(statusline::run()),
         Command::Completions { shell } => {
             use clap::CommandFactory as _;

@@ -5,7 +5,7 @@ use anyhow::{Context as _, Result, bail};
 use sentinel::ledger::stats;
 
 /// `30m`, `2h`, `7d`, `45s`, or a Unix time in seconds → ms since the epoch.
-fn parse_since(text: &str) -> Result<u64> {
+pub fn parse_since(text: &str) -> Result<u64> {
     let now = sentinel::clock::now_ms();
     let (number, unit) = text.split_at(
         text.find(|c: char| !c.is_ascii_digit())

@@ -1,0 +1,247 @@
+//! `sentinel doctor --agent NAME`: is sentinel registered in that agent's hook file, for the
+//! events that guard its calls, in the protocol it speaks, with a binary that exists?
+
+use super::{Found, Shape, Target, registered};
+use crate::agents::doctor::{Check, Status};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Whether `file` registers sentinel at all (any handler).
+pub fn has_sentinel(target: Target, file: &Path) -> bool {
+    read(file).is_some_and(|v| !registered(target, &v).is_empty())
+}
+
+fn read(file: &Path) -> Option<Value> {
+    std::fs::read(file)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+}
+
+/// The checks of `target`'s registration in `file`. `fix` is the install command for its scope.
+pub fn checks(target: Target, file: &Path, fix: &str) -> Vec<Check> {
+    let name = target.name();
+    let shown = file.display();
+    let value = match std::fs::read(file) {
+        Err(_) => {
+            return vec![
+                Check::new(
+                    name,
+                    Status::Fail,
+                    format!(
+                        "{shown} does not exist: sentinel does not check {}'s calls",
+                        target.title()
+                    ),
+                )
+                .fix(fix),
+            ];
+        }
+        Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                return vec![
+                    Check::new(
+                        name,
+                        Status::Fail,
+                        format!("{shown} is not valid JSON ({e})"),
+                    )
+                    .fix(format!("repair {shown} by hand")),
+                ];
+            }
+        },
+    };
+    let found = registered(target, &value);
+    let mut out = Vec::new();
+    let missing: Vec<&str> = target
+        .events()
+        .into_iter()
+        .map(|(e, _)| e)
+        .filter(|e| !found.iter().any(|f| f.event == *e))
+        .collect();
+    let unguarded = target.guard_events().iter().any(|e| missing.contains(e));
+    out.push(match (found.is_empty(), unguarded, missing.is_empty()) {
+        (true, _, _) => Check::new(
+            name,
+            Status::Fail,
+            format!(
+                "sentinel is not registered in {shown}: no {} call is checked",
+                target.title()
+            ),
+        )
+        .fix(fix),
+        (false, true, _) => Check::new(
+            name,
+            Status::Fail,
+            format!(
+                "{shown} registers sentinel but not for {}: those calls are not checked",
+                missing.join(", ")
+            ),
+        )
+        .fix(fix),
+        (false, false, false) => Check::new(
+            name,
+            Status::Warn,
+            format!(
+                "{shown} registers sentinel, but not for {}",
+                missing.join(", ")
+            ),
+        )
+        .fix(fix),
+        (false, false, true) => Check::new(
+            name,
+            Status::Ok,
+            format!(
+                "registered for {} in {shown}",
+                target
+                    .events()
+                    .iter()
+                    .map(|(e, _)| *e)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
+    });
+    for f in &found {
+        if let Some(c) = protocol(target, f, fix) {
+            out.push(c);
+        }
+        if let Some(c) = binary(target, f) {
+            out.push(c);
+        }
+        if let Some(c) = matcher(target, f, fix) {
+            out.push(c);
+        }
+    }
+    if found
+        .iter()
+        .any(|f| f.words.iter().any(|w| w == "--shadow"))
+    {
+        out.push(
+            Check::new(
+                name,
+                Status::Warn,
+                format!("registered with --shadow in {shown}: nothing is enforced"),
+            )
+            .fix(fix.replace(" --shadow", "")),
+        );
+    }
+    dedup(out)
+}
+
+/// The protocol the registration speaks must be the agent's: a Gemini CLI hook answering in
+/// Claude Code's shape is ignored, and so the call runs.
+fn protocol(target: Target, f: &Found, fix: &str) -> Option<Check> {
+    let mut agent = None;
+    let mut args = f.words.iter().skip(2);
+    while let Some(a) = args.next() {
+        if a == "--agent" {
+            agent = args.next().map(String::as_str);
+        } else if let Some(v) = a.strip_prefix("--agent=") {
+            agent = Some(v);
+        }
+    }
+    let agent = agent.filter(|a| *a != "claude");
+    (agent != target.hook_agent()).then(|| {
+        Check::new(
+            target.name(),
+            Status::Fail,
+            format!(
+                "the {} handler runs `sentinel hook{}`, but {} needs `{}`: its answers are not read",
+                f.event,
+                agent.map(|a| format!(" --agent {a}")).unwrap_or_default(),
+                target.title(),
+                match target.hook_agent() {
+                    Some(a) => format!("sentinel hook --agent {a}"),
+                    None => "sentinel hook".into(),
+                }
+            ),
+        )
+        .fix(fix)
+    })
+}
+
+fn binary(target: Target, f: &Found) -> Option<Check> {
+    let program = f.words.first()?;
+    let path = resolve(program);
+    let runs = path.as_deref().is_some_and(is_executable);
+    (!runs).then(|| {
+        Check::new(
+            target.name(),
+            Status::Fail,
+            format!(
+                "the {} handler runs {program}, which {}: {} lets the call through",
+                f.event,
+                if program.contains('/') {
+                    "does not exist or cannot be run"
+                } else {
+                    "is not on PATH"
+                },
+                target.title()
+            ),
+        )
+        .fix(format!(
+            "install sentinel (./install/install.sh), then: sentinel install --agent {}",
+            target.name()
+        ))
+    })
+}
+
+fn resolve(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Some(PathBuf::from(program));
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// A grouped registration's matcher must reach every tool sentinel judges for that agent.
+fn matcher(target: Target, f: &Found, fix: &str) -> Option<Check> {
+    if target.shape() != Shape::Grouped || !target.guard_events().contains(&f.event.as_str()) {
+        return None;
+    }
+    let m = f.matcher.as_deref().unwrap_or("");
+    let missing: Vec<&str> = match target {
+        Target::Codex => crate::call::tools::missing_from(m),
+        _ => {
+            if m.is_empty() || m == "*" {
+                Vec::new()
+            } else {
+                match regex::Regex::new(m) {
+                    Ok(re) => super::GEMINI_TOOLS
+                        .iter()
+                        .copied()
+                        .filter(|t| !re.is_match(t))
+                        .collect(),
+                    Err(_) => super::GEMINI_TOOLS.to_vec(),
+                }
+            }
+        }
+    };
+    (!missing.is_empty()).then(|| {
+        Check::new(
+            target.name(),
+            Status::Fail,
+            format!(
+                "the {} matcher `{m}` leaves out {}: those calls are not checked",
+                f.event,
+                missing.join(", ")
+            ),
+        )
+        .fix(fix)
+    })
+}
+
+fn dedup(checks: Vec<Check>) -> Vec<Check> {
+    let mut out: Vec<Check> = Vec::new();
+    for c in checks {
+        if !out.iter().any(|o| o.detail == c.detail) {
+            out.push(c);
+        }
+    }
+    out
+}

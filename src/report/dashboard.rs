@@ -1,0 +1,246 @@
+//! `sentinel report`'s numbers: what was decided over a stretch of time, from the stats and the
+//! audit log, with the rule `suggest` would propose for what keeps being deferred. Pure: the
+//! records in, one serializable value out (`report --json`, and the HTML page's only input).
+
+use crate::decision::{Tier, Verdict};
+use crate::ledger::stats::{self, Record, Summary};
+use crate::report::suggest::Suggestion;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// How many commands each top list shows.
+pub const TOP: usize = 10;
+
+/// One UTC day's decisions, by tier and answer.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Day {
+    /// `YYYY-MM-DD` (UTC).
+    pub date: String,
+    /// Tier 1 allowed.
+    pub local_allow: usize,
+    /// Tier 1 denied.
+    pub local_deny: usize,
+    /// Tier 1 asked the person (a rule that says ask).
+    pub local_ask: usize,
+    /// Tier 1 could not decide and Tier 2 was off: the agent's own flow or the person decided.
+    pub local_uncertain: usize,
+    /// Tier 2 allowed.
+    pub api_allow: usize,
+    /// Tier 2 denied.
+    pub api_deny: usize,
+    /// Tier 2 asked the person.
+    pub api_ask: usize,
+    /// Tier 2 failed; the fail path answered.
+    pub fail: usize,
+}
+
+/// A command that came up again and again.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Top {
+    /// The command or path.
+    pub subject: String,
+    /// How many times.
+    pub count: usize,
+    /// The rule that decided it (`file:line`), the latest time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// The rule `sentinel suggest` proposes to settle it: the file and the line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<(String, String)>,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Dashboard {
+    /// The first and last decision shown, `YYYY-MM-DD HH:MM:SS` UTC.
+    pub from: Option<String>,
+    /// The last decision shown.
+    pub to: Option<String>,
+    /// The sessions seen.
+    pub sessions: usize,
+    /// What `sentinel stats --json --all` counts over the same records.
+    pub summary: Summary,
+    /// Calls sentinel allowed itself, enforced (not in shadow mode): each a permission prompt the
+    /// agent would otherwise have shown, in its default mode.
+    pub prompts_avoided: usize,
+    /// Calls where the person was asked (or the agent's own flow decided).
+    pub prompts_left: usize,
+    /// Per day, oldest first, every day in between included.
+    pub days: Vec<Day>,
+    /// The commands denied most often.
+    pub top_denied: Vec<Top>,
+    /// The commands deferred (asked or left to the agent) most often.
+    pub top_deferred: Vec<Top>,
+    /// Sessions that took in outside text (audit log `tainted` records).
+    pub tainted_sessions: usize,
+    /// Records in the audit log over the same time.
+    pub audit_records: usize,
+}
+
+/// Builds the report from `records` and `audit`, both already cut to the time shown.
+pub fn build(records: &[Record], audit: &[Value], suggestions: &[Suggestion]) -> Dashboard {
+    let summary = stats::summarize(records);
+    let mut days: BTreeMap<String, Day> = BTreeMap::new();
+    let mut denied: BTreeMap<&str, (usize, Option<&str>)> = BTreeMap::new();
+    let mut deferred: BTreeMap<&str, (usize, Option<&str>)> = BTreeMap::new();
+    let (mut avoided, mut left) = (0, 0);
+    for r in records {
+        let date = crate::clock::utc(r.ts_ms)[..10].to_string();
+        let day = days.entry(date.clone()).or_insert_with(|| Day {
+            date,
+            ..Day::default()
+        });
+        match (r.tier, r.local, r.verdict.as_str()) {
+            (Tier::Local, Verdict::Allow, _) => day.local_allow += 1,
+            (Tier::Local, Verdict::Deny, _) => day.local_deny += 1,
+            (Tier::Local, Verdict::Ask, _) => day.local_ask += 1,
+            (Tier::Local, _, _) => day.local_uncertain += 1,
+            (Tier::Api, _, "allow") => day.api_allow += 1,
+            (Tier::Api, _, "deny") => day.api_deny += 1,
+            (Tier::Api, _, _) => day.api_ask += 1,
+            (Tier::Fail, _, _) => day.fail += 1,
+        }
+        let bucket = match r.verdict.as_str() {
+            "allow" => {
+                if !r.shadow {
+                    avoided += 1;
+                }
+                None
+            }
+            "deny" => Some(&mut denied),
+            _ => {
+                left += 1;
+                Some(&mut deferred)
+            }
+        };
+        if let Some(bucket) = bucket {
+            let e = bucket.entry(r.subject.as_str()).or_default();
+            e.0 += 1;
+            e.1 = r.rule.as_deref().or(e.1);
+        }
+    }
+    let (from, to) = (
+        records.iter().map(|r| r.ts_ms).min(),
+        records.iter().map(|r| r.ts_ms).max(),
+    );
+    let tainted: std::collections::BTreeSet<&str> = audit
+        .iter()
+        .filter(|v| v["verdict"] == "tainted")
+        .filter_map(|v| v["session"].as_str())
+        .collect();
+    let sessions: std::collections::BTreeSet<&str> =
+        records.iter().map(|r| r.session.as_str()).collect();
+    Dashboard {
+        from: from.map(crate::clock::utc),
+        to: to.map(crate::clock::utc),
+        sessions: sessions.len(),
+        summary,
+        prompts_avoided: avoided,
+        prompts_left: left,
+        days: fill_days(days),
+        top_denied: top(denied, &[]),
+        top_deferred: top(deferred, suggestions),
+        tainted_sessions: tainted.len(),
+        audit_records: audit.len(),
+    }
+}
+
+/// The days in order, with the quiet days between them as zeroes (a gap is still a day).
+fn fill_days(days: BTreeMap<String, Day>) -> Vec<Day> {
+    let mut out: Vec<Day> = Vec::new();
+    for (date, day) in days {
+        if let Some(last) = out.last() {
+            let mut next = next_date(&last.date);
+            // At most a year of blank days: a stray old record does not make a huge page.
+            let mut n = 0;
+            while next < date && n < 366 {
+                out.push(Day {
+                    date: next.clone(),
+                    ..Day::default()
+                });
+                next = next_date(&next);
+                n += 1;
+            }
+        }
+        out.push(day);
+    }
+    out
+}
+
+fn next_date(date: &str) -> String {
+    let days = days_from_civil(date);
+    crate::clock::utc((days + 1) * 86_400_000)[..10].to_string()
+}
+
+/// `YYYY-MM-DD` → days since 1970-01-01 (the inverse of the clock's civil date).
+fn days_from_civil(date: &str) -> u64 {
+    let part = |r: std::ops::Range<usize>| date.get(r).and_then(|s| s.parse::<i64>().ok());
+    let (Some(y), Some(m), Some(d)) = (part(0..4), part(5..7), part(8..10)) else {
+        return 0;
+    };
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    (era * 146_097 + doe - 719_468).max(0) as u64
+}
+
+fn top(counts: BTreeMap<&str, (usize, Option<&str>)>, suggestions: &[Suggestion]) -> Vec<Top> {
+    let mut list: Vec<Top> = counts
+        .into_iter()
+        .map(|(subject, (count, rule))| Top {
+            subject: subject.to_string(),
+            count,
+            rule: rule.map(String::from),
+            suggestion: suggestions
+                .iter()
+                .find(|s| {
+                    s.evidence.examples.iter().any(|e| e == subject)
+                        || s.commands.iter().any(|c| c == subject)
+                })
+                .map(|s| (s.kind.file().name().to_string(), s.pattern.clone())),
+        })
+        .collect();
+    list.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| a.subject.cmp(&b.subject))
+    });
+    list.truncate(TOP);
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates_round_trip_and_quiet_days_are_filled() {
+        for date in ["1970-01-01", "2024-02-29", "2026-11-23", "2026-12-31"] {
+            let days = days_from_civil(date);
+            assert_eq!(&crate::clock::utc(days * 86_400_000)[..10], date);
+        }
+        assert_eq!(next_date("2026-12-31"), "2027-01-01");
+        let mut days = BTreeMap::new();
+        for d in ["2026-11-20", "2026-11-23"] {
+            days.insert(
+                d.to_string(),
+                Day {
+                    date: d.into(),
+                    local_allow: 1,
+                    ..Day::default()
+                },
+            );
+        }
+        let filled = fill_days(days);
+        let dates: Vec<&str> = filled.iter().map(|d| d.date.as_str()).collect();
+        assert_eq!(
+            dates,
+            ["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23"]
+        );
+        assert_eq!(filled[1].local_allow, 0);
+    }
+}

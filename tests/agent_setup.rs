@@ -1,0 +1,377 @@
+//! `sentinel install|uninstall|doctor --agent codex|gemini|cursor|copilot` against each agent's
+//! real hook file (tests/fixtures/agent-configs): the person's content, symlink and mode are
+//! kept; the registered command line, run as the agent runs it (`sh -c`) with the agent's own
+//! event, answers in that agent's shape; doctor sees it; uninstall gives the file back.
+
+mod common;
+
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+
+struct Case {
+    agent: &'static str,
+    /// The fixture of the person's file, and where it lives under HOME.
+    fixture: &'static str,
+    user_path: &'static str,
+    /// sentinel's file under HOME (Copilot's is its own, beside the person's).
+    ours: &'static str,
+    /// A deny event in the agent's protocol, and where its answer says deny.
+    deny_event: &'static str,
+    verdict: &'static [&'static str],
+    events: &'static [&'static str],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        agent: "codex",
+        fixture: "codex/hooks.json",
+        user_path: ".codex/hooks.json",
+        ours: ".codex/hooks.json",
+        deny_event: "codex/bash-deny.json",
+        verdict: &["hookSpecificOutput", "permissionDecision"],
+        events: &["PreToolUse", "PostToolUse"],
+    },
+    Case {
+        agent: "gemini",
+        fixture: "gemini/settings.json",
+        user_path: ".gemini/settings.json",
+        ours: ".gemini/settings.json",
+        deny_event: "gemini/shell-deny.json",
+        verdict: &["decision"],
+        events: &["BeforeTool", "AfterTool", "SessionEnd"],
+    },
+    Case {
+        agent: "cursor",
+        fixture: "cursor/hooks.json",
+        user_path: ".cursor/hooks.json",
+        ours: ".cursor/hooks.json",
+        deny_event: "cursor/shell-deny.json",
+        verdict: &["permission"],
+        events: &["beforeShellExecution", "beforeReadFile"],
+    },
+    Case {
+        agent: "copilot",
+        fixture: "copilot/security.json",
+        user_path: ".copilot/hooks/security.json",
+        ours: ".copilot/hooks/sentinel.json",
+        deny_event: "copilot/bash-deny-string-args.json",
+        verdict: &["permissionDecision"],
+        events: &["preToolUse", "postToolUse", "sessionEnd"],
+    },
+];
+
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(name)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+fn run(home: &Path, cwd: &Path, args: &[&str]) -> Output {
+    common::sentinel(&home.join(".agentos"))
+        .args(args)
+        .env("HOME", home)
+        .env_remove("CODEX_HOME")
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Every command line sentinel registered in `file`, by event (Copilot's `bash`, the others'
+/// `command`), for the shapes grouped under a matcher and flat.
+fn registered(file: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (event, list) in file["hooks"].as_object().unwrap() {
+        for item in list.as_array().unwrap() {
+            let handlers = match item.get("hooks") {
+                Some(h) => h.as_array().unwrap().clone(),
+                None => vec![item.clone()],
+            };
+            for h in handlers {
+                let line = h
+                    .get("bash")
+                    .or(h.get("command"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if line.contains("sentinel") {
+                    out.push((event.clone(), line.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn each_agents_file_round_trips_and_its_registration_answers_in_its_protocol() {
+    for case in CASES {
+        let dir = scratch(case.agent);
+        let home = dir.path().join("home");
+        // The person's file is a symlink into a dotfiles folder, with a mode of its own.
+        let dotfiles = dir.path().join("dotfiles");
+        std::fs::create_dir_all(&dotfiles).unwrap();
+        let real = dotfiles.join(case.agent);
+        std::fs::copy(
+            Path::new(FIXTURES).join("agent-configs").join(case.fixture),
+            &real,
+        )
+        .unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = home.join(case.user_path);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let original = json(&real);
+
+        let out = run(&home, &home, &["install", "--agent", case.agent]);
+        assert_eq!(out.status.code(), Some(0), "{}: {}", case.agent, text(&out));
+        let ours = home.join(case.ours);
+        let after = json(&ours);
+        let lines = registered(&after);
+        let events: Vec<&str> = lines.iter().map(|(e, _)| e.as_str()).collect();
+        assert_eq!(events, case.events, "{}", case.agent);
+        if ours == link {
+            assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+            let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o640, "{}", case.agent);
+            // Every key and hook of the person's is still there.
+            for (key, value) in original.as_object().unwrap() {
+                if key != "hooks" {
+                    assert_eq!(&after[key], value, "{} {key}", case.agent);
+                }
+            }
+            for (event, list) in original["hooks"].as_object().unwrap() {
+                for item in list.as_array().unwrap() {
+                    assert!(
+                        after["hooks"][event].as_array().unwrap().contains(item),
+                        "{} {event}",
+                        case.agent
+                    );
+                }
+            }
+        } else {
+            assert_eq!(
+                json(&real),
+                original,
+                "the person's own file is not touched"
+            );
+        }
+
+        // The command line as the agent runs it, fed the agent's own event: a deny in its shape.
+        let event =
+            std::fs::read(Path::new(FIXTURES).join("agents").join(case.deny_event)).unwrap();
+        let mut sh = std::process::Command::new("sh");
+        sh.arg("-c")
+            .arg(&lines[0].1)
+            .env("HOME", &home)
+            .env("SENTINEL_HOME", home.join(".agentos"))
+            .env("SENTINEL_NO_TTY", "1")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("SENTINEL_API_KEY");
+        let answer = common::feed(sh, &event);
+        assert_eq!(answer.status.code(), Some(0), "{}", case.agent);
+        let answer: Value = serde_json::from_slice(&answer.stdout)
+            .unwrap_or_else(|e| panic!("{}: {e}: {}", case.agent, text(&answer)));
+        let verdict = case.verdict.iter().fold(&answer, |v, k| &v[*k]);
+        assert_eq!(verdict, "deny", "{}: {answer}", case.agent);
+
+        // Twice is once; doctor sees it.
+        let again = run(&home, &home, &["install", "--agent", case.agent]);
+        assert!(
+            text(&again).contains("already registered"),
+            "{}",
+            text(&again)
+        );
+        assert_eq!(json(&ours), after);
+        let doctor = run(&home, &home, &["doctor", "--agent", case.agent]);
+        assert_eq!(doctor.status.code(), Some(0), "{}", text(&doctor));
+        assert!(
+            text(&doctor).contains(&format!("ok    {:<8} registered for", case.agent)),
+            "{}",
+            text(&doctor)
+        );
+        // So does the plain doctor, beside Claude Code's own checks.
+        let plain = run(&home, &home, &["doctor"]);
+        assert!(text(&plain).contains(&format!("{:<8} registered for", case.agent)));
+
+        let out = run(&home, &home, &["uninstall", "--agent", case.agent]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert_eq!(json(&real), original, "{}", case.agent);
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        if ours != link {
+            assert!(!ours.exists(), "the file install created is gone");
+        }
+        let doctor = run(&home, &home, &["doctor", "--agent", case.agent]);
+        assert_eq!(doctor.status.code(), Some(1), "{}", text(&doctor));
+        assert!(text(&doctor).contains(&format!("fix: sentinel install --agent {}", case.agent)));
+    }
+}
+
+#[test]
+fn a_new_file_is_created_and_removed_and_a_project_names_sentinel_on_path() {
+    for case in CASES {
+        let dir = scratch(case.agent);
+        let home = dir.path().join("home");
+        let project = dir.path().join("proj");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let out = run(
+            &home,
+            &project,
+            &["install", "--agent", case.agent, "--scope", "project"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let file: PathBuf = match case.agent {
+            "copilot" => project.join(".github/hooks/sentinel.json"),
+            _ => project.join(case.user_path),
+        };
+        for (_, line) in registered(&json(&file)) {
+            assert!(line.starts_with("sentinel hook"), "{}: {line}", case.agent);
+        }
+        let out = run(
+            &home,
+            &project,
+            &["uninstall", "--agent", case.agent, "--scope", "project"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert!(!file.exists(), "{}", case.agent);
+        // Claude Code's local scope is its own.
+        let out = run(
+            &home,
+            &project,
+            &["install", "--agent", case.agent, "--scope", "local"],
+        );
+        assert_eq!(out.status.code(), Some(1));
+    }
+}
+
+#[test]
+fn a_broken_file_is_refused_untouched_and_doctor_names_a_wrong_protocol() {
+    let dir = scratch("broken");
+    let home = dir.path().join("home");
+    let file = home.join(".gemini/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    for bad in [
+        "{\"theme\": ",
+        "[]",
+        "{\"hooks\": []}",
+        "{\"hooks\": {\"BeforeTool\": {}}}",
+    ] {
+        std::fs::write(&file, bad).unwrap();
+        let out = run(&home, &home, &["install", "--agent", "gemini"]);
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), bad);
+    }
+    // Registered by hand in Claude Code's protocol: Gemini CLI would not read the answers.
+    let bin = env!("CARGO_BIN_EXE_sentinel");
+    std::fs::write(
+        &file,
+        serde_json::json!({"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": format!("{bin} hook")}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "gemini"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("needs `sentinel hook --agent gemini`"),
+        "{}",
+        text(&out)
+    );
+    // A matcher that leaves the shell out.
+    std::fs::write(
+        &file,
+        serde_json::json!({"hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": format!("{bin} hook --agent gemini")}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "gemini"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("leaves out run_shell_command"),
+        "{}",
+        text(&out)
+    );
+    // A binary that is gone.
+    let codex = home.join(".codex/hooks.json");
+    std::fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    std::fs::write(
+        &codex,
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "/nowhere/sentinel hook"}]}]}}"#,
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "codex"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("/nowhere/sentinel, which does not exist"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn the_status_line_is_offered_never_over_the_persons_own_and_only_sentinels_is_removed() {
+    let dir = scratch("statusline");
+    let home = dir.path().join("home");
+    let settings = home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+
+    // Without a status line: offered, registered on request, removed by uninstall.
+    std::fs::write(&settings, r#"{"model": "opus"}"#).unwrap();
+    let out = run(&home, &home, &["install"]);
+    assert!(
+        text(&out).contains("tip: `sentinel install --statusline`"),
+        "{}",
+        text(&out)
+    );
+    assert!(json(&settings).get("statusLine").is_none());
+    run(&home, &home, &["uninstall"]);
+    let out = run(&home, &home, &["install", "--statusline"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("registered sentinel's status line"));
+    let line = json(&settings)["statusLine"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(line.ends_with("sentinel statusline"), "{line}");
+    // The backup is the file as it was before install.
+    let backup = home.join(".claude/settings.json.sentinel-backup");
+    assert_eq!(json(&backup), serde_json::json!({"model": "opus"}));
+    let out = run(&home, &home, &["uninstall"]);
+    assert!(
+        text(&out).contains("removed sentinel's status line"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(json(&settings), serde_json::json!({"model": "opus"}));
+
+    // The person's own: kept, said so, and left by uninstall.
+    let own =
+        serde_json::json!({"statusLine": {"type": "command", "command": "~/.claude/line.sh"}});
+    std::fs::write(&settings, own.to_string()).unwrap();
+    for args in [&["install"][..], &["install", "--statusline"]] {
+        let out = run(&home, &home, args);
+        assert!(
+            text(&out).contains("status line of your own"),
+            "{}",
+            text(&out)
+        );
+        assert_eq!(json(&settings)["statusLine"], own["statusLine"]);
+    }
+    run(&home, &home, &["uninstall"]);
+    assert_eq!(json(&settings), own);
+}
