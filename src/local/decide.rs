@@ -15,6 +15,7 @@ use crate::local::outcome::combine;
 use crate::local::policy::{self, Part};
 use crate::local::scripts::{self, Pending};
 use crate::local::signs;
+use crate::local::token_hosts;
 use crate::local::tool_calls::{powershell_decision, read_decision, write_decision};
 use crate::rules::Rules;
 use crate::shell::{self, Cwd, Role};
@@ -55,7 +56,20 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         ToolCall::Other { .. } => return None,
     };
     decision.cwd = ctx.cwd.to_string_lossy().into_owned();
-    if signs::exfiltration(&decision.signs) && decision.verdict < Verdict::Deny {
+    let own_service = |c: &str| token_hosts::own_service_only(c, signs::is_secret_variable_name);
+    if signs::exfiltration(&decision.signs)
+        && decision.verdict < Verdict::Deny
+        && matches!(call, ToolCall::Shell { command } if own_service(command))
+    {
+        // A service's token sent over https to that service's own API: its purpose, not a
+        // leak; never allowed locally all the same.
+        decision.verdict = decision.verdict.max(Verdict::Uncertain);
+        decision.rule = None;
+        decision.reason = format!(
+            "sentinel[local]: uncertain: sends a token to the service it is issued for ({})",
+            signs::describe(&decision.signs)
+        );
+    } else if signs::exfiltration(&decision.signs) && decision.verdict < Verdict::Deny {
         // Credential access and network egress in one call: blocked in every session.
         decision.verdict = Verdict::Deny;
         decision.rule = None;

@@ -40,6 +40,7 @@ pub mod spec_check;
 pub mod spec_raw;
 pub mod spec_scan;
 pub mod sql;
+pub mod token_hosts;
 pub mod tool_calls;
 
 /// Whether `needle` occurs in `hay`. The texts here (a path, a simple command) are short: a
