@@ -6,6 +6,7 @@ use crate::decision::{RuleRef, Verdict};
 use crate::local::context::Context;
 use crate::local::effects::{self, Effects};
 use crate::local::env_vars::{self, Known};
+use crate::local::listing;
 use crate::local::path_scan::Mask;
 use crate::local::policy::{
     self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
@@ -154,6 +155,16 @@ pub(super) fn judge_inner(
     }
 
     // What the command does, as its program reads its arguments (SPEC 2.2).
+    let dashless;
+    let cmd = if listing::relative_names_are_dashless(cmd, cwd.as_deref(), &rules.specs, ctx) {
+        dashless = SimpleCommand {
+            extra_args_from_find: true,
+            ..cmd.clone()
+        };
+        &dashless
+    } else {
+        cmd
+    };
     let mut effects = effects::of(cmd, &rules.specs);
     if cmd.role == Role::Wrapper {
         // The command it runs is judged on its own (`python -m pytest` as `pytest`); what the

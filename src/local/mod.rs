@@ -22,6 +22,7 @@ pub mod env_vars;
 pub mod fs;
 pub mod instruction_files;
 pub mod judge;
+pub mod listing;
 pub mod options;
 pub mod outcome;
 pub mod path_list;
