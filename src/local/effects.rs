@@ -313,6 +313,14 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             Kind::Code => Effect::RunCode {
                 code: crate::text::excerpt(&w.text),
             },
+            Kind::PythonCode => match w.known_value() {
+                Some(c) if crate::local::python_code::only_imports_and_prints(c) => {
+                    Effect::RunProject
+                }
+                _ => Effect::RunCode {
+                    code: crate::text::excerpt(&w.text),
+                },
+            },
             Kind::Script => Effect::RunFile { path: w.clone() },
             Kind::Url => Effect::Receive { from: w.clone() },
             Kind::Send => {

@@ -30,6 +30,7 @@ pub mod path_scan;
 pub mod paths;
 pub mod policy;
 pub mod project;
+pub mod python_code;
 pub mod rule_scan;
 pub mod rules;
 pub mod scripts;

@@ -94,6 +94,9 @@ pub enum Kind {
     /// SQL run by a database client: a query that only reads is text, anything else is code
     /// (`local::sql`).
     Sql,
+    /// Python given as text (`python -c`): code that only imports and prints is the project's
+    /// code, anything else is code (`local::python_code`).
+    PythonCode,
     /// A database name or connection string (`postgres://host/db`, `host=… dbname=…`): a host
     /// in it is where the client connects.
     Database,
@@ -135,6 +138,7 @@ impl Kind {
             "variable" => Kind::Variable,
             "assigns" => Kind::Assigns,
             "sql" => Kind::Sql,
+            "python-code" => Kind::PythonCode,
             "template" => Kind::Template,
             "database" => Kind::Database,
             "subcommand" => Kind::Subcommand,

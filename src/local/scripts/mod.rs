@@ -302,8 +302,12 @@ fn judge_source(
         }
         _ => {
             let found = judge_code(&text, lang, s, full, rules, ctx, tier1);
-            if found.is_none() && matches!(s.body, Body::Text(..)) {
-                // Code given as text is never the project's own tooling (`python -c` is not).
+            // Python that only imports and prints runs the project's modules and packages, as
+            // its tests do (`local::python_code`); other code given as text is never the
+            // project's own tooling.
+            let imports_only =
+                lang == Lang::Python && crate::local::python_code::only_imports_and_prints(&text);
+            if found.is_none() && matches!(s.body, Body::Text(..)) && !imports_only {
                 return Some(uncertain(format!("runs {}, code given as text", s.shown)));
             }
             found
