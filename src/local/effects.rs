@@ -313,11 +313,18 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             Kind::Code => Effect::RunCode {
                 code: crate::text::excerpt(&w.text),
             },
-            Kind::PythonCode => match w.known_value() {
-                Some(c) if crate::local::python_code::only_imports_and_prints(c) => {
+            Kind::PythonCode => match w.known_value().and_then(crate::local::python_code::reads) {
+                Some(files) => {
+                    // The literal files it opens are read (a credential among them is seen).
+                    for f in files {
+                        out.list.push(Effect::Read {
+                            path: Word::literal(f),
+                            tree: false,
+                        });
+                    }
                     Effect::RunProject
                 }
-                _ => Effect::RunCode {
+                None => Effect::RunCode {
                     code: crate::text::excerpt(&w.text),
                 },
             },

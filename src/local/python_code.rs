@@ -65,6 +65,8 @@ const PURE_MODULE_FUNCTIONS: &[&str] = &[
     "os.path.isfile",
     "os.path.isdir",
     "os.path.getsize",
+    "os.listdir",
+    "os.getcwd",
     "sys.stdin.read",
     "platform.python_version",
     "platform.system",
@@ -120,7 +122,16 @@ const DATA_RESULT: &[&str] = &[
 const SECRET_HOLDERS: &[&str] = &["environ", "environb", "getenv", "getenvb"];
 
 /// Attributes that start with `_` and only name things.
-const NAMING_DUNDERS: &[&str] = &["__version__", "__file__", "__name__", "__path__", "__doc__"];
+const NAMING_DUNDERS: &[&str] = &[
+    "__version__",
+    "__file__",
+    "__name__",
+    "__path__",
+    "__doc__",
+    "__init__",
+    "__module__",
+    "__qualname__",
+];
 
 /// Modules whose import does more than define things: a browser, an IDE, a program's main.
 const ACTING_MODULES: &[&str] = &["antigravity", "idlelib", "turtledemo", "this"];
@@ -133,7 +144,8 @@ const KEYWORDS_OK: &[&str] = &[
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Name(String),
-    Str,
+    /// A string literal, with its text when it has no escapes and no prefix.
+    Str(Option<String>),
     Num,
     Op(String),
     End,
@@ -168,8 +180,10 @@ fn tokens(src: &str) -> Option<Vec<Tok>> {
             }
             b'#' | b'\\' | b'@' | b'`' | b'$' | b'!' | b'?' => return None,
             b'\'' | b'"' => {
+                let start = i;
                 i = string_end(b, i)?;
-                out.push(Tok::Str);
+                let inner = &src[start + 1..i - 1];
+                out.push(Tok::Str((!inner.contains('\\')).then(|| inner.to_string())));
             }
             b'0'..=b'9' => {
                 while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_')
@@ -190,7 +204,7 @@ fn tokens(src: &str) -> Option<Vec<Tok>> {
                         return None;
                     }
                     i = string_end(b, i)?;
-                    out.push(Tok::Str);
+                    out.push(Tok::Str(None));
                     continue;
                 }
                 out.push(Tok::Name(word.to_string()));
@@ -252,6 +266,8 @@ enum Bound {
     Imported,
     /// Plain data: literals, JSON, what reading functions return, a comprehension's variable.
     Data,
+    /// A file opened for reading.
+    File,
 }
 
 struct Parser<'a> {
@@ -260,19 +276,30 @@ struct Parser<'a> {
     names: Vec<(String, Bound)>,
     /// Dotted module names imported as such (`importlib.metadata`).
     modules: Vec<String>,
+    /// Names bound to a module under another name (`import importlib.metadata as m`).
+    aliases: Vec<(String, String)>,
+    /// Literal paths opened for reading.
+    reads: Vec<String>,
 }
 
 /// Whether the code only imports modules and prints or computes from what they hold.
 pub fn only_imports_and_prints(src: &str) -> bool {
+    reads(src).is_some()
+}
+
+/// The literal paths such code opens for reading; None when it does anything else.
+pub fn reads(src: &str) -> Option<Vec<String>> {
     if src.len() > 4000 {
-        return false;
+        return None;
     }
-    let Some(t) = tokens(src) else { return false };
+    let t = tokens(src)?;
     let mut p = Parser {
         t: &t,
         i: 0,
         names: Vec::new(),
         modules: Vec::new(),
+        aliases: Vec::new(),
+        reads: Vec::new(),
     };
     let mut any = false;
     while p.i < t.len() {
@@ -280,15 +307,13 @@ pub fn only_imports_and_prints(src: &str) -> bool {
             p.i += 1;
             continue;
         }
-        if p.statement().is_none() {
-            return false;
-        }
+        p.statement()?;
         any = true;
         if p.next() != Tok::End {
-            return false;
+            return None;
         }
     }
-    any
+    any.then_some(p.reads)
 }
 
 impl Parser<'_> {
@@ -339,6 +364,9 @@ impl Parser<'_> {
 
     fn bind(&mut self, name: String, how: Bound) {
         self.names.retain(|(n, _)| *n != name);
+        if how != Bound::Module {
+            self.aliases.retain(|(a, _)| *a != name);
+        }
         self.names.push((name, how));
     }
 
@@ -371,7 +399,10 @@ impl Parser<'_> {
                 let module = self.dotted()?;
                 if self.word("as") {
                     let alias = self.new_name()?;
-                    self.bind(alias, Bound::Imported);
+                    self.aliases.retain(|(a, _)| *a != alias);
+                    self.aliases.push((alias.clone(), module.clone()));
+                    self.bind(alias, Bound::Module);
+                    self.modules.push(module);
                 } else {
                     let first = module.split('.').next().unwrap_or("").to_string();
                     if PURE_BUILTINS.contains(&first.as_str()) {
@@ -469,7 +500,13 @@ impl Parser<'_> {
         // The dotted path so far, when it starts at a module imported by its own name.
         let mut path: Option<String> = None;
         let mut how = match self.next() {
-            Tok::Str | Tok::Num => Bound::Data,
+            Tok::Str(_) | Tok::Num => Bound::Data,
+            // `open('grader.ipynb', encoding='utf-8')`: a literal path opened for reading,
+            // judged as a read of it.
+            Tok::Name(n) if n == "open" && self.bound(&n).is_none() => {
+                self.open_for_reading()?;
+                Bound::File
+            }
             Tok::Name(n) if matches!(n.as_str(), "None" | "True" | "False") => Bound::Data,
             Tok::Name(n) if PURE_BUILTINS.contains(&n.as_str()) && self.bound(&n).is_none() => {
                 // A builtin is only called, never passed on (`sorted(x, key=repr)` aside).
@@ -487,7 +524,12 @@ impl Parser<'_> {
             Tok::Name(n) if crate::local::signs::is_secret_variable_name(&n) => return None,
             Tok::Name(n) => match self.bound(&n)? {
                 Bound::Module => {
-                    path = Some(n);
+                    let module = self
+                        .aliases
+                        .iter()
+                        .rfind(|(a, _)| *a == n)
+                        .map_or(n, |(_, m)| m.clone());
+                    path = Some(module);
                     Bound::Imported
                 }
                 b => b,
@@ -523,6 +565,17 @@ impl Parser<'_> {
                     return None;
                 }
                 path = path.map(|p| format!("{p}.{attr}"));
+                // A file opened for reading is only read.
+                if how == Bound::File {
+                    if !matches!(attr.as_str(), "read" | "readlines" | "readline") {
+                        return None;
+                    }
+                    if !self.op("(") || !self.op(")") {
+                        return None;
+                    }
+                    how = Bound::Data;
+                    continue;
+                }
                 // A method of data is called right after; an attribute of data is data.
                 if how == Bound::Data && matches!(self.peek(), Tok::Op(o) if o == "(") {
                     if !DATA_METHODS.contains(&attr.as_str()) {
@@ -550,6 +603,44 @@ impl Parser<'_> {
                 return Some(how);
             }
         }
+    }
+
+    /// `open(PATH[, 'r'|'rb'|'rt'][, encoding=NAME])` after the name: records PATH.
+    fn open_for_reading(&mut self) -> Option<()> {
+        if !self.op("(") {
+            return None;
+        }
+        let Tok::Str(Some(path)) = self.next() else {
+            return None;
+        };
+        if path.is_empty() {
+            return None;
+        }
+        let (mut mode, mut encoding) = (false, false);
+        while self.op(",") {
+            if matches!(self.peek(), Tok::Op(o) if o == ")") {
+                break;
+            }
+            match self.next() {
+                Tok::Str(Some(m))
+                    if !mode && !encoding && matches!(m.as_str(), "r" | "rb" | "rt") =>
+                {
+                    mode = true
+                }
+                Tok::Name(k) if k == "encoding" && !encoding => {
+                    if !self.op("=") || !matches!(self.next(), Tok::Str(Some(_))) {
+                        return None;
+                    }
+                    encoding = true;
+                }
+                _ => return None,
+            }
+        }
+        if !self.op(")") {
+            return None;
+        }
+        self.reads.push(path);
+        Some(())
     }
 
     /// `importlib.metadata.version` is callable only when `importlib.metadata` was imported
@@ -764,9 +855,26 @@ mod tests {
             "import json,sys; d=json.load(sys.stdin)[0]; print(repr(d['content'][:500]))",
             "import prompts; import api; print('Both modules OK')",
             "import os;print('%.3f MB' % (os.path.getsize('grader.ipynb')/1e6))",
+            "import importlib.metadata as m; print(m.version('mcp'))",
+            "import jwt; import inspect; sig = inspect.signature(jwt.PyJWKClient.__init__); print(sig)",
+            "import json; nb=json.load(open('grader.ipynb',encoding='utf-8')); print('cells', len(nb['cells']))",
+            "print(open('README.md').read()[:100])",
+            "import x402; print(x402.__file__); import os; print(os.listdir(os.path.dirname(x402.__file__)))",
         ] {
             assert!(ok(c), "{c}");
         }
+    }
+
+    #[test]
+    fn files_opened_are_reads() {
+        assert_eq!(
+            super::reads("import json; print(json.load(open('a.json', encoding='utf-8')))"),
+            Some(vec!["a.json".to_string()])
+        );
+        assert_eq!(
+            super::reads("print(open('/home/dev/.ssh/id_rsa', 'rb').read())"),
+            Some(vec!["/home/dev/.ssh/id_rsa".to_string()])
+        );
     }
 
     #[test]
@@ -776,8 +884,6 @@ mod tests {
             "from os import system as repr; print(repr('id'))",
             "from os import system; system('id')",
             "import os as o; o.system('id')",
-            "print(open('/home/u/.ssh/id_rsa').read())",
-            "import json; print(json.load(open('x')))",
             "__import__('os').system('id')",
             "import antigravity",
             "import idlelib.idle",
@@ -807,6 +913,13 @@ mod tests {
             "import json; print(json.loads('{}', object_hook=print))",
             "print(repr)",
             "from x import obj; print(type(obj).get(obj, 'k'))",
+            "print(open('x', 'w'))",
+            "print(open('x', 'a').write('1'))",
+            "print(open(name).read())",
+            "import os as m; print(m.system('id'))",
+            "import json as m; m = 1; print(m.load(sys.stdin))",
+            "print(open('x').write('y'))",
+            "import jwt; print(jwt.X.__init__.__globals__)",
         ] {
             assert!(!ok(c), "{c}");
         }
