@@ -313,7 +313,13 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             Kind::Code => Effect::RunCode {
                 code: crate::text::excerpt(&w.text),
             },
-            Kind::PythonCode => match w.known_value().and_then(crate::local::python_code::reads) {
+            Kind::PythonCode | Kind::JsCode => match w.known_value().and_then(|c| {
+                if v.kind == Kind::PythonCode {
+                    crate::local::python_code::reads(c)
+                } else {
+                    crate::local::js_code::reads(c)
+                }
+            }) {
                 Some(files) => {
                     // The literal files it opens are read (a credential among them is seen).
                     for f in files {

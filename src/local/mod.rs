@@ -21,6 +21,7 @@ mod embedded;
 pub mod env_vars;
 pub mod fs;
 pub mod instruction_files;
+pub mod js_code;
 pub mod judge;
 pub mod listing;
 pub mod options;

@@ -339,7 +339,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
         let given = r.values.iter().any(|v| {
             matches!(
                 v.kind,
-                Kind::Sql | Kind::Code | Kind::PythonCode | Kind::Script
+                Kind::Sql | Kind::Code | Kind::PythonCode | Kind::JsCode | Kind::Script
             ) || r.spec().input_flags.iter().any(|f| *f == *v.from)
         }) || argv[1..]
             .iter()

@@ -97,6 +97,9 @@ pub enum Kind {
     /// Python given as text (`python -c`): code that only imports and prints is the project's
     /// code, anything else is code (`local::python_code`).
     PythonCode,
+    /// JavaScript given as text (`node -e`): code that only loads modules and prints is the
+    /// project's code, anything else is code (`local::js_code`).
+    JsCode,
     /// A database name or connection string (`postgres://host/db`, `host=… dbname=…`): a host
     /// in it is where the client connects.
     Database,
@@ -139,6 +142,7 @@ impl Kind {
             "assigns" => Kind::Assigns,
             "sql" => Kind::Sql,
             "python-code" => Kind::PythonCode,
+            "js-code" => Kind::JsCode,
             "template" => Kind::Template,
             "database" => Kind::Database,
             "subcommand" => Kind::Subcommand,

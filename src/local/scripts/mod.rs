@@ -302,11 +302,14 @@ fn judge_source(
         }
         _ => {
             let found = judge_code(&text, lang, s, full, rules, ctx, tier1);
-            // Python that only imports and prints runs the project's modules and packages, as
-            // its tests do (`local::python_code`); other code given as text is never the
-            // project's own tooling.
-            let imports_only =
-                lang == Lang::Python && crate::local::python_code::only_imports_and_prints(&text);
+            // Python or JavaScript that only imports and prints runs the project's modules and
+            // packages, as its tests do (`local::python_code`, `local::js_code`); other code
+            // given as text is never the project's own tooling.
+            let imports_only = match lang {
+                Lang::Python => crate::local::python_code::only_imports_and_prints(&text),
+                Lang::Js => crate::local::js_code::reads(&text).is_some(),
+                _ => false,
+            };
             if found.is_none() && matches!(s.body, Body::Text(..)) && !imports_only {
                 return Some(uncertain(format!("runs {}, code given as text", s.shown)));
             }
