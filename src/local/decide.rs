@@ -281,12 +281,14 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
         && analysis.unknowns.is_empty()
         && analysis.parse_error.is_none()
     {
-        report_in(
-            String::new(),
-            Vec::new(),
-            Part::new(Verdict::Uncertain, "empty command", None),
-            None,
-        );
+        // A line of `[[ … ]]` tests whose words were all read runs nothing; any other empty
+        // line is not what it seems.
+        let part = if analysis.tests {
+            Part::new(Verdict::Allow, "only `[[ … ]]` tests: runs nothing", None)
+        } else {
+            Part::new(Verdict::Uncertain, "empty command", None)
+        };
+        report_in(String::new(), Vec::new(), part, None);
     }
     let mut decision = combine("Bash", reports);
     // Signs only ever hold back an allow or turn a call into a deny: a denied call needs none.

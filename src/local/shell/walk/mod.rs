@@ -245,6 +245,7 @@ impl Walker {
                 }
             }
             ast::Command::ExtendedTest(t, redirects) => {
+                self.out.tests = true;
                 self.test_expr(&t.expr);
                 self.compound_redirects(redirects.as_ref());
             }
