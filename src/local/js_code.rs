@@ -246,7 +246,9 @@ impl Parser<'_> {
 
     fn new_name(&mut self) -> Option<String> {
         match self.next() {
-            Tok::Name(n) if ok_name(&n) && !GLOBALS.contains(&n.as_str()) && n != "require" => {
+            // A secret-looking name may be bound (`const {getAuth} = require(…)`); its value is
+            // only ever used under `typeof` (below).
+            Tok::Name(n) if plain_name(&n) && !GLOBALS.contains(&n.as_str()) && n != "require" => {
                 Some(n)
             }
             _ => None,
@@ -353,6 +355,7 @@ impl Parser<'_> {
             }
             Tok::Name(n) if n == "require" => self.require()?,
             Tok::Name(n) if GLOBALS.contains(&n.as_str()) => Val::Path(n),
+            Tok::Name(n) if !self.typeof_only && !ok_name(&n) => return None,
             Tok::Name(n) => self.names.iter().rfind(|(x, _)| *x == n)?.1.clone(),
             Tok::Op(o) if o == "(" => {
                 let v = self.expr()?;
@@ -606,6 +609,7 @@ mod tests {
             "const p=require('./package.json'); const l=require('./package-lock.json'); console.log('lock:', !!l.packages['node_modules/x']); console.log('node:', process.version)",
             "const d = require('./src/data/git-log.json'); console.log('总条数:', d.length)",
             "console.log(Bun.version)",
+            "const {getAuth} = require('firebase-admin/auth'); console.log(typeof getAuth)",
         ] {
             assert!(reads(c).is_some(), "{c}");
         }
@@ -637,6 +641,7 @@ mod tests {
             "const x = require('x'); console.log({k: x}.k.run())",
             "process.exit(1)",
             "const s = require('./settings'); console.log(s.apiToken)",
+            "const {apiToken} = require('./settings'); console.log(apiToken)",
             "const fs=require('fs'); fs.readFileSync(name)",
         ] {
             assert!(reads(c).is_none(), "{c}");
