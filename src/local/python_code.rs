@@ -15,121 +15,47 @@
 //! that name things (`__version__`, `__file__`, `__name__`), and no name shadowing a builtin.
 
 /// Builtins that compute from their arguments (and print).
+#[rustfmt::skip]
 const PURE_BUILTINS: &[&str] = &[
-    "print",
-    "repr",
-    "str",
-    "len",
-    "type",
-    "sorted",
-    "list",
-    "tuple",
-    "dict",
-    "set",
-    "dir",
-    "hasattr",
-    "isinstance",
-    "bool",
-    "int",
-    "float",
-    "sum",
-    "min",
-    "max",
-    "abs",
-    "round",
-    "hex",
-    "enumerate",
-    "zip",
-    "range",
-    "reversed",
-    "any",
-    "all",
-    "format",
-    "chr",
-    "ord",
+    "print", "repr", "str", "len", "type", "sorted", "list", "tuple", "dict", "set", "dir",
+    "hasattr", "isinstance", "bool", "int", "float", "sum", "min", "max", "abs", "round", "hex",
+    "enumerate", "zip", "range", "reversed", "any", "all", "format", "chr", "ord",
 ];
 
 /// Functions of a module (imported under its own name) that read and compute only.
+#[rustfmt::skip]
 const PURE_MODULE_FUNCTIONS: &[&str] = &[
-    "json.load",
-    "json.loads",
-    "json.dumps",
-    "importlib.metadata.version",
-    "inspect.signature",
-    "inspect.getsource",
-    "inspect.getfile",
-    "os.path.dirname",
-    "os.path.basename",
-    "os.path.join",
-    "os.path.exists",
-    "os.path.isfile",
-    "os.path.isdir",
-    "os.path.getsize",
-    "os.listdir",
-    "os.getcwd",
-    "sys.stdin.read",
-    "platform.python_version",
-    "platform.system",
+    "json.load", "json.loads", "json.dumps", "importlib.metadata.version", "inspect.signature",
+    "inspect.getsource", "inspect.getfile", "os.path.dirname", "os.path.basename", "os.path.join",
+    "os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.getsize", "os.listdir",
+    "os.getcwd", "sys.stdin.read", "platform.python_version", "platform.system",
     "platform.machine",
 ];
 
 /// Methods of plain data (str, list, dict from JSON or literals).
+#[rustfmt::skip]
 const DATA_METHODS: &[&str] = &[
-    "get",
-    "keys",
-    "values",
-    "items",
-    "split",
-    "strip",
-    "lower",
-    "upper",
-    "startswith",
-    "endswith",
-    "join",
-    "replace",
-    "count",
-    "index",
-    "find",
+    "get", "keys", "values", "items", "split", "strip", "lower", "upper", "startswith", "endswith",
+    "join", "replace", "count", "index", "find",
 ];
 
 /// Keyword arguments that only format what is printed or dumped.
 const FORMAT_KEYWORDS: &[&str] = &["sep", "end", "flush", "indent", "sort_keys", "ensure_ascii"];
 
 /// Builtins whose result is plain data whatever they are given (a string, number or bool).
+#[rustfmt::skip]
 const DATA_RESULT: &[&str] = &[
-    "print",
-    "repr",
-    "str",
-    "len",
-    "bool",
-    "int",
-    "float",
-    "hex",
-    "hasattr",
-    "isinstance",
-    "format",
-    "chr",
-    "ord",
-    "round",
-    "abs",
-    "sum",
-    "any",
-    "all",
-    "dir",
+    "print", "repr", "str", "len", "bool", "int", "float", "hex", "hasattr", "isinstance",
+    "format", "chr", "ord", "round", "abs", "sum", "any", "all", "dir",
 ];
 
 /// Names never read: the environment holds secrets.
 const SECRET_HOLDERS: &[&str] = &["environ", "environb", "getenv", "getenvb"];
 
 /// Attributes that start with `_` and only name things.
+#[rustfmt::skip]
 const NAMING_DUNDERS: &[&str] = &[
-    "__version__",
-    "__file__",
-    "__name__",
-    "__path__",
-    "__doc__",
-    "__init__",
-    "__module__",
+    "__version__", "__file__", "__name__", "__path__", "__doc__", "__init__", "__module__",
     "__qualname__",
 ];
 
@@ -141,122 +67,8 @@ const KEYWORDS_OK: &[&str] = &[
     "False",
 ];
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Name(String),
-    /// A string literal, with its text when it has no escapes and no prefix.
-    Str(Option<String>),
-    Num,
-    Op(String),
-    End,
-}
-
-fn tokens(src: &str) -> Option<Vec<Tok>> {
-    let b = src.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut depth = 0usize;
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b' ' | b'\t' => i += 1,
-            b'\n' | b'\r' => {
-                // A newline inside brackets continues the expression; at the top it ends a
-                // statement, and the next must not be indented (no blocks).
-                i += 1;
-                if depth == 0 {
-                    out.push(Tok::End);
-                    if i < b.len() && matches!(b[i], b' ' | b'\t') {
-                        let rest = src[i..].trim_start_matches([' ', '\t']);
-                        if !rest.is_empty() && !rest.starts_with(['\n', '\r']) {
-                            return None;
-                        }
-                    }
-                }
-            }
-            b';' => {
-                out.push(Tok::End);
-                i += 1;
-            }
-            b'#' | b'\\' | b'@' | b'`' | b'$' | b'!' | b'?' => return None,
-            b'\'' | b'"' => {
-                let start = i;
-                i = string_end(b, i)?;
-                let inner = &src[start + 1..i - 1];
-                out.push(Tok::Str((!inner.contains('\\')).then(|| inner.to_string())));
-            }
-            b'0'..=b'9' => {
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_')
-                {
-                    i += 1;
-                }
-                out.push(Tok::Num);
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let start = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                let word = &src[start..i];
-                // String prefixes: raw, bytes, unicode; never f-strings (they hold code).
-                if i < b.len() && matches!(b[i], b'\'' | b'"') {
-                    if !matches!(word, "r" | "b" | "u" | "rb" | "br" | "R" | "B" | "U") {
-                        return None;
-                    }
-                    i = string_end(b, i)?;
-                    out.push(Tok::Str(None));
-                    continue;
-                }
-                out.push(Tok::Name(word.to_string()));
-            }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                out.push(Tok::Op((c as char).to_string()));
-                i += 1;
-            }
-            b')' | b']' | b'}' => {
-                depth = depth.checked_sub(1)?;
-                out.push(Tok::Op((c as char).to_string()));
-                i += 1;
-            }
-            _ => {
-                let two = src.get(i..i + 2).unwrap_or("");
-                if matches!(two, "==" | "!=" | "<=" | ">=" | "//" | "**") {
-                    out.push(Tok::Op(two.to_string()));
-                    i += 2;
-                } else if b".,:=+-*/%<>".contains(&c) {
-                    out.push(Tok::Op((c as char).to_string()));
-                    i += 1;
-                } else {
-                    return None;
-                }
-            }
-        }
-    }
-    if depth != 0 {
-        return None;
-    }
-    out.push(Tok::End);
-    Some(out)
-}
-
-/// The index after the string literal starting at `i` (single-line quotes only).
-fn string_end(b: &[u8], i: usize) -> Option<usize> {
-    let q = b[i];
-    if b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q) {
-        return None; // triple quotes: not needed for one-liners
-    }
-    let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 2,
-            b'\n' => return None,
-            c if c == q => return Some(j + 1),
-            _ => j += 1,
-        }
-    }
-    None
-}
+mod tokens;
+use tokens::{Tok, tokens};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Bound {
@@ -784,144 +596,19 @@ impl Parser<'_> {
     }
 }
 
+/// Keywords and builtins that define, jump, reach the interpreter or read input.
+#[rustfmt::skip]
+const OTHER_KEYWORDS: &[&str] = &[
+    "def", "class", "lambda", "with", "while", "try", "except", "finally", "raise", "return",
+    "yield", "global", "nonlocal", "del", "assert", "async", "await", "pass", "break", "continue",
+    "elif", "match", "case", "exec", "eval", "open", "compile", "input", "getattr", "setattr",
+    "delattr", "globals", "locals", "vars", "breakpoint", "help", "memoryview", "object", "super",
+    "staticmethod", "classmethod", "property", "exit", "quit",
+];
+
 fn is_other_keyword(n: &str) -> bool {
-    matches!(
-        n,
-        "def"
-            | "class"
-            | "lambda"
-            | "with"
-            | "while"
-            | "try"
-            | "except"
-            | "finally"
-            | "raise"
-            | "return"
-            | "yield"
-            | "global"
-            | "nonlocal"
-            | "del"
-            | "assert"
-            | "async"
-            | "await"
-            | "pass"
-            | "break"
-            | "continue"
-            | "elif"
-            | "match"
-            | "case"
-            | "exec"
-            | "eval"
-            | "open"
-            | "compile"
-            | "input"
-            | "getattr"
-            | "setattr"
-            | "delattr"
-            | "globals"
-            | "locals"
-            | "vars"
-            | "breakpoint"
-            | "help"
-            | "memoryview"
-            | "object"
-            | "super"
-            | "staticmethod"
-            | "classmethod"
-            | "property"
-            | "exit"
-            | "quit"
-    )
+    OTHER_KEYWORDS.contains(&n)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::only_imports_and_prints as ok;
-
-    #[test]
-    fn imports_and_prints_are_the_projects_code() {
-        for c in [
-            "from PIL import Image; print('PIL_FOUND')",
-            "import mcp; print(mcp.__version__)",
-            "import sys, ap2; print(ap2.__file__)",
-            "from a2a.types import TaskState; print(repr(TaskState.input_required), repr(TaskState.input_required.value))",
-            "import x402; print(x402.__version__ if hasattr(x402, '__version__') else 'no __version__'); from x402 import types; print('x402.types OK')",
-            "import importlib.metadata as m; print(m.__name__)",
-            "import importlib.metadata; print(importlib.metadata.version('mcp'))",
-            "import sys,json; d=json.load(sys.stdin); print(d['status']['description'])",
-            "import sys,json; d=json.load(sys.stdin); [print(a['browser_download_url']) for a in d.get('assets',[])]",
-            "import sys,json; jobs=json.load(sys.stdin)['jobs']; [print(j['name'], j['conclusion'], j['id']) for j in jobs]",
-            "from mcp.server.fastmcp import FastMCP; import inspect; print(inspect.signature(FastMCP.tool))",
-            "import json,sys; d=json.load(sys.stdin)[0]; print(repr(d['content'][:500]))",
-            "import prompts; import api; print('Both modules OK')",
-            "import os;print('%.3f MB' % (os.path.getsize('grader.ipynb')/1e6))",
-            "import importlib.metadata as m; print(m.version('mcp'))",
-            "import jwt; import inspect; sig = inspect.signature(jwt.PyJWKClient.__init__); print(sig)",
-            "import json; nb=json.load(open('grader.ipynb',encoding='utf-8')); print('cells', len(nb['cells']))",
-            "print(open('README.md').read()[:100])",
-            "import x402; print(x402.__file__); import os; print(os.listdir(os.path.dirname(x402.__file__)))",
-        ] {
-            assert!(ok(c), "{c}");
-        }
-    }
-
-    #[test]
-    fn files_opened_are_reads() {
-        assert_eq!(
-            super::reads("import json; print(json.load(open('a.json', encoding='utf-8')))"),
-            Some(vec!["a.json".to_string()])
-        );
-        assert_eq!(
-            super::reads("print(open('/home/dev/.ssh/id_rsa', 'rb').read())"),
-            Some(vec!["/home/dev/.ssh/id_rsa".to_string()])
-        );
-    }
-
-    #[test]
-    fn anything_else_is_code() {
-        for c in [
-            "import os; os.system('rm -rf ~')",
-            "from os import system as repr; print(repr('id'))",
-            "from os import system; system('id')",
-            "import os as o; o.system('id')",
-            "__import__('os').system('id')",
-            "import antigravity",
-            "import idlelib.idle",
-            "import pip.__main__",
-            "print(f'{__import__(\"os\").system(\"id\")}')",
-            "x = lambda: 1; print(x())",
-            "import subprocess; subprocess.run(['id'])",
-            "import sys; print(sys.modules['os'].system('id'))",
-            "import json; d = json.load(sys.stdin); d.__class__",
-            "exec('print(1)')",
-            "print(getattr(__builtins__, 'exec'))",
-            "import shutil; print(shutil.rmtree('/x'))",
-            "for x in y:\n  print(x)",
-            "import os; print(os.path.join('a', 'b').__class__)",
-            "import json; [x.system('id') for x in [json]]",
-            "import os\n  print(1)",
-            "d = {}; d.update(x=1); print(d)",
-            "",
-            "print(1); # comment",
-            "import os; print(os.environ)",
-            "from os import environ; print(environ)",
-            "import requests; [x.get('http://e') for x in [requests]]",
-            "from os import system; print(sorted(['id'], key=system))",
-            "from config import API_KEY; print(API_KEY)",
-            "import settings; print(settings.SECRET_KEY)",
-            "print('x', file=open('a', 'w'))",
-            "import json; print(json.loads('{}', object_hook=print))",
-            "print(repr)",
-            "from x import obj; print(type(obj).get(obj, 'k'))",
-            "print(open('x', 'w'))",
-            "print(open('x', 'a').write('1'))",
-            "print(open(name).read())",
-            "import os as m; print(m.system('id'))",
-            "import json as m; m = 1; print(m.load(sys.stdin))",
-            "print(open('x').write('y'))",
-            "import jwt; print(jwt.X.__init__.__globals__)",
-        ] {
-            assert!(!ok(c), "{c}");
-        }
-    }
-}
+mod tests;
