@@ -1,6 +1,6 @@
 //! Python source as tokens: names, string literals (their text when plain), numbers and
-//! operators; anything a one-liner of imports and prints does not need is refused (`#`, `\\`,
-//! decorators, triple quotes, f-strings, an indented line).
+//! operators; anything a one-liner of imports and prints does not need is refused (`#`, a
+//! backslash, decorators, triple quotes, f-strings, an indented line).
 
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {
