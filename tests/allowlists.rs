@@ -1,8 +1,10 @@
-//! Routine commands from real users' Claude Code allowlists (`tests/corpus/allowlists.jsonl`:
-//! `permissions.allow` entries of public repositories' `.claude/settings*.json`, each turned into
-//! a concrete command, the source repository on each line). People approved these again and
-//! again, so a guard that asks for them gets switched off. The share Tier 1 allows is printed
-//! (the README quotes it) and held above a floor; none may be denied.
+//! Routine commands from real users' Claude Code allowlists: `permissions.allow` entries of
+//! public repositories' `.claude/settings*.json`, each turned into a concrete command, the source
+//! repository on each line. `tests/corpus/allowlists.jsonl` is the first set; `allowlists-fresh.jsonl`
+//! a held-out one from repositories not in it (issue 33), each line labelled `routine` or not (a
+//! deploy, a push, an install of a new package, a login: the person's to approve). People approved
+//! these again and again, so a guard that asks for them gets switched off. The share Tier 1 allows
+//! is printed (the README quotes it) and held above a floor; none may be denied.
 
 use sentinel::call::ToolCall;
 use sentinel::decide::decide;
@@ -12,19 +14,29 @@ use sentinel::rules::Rules;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The share of the list Tier 1 must allow; raise it as the specs grow, never lower it. Lowered
-/// once, from 80% to 78%, when a body sent to this machine became a send (issue 28: 10 posts
-/// to local MCP and dev servers, 80.7% to 78.9%): a correct answer, not a widening.
-const FLOOR: f64 = 0.78;
+/// The share of the first list Tier 1 must allow; raise it as the specs grow, never lower it
+/// (lowered once, by 2 points, when a body sent to this machine became a send, issue 28: posts to
+/// local MCP and dev servers, a correct answer rather than a widening).
+const FLOOR: f64 = 0.88;
+/// The share of the held-out list's routine commands Tier 1 must allow.
+const FRESH_FLOOR: f64 = 0.95;
 
 #[derive(serde::Deserialize)]
 struct Entry {
     command: String,
     repo: String,
+    /// Only in the held-out set: whether a careful person would let it run without a prompt.
+    #[serde(default = "yes")]
+    routine: bool,
 }
 
-#[test]
-fn routine_commands_from_real_allowlists_are_allowed() {
+fn yes() -> bool {
+    true
+}
+
+/// Decides every routine line of `text`; prints the share and what is not allowed; returns
+/// (routine commands, allowed, denied lines).
+fn measure(name: &str, text: &str) -> (usize, usize, Vec<String>) {
     let rules = Rules::bundled(Some(Path::new("/home/dev")));
     let ctx = Context::lexical(
         Path::new("/home/dev/proj"),
@@ -35,12 +47,11 @@ fn routine_commands_from_real_allowlists_are_allowed() {
     let mut not_allowed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut denied = Vec::new();
     let mut repos = std::collections::BTreeSet::new();
-    let text = include_str!("corpus/allowlists.jsonl");
     let mut total = 0;
+    let mut other = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let e: Entry = serde_json::from_str(line).expect("allowlist line is JSON");
         repos.insert(e.repo.clone());
-        total += 1;
         let d = decide(
             &ToolCall::Shell {
                 command: e.command.clone(),
@@ -49,6 +60,12 @@ fn routine_commands_from_real_allowlists_are_allowed() {
             &ctx,
         )
         .expect("Bash always gets a decision");
+        if !e.routine {
+            other += 1;
+            println!("  not routine: {}  ←  {}", e.command, d.verdict.as_str());
+            continue;
+        }
+        total += 1;
         *counts.entry(d.verdict.as_str()).or_default() += 1;
         if d.verdict == Verdict::Deny {
             denied.push(format!("{}: {}", e.command, d.reason));
@@ -67,27 +84,52 @@ fn routine_commands_from_real_allowlists_are_allowed() {
         }
     }
     let allowed = counts.get("allow").copied().unwrap_or(0);
-    let share = allowed as f64 / total as f64;
     println!(
-        "allowlists: {total} commands from {} repositories; Tier 1 allows {allowed} ({:.1}%); {counts:?}",
+        "{name}: {total} routine commands ({other} others) from {} repositories; Tier 1 allows {allowed} ({:.1}%); {counts:?}",
         repos.len(),
-        share * 100.0
+        allowed as f64 * 100.0 / total as f64
     );
     for (program, cases) in &not_allowed {
         for c in cases {
             println!("  not allowed [{program}] {c}");
         }
     }
-    assert!(total >= 300, "the list holds {total} commands");
+    (total, allowed, denied)
+}
+
+fn hold(name: &str, text: &str, min: usize, floor: f64) {
+    let (total, allowed, denied) = measure(name, text);
+    assert!(total >= min, "the list holds {total} commands");
     assert!(
         denied.is_empty(),
         "routine commands denied:\n{}",
         denied.join("\n")
     );
+    let share = allowed as f64 / total as f64;
     assert!(
-        share >= FLOOR,
-        "Tier 1 allows {:.1}% of the allowlist commands, under the {:.0}% floor",
+        share >= floor,
+        "Tier 1 allows {:.1}% of the {name} commands, under the {:.0}% floor",
         share * 100.0,
-        FLOOR * 100.0
+        floor * 100.0
+    );
+}
+
+#[test]
+fn routine_commands_from_real_allowlists_are_allowed() {
+    hold(
+        "allowlists",
+        include_str!("corpus/allowlists.jsonl"),
+        300,
+        FLOOR,
+    );
+}
+
+#[test]
+fn routine_commands_from_held_out_allowlists_are_allowed() {
+    hold(
+        "allowlists-fresh",
+        include_str!("corpus/allowlists-fresh.jsonl"),
+        150,
+        FRESH_FLOOR,
     );
 }

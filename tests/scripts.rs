@@ -389,7 +389,13 @@ fn code_given_as_text_is_read() {
             "python3 - <<'EOF'\nimport os\nos.system('rm -rf ~')\nEOF",
             "deny",
         ),
-        ("python3 -c 'print(1)'", "ask"),
+        // Only imports and prints: the project's code (local::scripts::python_code); anything else asks.
+        ("python3 -c 'print(1)'", "allow"),
+        ("python3 -c 'print(open(\"x\", \"w\"))'", "ask"),
+        (
+            "node -e 'console.log(require(\"fs\").readdirSync(\"/\"))'",
+            "ask",
+        ),
     ] {
         s.put("artisan", "<?php\n");
         let (v, why) = s.bash(command, "bypassPermissions");

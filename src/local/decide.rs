@@ -13,6 +13,7 @@ use crate::local::policy::embedded;
 use crate::local::policy::judge::{effective_cwd, hard_block, judge_seen};
 use crate::local::policy::outcome::combine;
 use crate::local::policy::signs;
+use crate::local::policy::token_hosts;
 use crate::local::policy::{self, Part};
 use crate::local::scripts::bins;
 use crate::local::scripts::{self, Pending};
@@ -56,7 +57,20 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         ToolCall::Other { .. } => return None,
     };
     decision.cwd = ctx.cwd.to_string_lossy().into_owned();
-    if signs::exfiltration(&decision.signs) && decision.verdict < Verdict::Deny {
+    let own_service = |c: &str| token_hosts::own_service_only(c, signs::is_secret_variable_name);
+    if signs::exfiltration(&decision.signs)
+        && decision.verdict < Verdict::Deny
+        && matches!(call, ToolCall::Shell { command } if own_service(command))
+    {
+        // A service's token sent over https to that service's own API: its purpose, not a
+        // leak; never allowed locally all the same.
+        decision.verdict = decision.verdict.max(Verdict::Uncertain);
+        decision.rule = None;
+        decision.reason = format!(
+            "sentinel[local]: uncertain: sends a token to the service it is issued for ({})",
+            signs::describe(&decision.signs)
+        );
+    } else if signs::exfiltration(&decision.signs) && decision.verdict < Verdict::Deny {
         // Credential access and network egress in one call: blocked in every session.
         decision.verdict = Verdict::Deny;
         decision.rule = None;
@@ -285,12 +299,14 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
         && analysis.unknowns.is_empty()
         && analysis.parse_error.is_none()
     {
-        report_in(
-            String::new(),
-            Vec::new(),
-            Part::new(Verdict::Uncertain, "empty command", None),
-            None,
-        );
+        // A line of `[[ … ]]` tests whose words were all read runs nothing; any other empty
+        // line is not what it seems.
+        let part = if analysis.tests {
+            Part::new(Verdict::Allow, "only `[[ … ]]` tests: runs nothing", None)
+        } else {
+            Part::new(Verdict::Uncertain, "empty command", None)
+        };
+        report_in(String::new(), Vec::new(), part, None);
     }
     let mut decision = combine("Bash", reports);
     // Signs only ever hold back an allow or turn a call into a deny: a denied call needs none.

@@ -73,6 +73,7 @@ pub fn corpus(root: &Path) -> Vec<Case> {
     let mut files = vec![
         dir.join("sentinel-cases.jsonl"),
         dir.join("allowlists.jsonl"),
+        dir.join("allowlists-fresh.jsonl"),
         dir.join("peer-cases.jsonl"),
     ];
     let mut cases: Vec<_> = std::fs::read_dir(dir.join("cases"))
@@ -83,7 +84,7 @@ pub fn corpus(root: &Path) -> Vec<Case> {
     files.extend(cases);
     let mut out = Vec::new();
     for f in files {
-        let allowlist = f.ends_with("allowlists.jsonl");
+        let allowlist = f.ends_with("allowlists.jsonl") || f.ends_with("allowlists-fresh.jsonl");
         for l in std::fs::read_to_string(&f).unwrap().lines() {
             let Ok(v) = serde_json::from_str::<serde_json::Value>(l) else {
                 continue;

@@ -5,6 +5,7 @@ use crate::decision::effect::Effect;
 use crate::decision::{RuleRef, Verdict};
 use crate::local::context::Context;
 use crate::local::paths::scan::Mask;
+use crate::local::policy::listing;
 use crate::local::policy::{
     self, Part, TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word,
 };
@@ -159,6 +160,16 @@ pub(in crate::local) fn judge_inner(
     }
 
     // What the command does, as its program reads its arguments (SPEC 2.2).
+    let dashless;
+    let cmd = if listing::relative_names_are_dashless(cmd, cwd.as_deref(), &rules.specs, ctx) {
+        dashless = SimpleCommand {
+            extra_args_from_find: true,
+            ..cmd.clone()
+        };
+        &dashless
+    } else {
+        cmd
+    };
     let mut effects = effects::of(cmd, &rules.specs);
     if cmd.role == Role::Wrapper {
         // The command it runs is judged on its own (`python -m pytest` as `pytest`); what the

@@ -7,8 +7,10 @@
 pub mod delete_below;
 pub(in crate::local) mod embedded;
 pub mod judge;
+pub mod listing;
 pub mod outcome;
 pub mod signs;
+pub mod token_hosts;
 
 use crate::decision::effect::Effect;
 use crate::decision::{CommandReport, RuleRef, Verdict};
@@ -112,6 +114,40 @@ const RISKY_TASKS: &[&str] = &[
     "nuke",
     "schema:load",
 ];
+
+/// A local build of a release or production variant (`assembleRelease`, `bundleRelease`,
+/// `build:prod`): a build verb first, then only variant names; any other word (`buildAndDeploy`,
+/// `build-push`) keeps the task risky.
+fn builds_a_variant(task: &str) -> bool {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    for c in task.chars() {
+        if c.is_ascii_uppercase() && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        if c.is_ascii_alphanumeric() {
+            cur.push(c.to_ascii_lowercase());
+        } else if !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    let Some((verb, rest)) = words.split_first() else {
+        return false;
+    };
+    matches!(
+        verb.as_str(),
+        "assemble" | "bundle" | "build" | "compile" | "lint" | "test"
+    ) && !rest.is_empty()
+        && rest.iter().all(|w| {
+            matches!(
+                w.as_str(),
+                "release" | "prod" | "production" | "debug" | "staging"
+            )
+        })
+}
 
 /// The verdict over a command's effects: the first effect at the highest verdict decides.
 /// `cwd` is where the command runs (None after a `cd` sentinel cannot follow).
@@ -240,6 +276,10 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
                     shell::excerpt(&path.text)
                 )));
             }
+            // A file run is read first: `source .env` reads a credential into the shell.
+            if let Some(p) = read(path, None, base, rules, ctx) {
+                return Some(p);
+            }
             let Some(found) = resolve_all(path, base, ctx) else {
                 return Some(Part::uncertain(format!(
                     "runs `{}`, which is not known before it runs",
@@ -281,7 +321,9 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             let n = name.known_value().unwrap_or("").to_ascii_lowercase();
             // `env` prints the environment, secrets included (`npm run env`).
             let prints_env = n.split([':', '-', '_', '.']).any(|part| part == "env");
-            (n.is_empty() || prints_env || RISKY_TASKS.iter().any(|r| n.contains(r))).then(|| {
+            let risky = RISKY_TASKS.iter().any(|r| n.contains(r))
+                && !builds_a_variant(name.known_value().unwrap_or(""));
+            (n.is_empty() || prints_env || risky).then(|| {
                 Part::uncertain(format!(
                     "runs the project task `{}`, which may reach beyond this machine",
                     name.text

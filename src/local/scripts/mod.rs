@@ -23,9 +23,11 @@
 
 pub mod bins;
 mod code;
+pub mod js_code;
 mod lang;
 mod make;
 mod package;
+pub mod python_code;
 mod sources;
 mod texts;
 pub mod writes;
@@ -303,8 +305,15 @@ fn judge_source(
         }
         _ => {
             let found = judge_code(&text, lang, s, full, rules, ctx, tier1);
-            if found.is_none() && matches!(s.body, Body::Text(..)) {
-                // Code given as text is never the project's own tooling (`python -c` is not).
+            // Python or JavaScript that only imports and prints runs the project's modules and
+            // packages, as its tests do (`local::scripts::python_code`, `local::scripts::js_code`); other code
+            // given as text is never the project's own tooling.
+            let imports_only = match lang {
+                Lang::Python => crate::local::scripts::python_code::only_imports_and_prints(&text),
+                Lang::Js => crate::local::scripts::js_code::reads(&text).is_some(),
+                _ => false,
+            };
+            if found.is_none() && matches!(s.body, Body::Text(..)) && !imports_only {
                 return Some(uncertain(format!("runs {}, code given as text", s.shown)));
             }
             found

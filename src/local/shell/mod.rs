@@ -238,6 +238,9 @@ pub struct Analysis {
     /// Set when the command does not parse at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse_error: Option<String>,
+    /// `[[ … ]]` tests walked: a line of tests alone runs nothing (`[[ -f .env.local ]]`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tests: bool,
 }
 
 /// Parses a Bash command and finds every simple command it would run.

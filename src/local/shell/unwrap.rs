@@ -548,6 +548,28 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
             }
             inner(start, name)
         }
+        // `bun x tsc` is `bunx tsc`: the same plain options only.
+        "bun" if argv.get(1).is_some_and(|w| w.text == "x" && w.is_literal()) => {
+            let rest = &argv[1..];
+            let start = skip_options(rest, &[], &[]);
+            let plain = rest[1..start.min(rest.len())]
+                .iter()
+                .all(|w| matches!(w.text.as_str(), "-y" | "--yes" | "--no-install" | "--"));
+            if !plain {
+                return Unwrap::No;
+            }
+            inner(start + 1, "bun x")
+        }
+        // `corepack pnpm install`: runs the package manager the project pins (fetched once, as
+        // any package manager is), judged as that package manager.
+        "corepack"
+            if argv.get(1).is_some_and(|w| {
+                w.is_literal()
+                    && matches!(w.text.as_str(), "npm" | "npx" | "pnpm" | "pnpx" | "yarn")
+            }) =>
+        {
+            inner(1, "corepack")
+        }
         // `pnpm --filter web exec tsc`: workspace selection before `exec` does not change what
         // runs (the package directories lie inside the project).
         "pnpm" | "yarn" => {

@@ -104,6 +104,12 @@ pub enum Kind {
     /// SQL run by a database client: a query that only reads is text, anything else is code
     /// (`local::spec::sql`).
     Sql,
+    /// Python given as text (`python -c`): code that only imports and prints is the project's
+    /// code, anything else is code (`local::scripts::python_code`).
+    PythonCode,
+    /// JavaScript given as text (`node -e`): code that only loads modules and prints is the
+    /// project's code, anything else is code (`local::scripts::js_code`).
+    JsCode,
     /// A database name or connection string (`postgres://host/db`, `host=… dbname=…`): a host
     /// in it is where the client connects.
     Database,
@@ -149,6 +155,8 @@ impl Kind {
             "variable" => Kind::Variable,
             "assigns" => Kind::Assigns,
             "sql" => Kind::Sql,
+            "python-code" => Kind::PythonCode,
+            "js-code" => Kind::JsCode,
             "template" => Kind::Template,
             "database" => Kind::Database,
             "subcommand" => Kind::Subcommand,

@@ -349,6 +349,27 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             Kind::Code => Effect::RunCode {
                 code: crate::text::excerpt(&w.text),
             },
+            Kind::PythonCode | Kind::JsCode => match w.known_value().and_then(|c| {
+                if v.kind == Kind::PythonCode {
+                    crate::local::scripts::python_code::reads(c)
+                } else {
+                    crate::local::scripts::js_code::reads(c)
+                }
+            }) {
+                Some(files) => {
+                    // The literal files it opens are read (a credential among them is seen).
+                    for f in files {
+                        out.list.push(Effect::Read {
+                            path: Word::literal(f),
+                            tree: false,
+                        });
+                    }
+                    Effect::RunProject
+                }
+                None => Effect::RunCode {
+                    code: crate::text::excerpt(&w.text),
+                },
+            },
             Kind::Script => Effect::RunFile { path: w.clone() },
             Kind::Url => Effect::Receive { from: w.clone() },
             Kind::Send => {

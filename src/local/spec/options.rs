@@ -340,8 +340,10 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
     assign_operands(&mut r, &operands, operand_kind, no_first);
     if let Some(kind) = r.spec().input.clone() {
         let given = r.values.iter().any(|v| {
-            matches!(v.kind, Kind::Sql | Kind::Code | Kind::Script)
-                || r.spec().input_flags.iter().any(|f| *f == *v.from)
+            matches!(
+                v.kind,
+                Kind::Sql | Kind::Code | Kind::PythonCode | Kind::JsCode | Kind::Script
+            ) || r.spec().input_flags.iter().any(|f| *f == *v.from)
         }) || argv[1..]
             .iter()
             .any(|w| r.spec().input_flags.contains(&w.text));

@@ -45,6 +45,11 @@ pub(in crate::local::shell) struct Walker {
     /// Variables this script has assigned a literal number, so far in walk order (`arith`):
     /// forgotten by any simple command, which may set them (`read x`).
     numbers: Vec<String>,
+    /// `for` loop variables bound to the word of a listing they take, innermost last; None
+    /// where a binding was ended (`loops.rs`).
+    loop_words: Vec<(String, Option<Word>)>,
+    /// A function was defined: calling one may assign any variable.
+    functions_defined: bool,
 }
 
 mod aliases;
@@ -52,6 +57,7 @@ mod arith;
 mod bounds;
 mod emit;
 mod fed;
+mod loops;
 mod words;
 
 impl Walker {
@@ -66,6 +72,8 @@ impl Walker {
             vars: Vec::new(),
             aliases: Vec::new(),
             numbers: Vec::new(),
+            loop_words: Vec::new(),
+            functions_defined: false,
         }
     }
 
@@ -117,8 +125,11 @@ impl Walker {
         // Nested code (`$( )`, `bash -c`) runs in a subshell or another shell: what it assigns
         // stays there.
         let vars = self.vars.clone();
+        // Another shell (`bash -c`) does not see the loop's variable; `$( )` is hidden too.
+        let loops = std::mem::take(&mut self.loop_words);
         let result = self.script(src);
         self.vars = vars;
+        self.loop_words = loops;
         if let Err(e) = &result {
             self.unknown(format!("{label}: cannot parse `{}`: {e}", excerpt(src)));
             self.salvage(src);
@@ -221,6 +232,7 @@ impl Walker {
                 self.compound_redirects(redirects.as_ref());
             }
             ast::Command::Function(f) => {
+                self.functions_defined = true;
                 // The body is checked where it is defined; calling it by name is an unknown
                 // command, so it is never allowed on the strength of its name.
                 let first = self.out.commands.len();
@@ -236,6 +248,7 @@ impl Walker {
                 }
             }
             ast::Command::ExtendedTest(t, redirects) => {
+                self.out.tests = true;
                 self.test_expr(&t.expr);
                 self.compound_redirects(redirects.as_ref());
             }
@@ -307,12 +320,29 @@ impl Walker {
             C::BraceGroup(g) => self.list(&mut g.list),
             C::Subshell(s) => self.in_subshell(|w| w.list(&mut s.list)),
             C::ForClause(f) => {
-                for v in f.values.iter().flatten() {
-                    self.word(&v.value);
-                }
+                let values: Vec<Word> = f
+                    .values
+                    .iter()
+                    .flatten()
+                    .map(|v| self.word(&v.value))
+                    .collect();
                 // The loop variable takes each word: not a known number.
                 self.assigned(&f.variable_name, false);
-                self.list(&mut f.body.list);
+                let name = f.variable_name.clone();
+                if f.values.is_some() && Walker::bindable(&values) {
+                    // The body is walked with the variable bound to the word.
+                    for v in values {
+                        let depth = self.loop_words.len();
+                        self.loop_words.push((name.clone(), Some(v)));
+                        self.list(&mut f.body.list.clone());
+                        self.loop_words.truncate(depth);
+                    }
+                } else {
+                    let depth = self.loop_words.len();
+                    self.loop_words.push((name, None));
+                    self.list(&mut f.body.list);
+                    self.loop_words.truncate(depth);
+                }
             }
             C::CaseClause(c) => {
                 self.word(&c.value.value);
@@ -445,6 +475,8 @@ impl Walker {
                 }
             }
         }
+        let assigned: Vec<String> = assignments.iter().map(|(n, _)| n.clone()).collect();
+        self.loop_command(&argv, &assigned);
         if !argv.is_empty() {
             // Any command may set variables (`read f`, `export f=…`, a function): a value is
             // known only from bare assignments right before the command that uses it.
@@ -651,7 +683,32 @@ fn listed_paths(c: &SimpleCommand) -> Option<(Vec<Word>, bool)> {
                 .all(|r| r.is_literal() && !r.text.contains(".."))
                 .then_some((roots, dashless))
         }
-        "git" if args.first().is_some_and(|a| a.text == "ls-files") => {
+        // Only options that select which files are listed: `--format`, `--full-name`, `-s`
+        // and the like print other words, or paths relative to another directory.
+        "git"
+            if args.first().is_some_and(|a| a.text == "ls-files")
+                && args[1..].iter().all(|a| {
+                    // A pathspec outside the directory (`:/`, `..`, `/abs`) lists `../` paths.
+                    a.is_literal()
+                        && !a.text.starts_with([':', '/'])
+                        && !a.text.contains("..")
+                        && (!a.text.starts_with('-')
+                            || matches!(
+                                a.text.as_str(),
+                                "-c" | "--cached"
+                                    | "-m"
+                                    | "--modified"
+                                    | "-o"
+                                    | "--others"
+                                    | "-d"
+                                    | "--deleted"
+                                    | "--exclude-standard"
+                                    | "--deduplicate"
+                                    | "--recurse-submodules"
+                                    | "--"
+                            ))
+                }) =>
+        {
             Some((vec![Word::literal(".")], false))
         }
         _ => None,

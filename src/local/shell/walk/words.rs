@@ -6,6 +6,9 @@ use super::*;
 impl Walker {
     /// Quote removal and expansion discovery for one word; substitutions inside are walked.
     pub(in crate::local::shell) fn word(&mut self, raw: &str) -> Word {
+        if let Some(w) = self.loop_word(raw) {
+            return w;
+        }
         // Most words are plain text and quotes: their value is known without brush's parse.
         match super::super::plain::literal_word(raw) {
             Some(text) => Word {
