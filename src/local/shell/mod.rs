@@ -7,6 +7,7 @@
 
 mod decode;
 mod plain;
+mod searches;
 mod unwrap;
 mod walk;
 

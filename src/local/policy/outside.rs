@@ -1,0 +1,228 @@
+//! The paths a simple command writes or deletes, in the directory it works in, and whether
+//! they leave the safe area or reach an excluded path.
+
+use super::Part;
+use crate::local::context::Context;
+use crate::local::policy::{TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word};
+use crate::paths;
+use crate::rules::Rules;
+use crate::shell::{Cwd, SimpleCommand, Word, WordKind};
+use std::borrow::Cow;
+use std::path::Path;
+
+/// Commands that write to (or delete) the paths they are given: their path arguments are
+/// checked against the excluded list.
+pub(in crate::local) const WRITERS: &[&str] = &[
+    "cp", "mv", "install", "ln", "tee", "touch", "mkdir", "rm", "rmdir", "unlink", "truncate",
+    "chmod", "chown", "chgrp", "rsync", "dd", "shred", "scp",
+];
+
+/// Options whose value is a file or directory the command writes: (command, options).
+pub(in crate::local) const WRITE_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "curl",
+        &[
+            "-o",
+            "--output",
+            "--output-dir",
+            "-c",
+            "--cookie-jar",
+            "-D",
+            "--dump-header",
+        ],
+    ),
+    (
+        "wget",
+        &[
+            "-O",
+            "--output-document",
+            "-P",
+            "--directory-prefix",
+            "-o",
+            "--output-file",
+            "-a",
+            "--append-output",
+        ],
+    ),
+    ("sort", &["-o", "--output"]),
+    ("tar", &["-C", "--directory", "-f", "--file"]),
+    ("unzip", &["-d"]),
+    ("git", &["-o", "--output"]),
+    ("time", &["-o", "--output"]),
+    ("tree", &["-o"]),
+    ("sed", &["-i", "--in-place"]),
+];
+
+/// The directory a command runs in, or None when a `cd` made it unknown; borrowed from the
+/// context when no `cd` changed it.
+pub(in crate::local) fn effective_cwd<'a>(
+    cmd: &SimpleCommand,
+    ctx: &Context<'a>,
+) -> Option<Cow<'a, Path>> {
+    match &cmd.cwd {
+        Cwd::Start => Some(Cow::Borrowed(ctx.cwd)),
+        Cwd::Changed(p) => paths::resolve(p, ctx.cwd, ctx.home).map(Cow::Owned),
+        Cwd::Unknown => None,
+    }
+}
+
+/// The words of a command that name paths: its arguments that are not options.
+pub(in crate::local) fn path_args(cmd: &SimpleCommand) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut options_done = false;
+    for w in cmd.args() {
+        if !options_done && w.text == "--" {
+            options_done = true;
+            continue;
+        }
+        if !options_done && w.text.starts_with('-') && w.text.len() > 1 {
+            // `--target-directory=DIR`, `--output=FILE`
+            if let Some((_, v)) = w.text.split_once('=') {
+                out.push(Word {
+                    text: v.to_string(),
+                    kind: w.kind,
+                    value: None,
+                });
+            }
+            continue;
+        }
+        if let Some(v) = w
+            .text
+            .strip_prefix("of=")
+            .or_else(|| w.text.strip_prefix("if="))
+        {
+            out.push(Word {
+                text: v.to_string(),
+                kind: w.kind,
+                value: None,
+            });
+            continue;
+        }
+        out.push(w.clone());
+    }
+    out
+}
+
+/// Why a conditional-block command is outside the project or a safe path, if it is.
+pub(in crate::local) fn outside_safe_area(
+    cmd: &SimpleCommand,
+    cwd: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Outside> {
+    let Some(cwd) = cwd else {
+        return Some(Outside::Blocked(
+            "runs after a `cd` whose target sentinel cannot see".to_string(),
+        ));
+    };
+    let real_cwd = ctx.fs.real_path(cwd);
+    if !in_safe_area(&real_cwd, rules, ctx)
+        && !TEMP_DIRS
+            .iter()
+            .any(|t| paths::is_within(&real_cwd, Path::new(t)))
+    {
+        return Some(Outside::Blocked(format!(
+            "runs in {} outside the project",
+            real_cwd.display()
+        )));
+    }
+    let mut words = path_args(cmd);
+    if cmd.extra_args {
+        if cmd.extra_args_under.is_empty() || cmd.extra_args_piped {
+            return Some(Outside::Blocked(
+                "its paths are supplied at run time (xargs)".to_string(),
+            ));
+        }
+        // `find ROOT -exec rm -r {} ;`: every path lies under one of find's roots.
+        words.extend(cmd.extra_args_under.iter().cloned());
+    }
+    let mut scratch = None;
+    for w in words {
+        if is_temp_ref(&w.text) {
+            scratch.get_or_insert_with(|| w.text.clone());
+            continue;
+        }
+        match resolve_word(&w, Some(cwd), ctx) {
+            None => {
+                return Some(Outside::Blocked(format!(
+                    "the path `{}` is not known before it runs",
+                    w.text
+                )));
+            }
+            Some(_) if w.kind == WordKind::Glob && w.text.contains(".*") => {
+                return Some(Outside::Blocked(format!(
+                    "the glob `{}` can match `..`",
+                    w.text
+                )));
+            }
+            Some(p) if in_safe_area(&p, rules, ctx) => {}
+            Some(p) if TEMP_DIRS.iter().any(|t| paths::is_within(&p, Path::new(t))) => {
+                scratch.get_or_insert_with(|| w.text.clone());
+            }
+            Some(p) => {
+                return Some(Outside::Blocked(format!(
+                    "`{}` is outside the project ({})",
+                    w.text,
+                    p.display()
+                )));
+            }
+        }
+    }
+    scratch.map(Outside::Scratch)
+}
+
+/// Where a conditional-block command reaches beyond the project.
+pub(in crate::local) enum Outside {
+    /// Beyond the project and every safe path: block.
+    Blocked(String),
+    /// Into a temp dir only: uncertain.
+    Scratch(String),
+}
+
+/// A write (redirection or a writer's path argument) into an excluded path, as a deny part.
+pub(in crate::local) fn excluded_write(
+    cmd: &SimpleCommand,
+    cwd: Option<&Path>,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Part> {
+    let mut targets: Vec<Word> = cmd
+        .redirects
+        .iter()
+        .filter(|r| r.kind.writes())
+        .map(|r| r.target.clone())
+        .collect();
+    if WRITERS.contains(&cmd.name()) {
+        targets.extend(path_args(cmd));
+    }
+    if let Some((_, options)) = WRITE_OPTIONS.iter().find(|(name, _)| *name == cmd.name()) {
+        let args = cmd.args();
+        for (i, w) in args.iter().enumerate() {
+            if options.contains(&w.text.as_str()) {
+                if cmd.name() == "sed" {
+                    // sed -i edits every file it is given.
+                    targets.extend(path_args(cmd));
+                } else if let Some(v) = args.get(i + 1) {
+                    targets.push(v.clone());
+                }
+            } else if let Some((opt, v)) = w.text.split_once('=')
+                && options.contains(&opt)
+            {
+                targets.push(Word {
+                    text: v.to_string(),
+                    kind: w.kind,
+                    value: None,
+                });
+            }
+        }
+    }
+    for w in &targets {
+        let Some(p) = resolve_word(w, cwd, ctx) else {
+            continue;
+        };
+        if let Some(part) = excluded(&p, &w.text, rules, ctx) {
+            return Some(part);
+        }
+    }
+    None
+}

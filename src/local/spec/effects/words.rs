@@ -1,0 +1,88 @@
+//! What a word names: a template that prints secrets, a database host, a URL, a local
+//! repository or directory, a plain assignment.
+
+use super::*;
+
+/// A Go template that reaches an environment (`.Env`, `.Config`) or prints a whole object
+/// (`{{json .}}`, `{{.}}`).
+pub(super) fn template_prints_secrets(t: &str) -> bool {
+    let squeezed: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    squeezed.contains("Env")
+        || squeezed.contains(".Config}}")
+        || squeezed.contains("{{.}}")
+        || squeezed.contains("json.}}")
+        || squeezed.contains("{{json.")
+            && !squeezed.contains("json.State")
+            && !squeezed.contains("json.NetworkSettings")
+}
+
+/// The host a connection string names (`postgres://u@db.example/app`, `host=db.example
+/// dbname=app`), as `host[:port]`; None for a plain database name.
+pub(super) fn database_host(text: &str) -> Option<String> {
+    if let Some((_, rest)) = text.split_once("://") {
+        return Some(rest.to_string());
+    }
+    text.split_whitespace()
+        .find_map(|kv| kv.strip_prefix("host=").or(kv.strip_prefix("hostaddr=")))
+        .map(str::to_string)
+}
+
+/// `scheme://…`: a URL, not a path.
+pub(super) fn has_url_scheme(text: &str) -> bool {
+    text.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.len() > 1
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
+}
+
+/// A repository written as a local path (`../other`, `/srv/repo.git`, `~/x`, `keys/id_rsa`),
+/// not a remote's name (`origin`), a URL (`https://…`) or an scp-like `host:path`.
+pub(super) fn is_local_repository(text: &str) -> bool {
+    if text.contains("://") {
+        return text.starts_with("file://");
+    }
+    let scp_like = text
+        .split_once(':')
+        .is_some_and(|(host, _)| !host.contains('/'));
+    !scp_like && (text.contains('/') || matches!(text, "." | "..") || text.starts_with('~'))
+}
+
+/// `.`, `./x`, `../x`, `/abs`: a local directory, not a package name.
+pub(super) fn is_local_dir(w: &Word) -> bool {
+    w.is_literal()
+        && (w.text == "."
+            || w.text == ".."
+            || w.text.starts_with("./")
+            || w.text.starts_with("../")
+            || w.text.starts_with('/'))
+}
+
+/// `NAME=VALUE` whose name is not one that picks a program or loads code, and whose value is a
+/// plain word (no path, space, quote or expansion) that cannot name a program elsewhere.
+pub(super) fn plain_assignment(w: &Word) -> bool {
+    let Some((name, value)) = w.text.split_once('=') else {
+        return false;
+    };
+    const PROGRAMS: &[&str] = &[
+        "SHELL",
+        ".SHELLFLAGS",
+        "MAKE",
+        "MAKESHELL",
+        "CC",
+        "CXX",
+        "CPP",
+        "LD",
+        "AR",
+        "AS",
+        "FC",
+    ];
+    w.is_literal()
+        && !crate::shell::is_dangerous_variable(name)
+        && !PROGRAMS.contains(&name)
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.,:+-=@%".contains(c))
+}
