@@ -18,8 +18,9 @@ use std::path::Path;
 /// (lowered once, by 2 points, when a body sent to this machine became a send, issue 28: posts to
 /// local MCP and dev servers, a correct answer rather than a widening).
 const FLOOR: f64 = 0.88;
-/// The share of the held-out list's routine commands Tier 1 must allow.
-const FRESH_FLOOR: f64 = 0.95;
+/// The share of the held-out list's routine commands Tier 1 must allow (95.4% before `git remote
+/// set-url` became reviewed: a changed remote redirects the person's own later pushes).
+const FRESH_FLOOR: f64 = 0.94;
 
 #[derive(serde::Deserialize)]
 struct Entry {
@@ -106,6 +107,10 @@ fn hold(name: &str, text: &str, min: usize, floor: f64) {
         denied.join("\n")
     );
     let share = allowed as f64 / total as f64;
+    eprintln!(
+        "{name}: {allowed}/{total} allowed ({:.1}%)",
+        share * 100.0
+    );
     assert!(
         share >= floor,
         "Tier 1 allows {:.1}% of the {name} commands, under the {:.0}% floor",
