@@ -22,9 +22,12 @@ import standin  # noqa: E402
 api_url = standin.start(lambda body: ("ALLOW", "bench"))
 
 
-def event(tool, tool_input):
-    return json.dumps({"session_id": "bench", "cwd": "/home/dev/demo/proj", "hook_event_name": "PreToolUse",
-                       "tool_name": tool, "tool_input": tool_input}).encode()
+def event(tool, tool_input, mode=None):
+    e = {"session_id": "bench", "cwd": "/home/dev/demo/proj", "hook_event_name": "PreToolUse",
+         "tool_name": tool, "tool_input": tool_input}
+    if mode:
+        e["permission_mode"] = mode
+    return json.dumps(e).encode()
 
 
 paths = {
@@ -32,7 +35,10 @@ paths = {
     "local allow": ([sentinel, "hook"], event("Bash", {"command": "git status && cargo test"}), {}),
     "compound allow": ([sentinel, "hook"], event("Bash", {"command": "git status && ls -la src | head -20"}), {}),
     "local block": ([sentinel, "hook"], event("Bash", {"command": "ls; rm -rf ~"}), {}),
-    "file write": ([sentinel, "hook"], event("Write", {"file_path": "/home/dev/demo/proj/src/a.rs", "content": "x"}), {}),
+    # An in-project edit is answered under a mode that approves edits (under default or an unknown
+    # mode it is left to the agent's own prompt: no answer).
+    "file write": ([sentinel, "hook"], event("Write", {"file_path": "/home/dev/demo/proj/src/a.rs", "content": "x"},
+                                             "acceptEdits"), {}),
     "uncertain, Tier 2 off": ([sentinel, "hook"], event("Bash", {"command": "frobnicate --check"}), {}),
     "Tier 2 (loopback API)": ([sentinel, "hook"], event("Bash", {"command": "frobnicate --check"}),
                               {"SENTINEL_API_URL": api_url, "ANTHROPIC_API_KEY": "bench"}),

@@ -333,6 +333,12 @@ fn the_status_line_is_offered_never_over_the_persons_own_and_only_sentinels_is_r
     // Without a status line: offered, registered on request, removed by uninstall.
     std::fs::write(&settings, r#"{"model": "opus"}"#).unwrap();
     let out = run(&home, &home, &["install"]);
+    // Tier 2's state is said at install (issue 30): no key in the tests' environment.
+    assert!(
+        text(&out).contains("tier 2 off (no SENTINEL_API_KEY or ANTHROPIC_API_KEY): uncertain calls go to the agent's own prompt"),
+        "{}",
+        text(&out)
+    );
     assert!(
         text(&out).contains("tip: `sentinel install --statusline`"),
         "{}",

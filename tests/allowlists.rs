@@ -107,10 +107,7 @@ fn hold(name: &str, text: &str, min: usize, floor: f64) {
         denied.join("\n")
     );
     let share = allowed as f64 / total as f64;
-    eprintln!(
-        "{name}: {allowed}/{total} allowed ({:.1}%)",
-        share * 100.0
-    );
+    eprintln!("{name}: {allowed}/{total} allowed ({:.1}%)", share * 100.0);
     assert!(
         share >= floor,
         "Tier 1 allows {:.1}% of the {name} commands, under the {:.0}% floor",

@@ -201,6 +201,11 @@ fn the_events_claude_code_really_sent() {
                 stderr.starts_with("sentinel: 4 checks — local 4 (allow 4, block 0)"),
                 "{stderr}"
             );
+            // Whether Tier 2 was on, and why (issue 30): no key here.
+            assert!(
+                stderr.contains(" · tier 2 off (no SENTINEL_API_KEY or ANTHROPIC_API_KEY)"),
+                "{stderr}"
+            );
             continue;
         }
         assert_eq!(

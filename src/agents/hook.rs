@@ -492,7 +492,11 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
     if records.is_empty() && damaged.is_empty() {
         return HookOutput::default();
     }
-    let line = stats::summarize(&records).line();
+    let line = format!(
+        "{} · {}",
+        stats::summarize(&records).line(),
+        config.tier2_state()
+    );
     let mut stderr = format!("{line}\n");
     let safe_id: String = session
         .chars()

@@ -112,6 +112,7 @@ pub fn install(
                 "changed": report.changed,
                 "binary": binary,
                 "statusline": status,
+                "tier2": config.tier2_state(),
                 "shadow": shadow,
                 "backup": report.backup,
                 "seeded": report.seeded,
@@ -137,6 +138,15 @@ pub fn install(
     for p in &report.seeded {
         outln!("seeded {}", p.display());
     }
+    outln!(
+        "{}: uncertain calls go to {}",
+        config.tier2_state(),
+        if config.api_key.is_some() {
+            "Tier 2 (Haiku)"
+        } else {
+            "the agent's own prompt, or the person (on_uncertain)"
+        }
+    );
     super::setup::offer_statusline(&report.settings, &binary, statusline, report.changed)?;
     for w in &warnings {
         eprintln!("sentinel: warning: {w}");

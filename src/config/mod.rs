@@ -250,3 +250,21 @@ pub fn enum_name<T: serde::Serialize>(v: &T) -> String {
         })
         .unwrap_or_default()
 }
+
+impl Config {
+    /// Whether Tier 2 is on and where its key comes from, in a few words for the install output
+    /// and the session summary (`tier 2 on (key: env ANTHROPIC_API_KEY)`, `tier 2 off (no API
+    /// key)`): a key the environment hands the hook is not always a choice the person made.
+    pub fn tier2_state(&self) -> String {
+        match &self.api_key {
+            Some(k) => format!("tier 2 on (key: {})", k.source),
+            None if !self.api_enabled.value => {
+                format!(
+                    "tier 2 off ([api] enabled = false, {})",
+                    self.api_enabled.source
+                )
+            }
+            None => "tier 2 off (no SENTINEL_API_KEY or ANTHROPIC_API_KEY)".to_string(),
+        }
+    }
+}
