@@ -8,10 +8,8 @@
 mod common;
 
 use serde_json::json;
-use std::io::Write;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
-use std::process::Stdio;
 
 struct World {
     _root: tempfile::TempDir,
@@ -72,22 +70,11 @@ impl World {
             "tool_input": input,
         });
         let mut cmd = common::sentinel(&self.sentinel_home);
-        cmd.arg("hook")
-            .env("HOME", &self.home)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        cmd.arg("hook").env("HOME", &self.home);
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = common::feed(cmd, event.to_string().as_bytes());
         assert!(out.status.success(), "{out:?}");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let d = &v["hookSpecificOutput"];

@@ -5,8 +5,8 @@ use crate::decision::effect::Effect;
 use crate::decision::{RuleRef, Verdict};
 use crate::local::context::Context;
 use crate::local::paths::scan::Mask;
-use crate::local::policy::listing;
 use crate::local::policy::{self, Part, excluded};
+use crate::local::policy::{listing, signs};
 use crate::local::spec::effects::{self, Effects};
 use crate::local::spec::env_vars::{self, Known};
 use crate::rules::{CommandRule, RuleList, RuleMatch, Rules};
@@ -242,23 +242,9 @@ fn secret_value_passed(cmd: &SimpleCommand) -> Option<&str> {
         .skip(1)
         .filter(|w| !w.is_literal())
         .find_map(|w| {
-            let text = w.text.as_str();
-            text.match_indices('$').find_map(|(at, _)| {
-                let rest = &text[at + 1..];
-                let (braced, rest) = match rest.strip_prefix('{') {
-                    Some(r) => (true, r),
-                    None => (false, rest),
-                };
-                let end = rest
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .unwrap_or(rest.len());
-                let name = &rest[..end];
-                let after = &rest[end..];
+            signs::expanded_variables(&w.text).find_map(|(name, braced, after)| {
                 let only_if_set = braced && (after.starts_with(":+") || after.starts_with('+'));
-                (!name.is_empty()
-                    && !only_if_set
-                    && crate::local::policy::signs::is_secret_variable_name(name))
-                .then_some(name)
+                (!only_if_set && signs::is_secret_variable_name(name)).then_some(name)
             })
         })
 }

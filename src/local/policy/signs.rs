@@ -67,6 +67,21 @@ fn secret_variable() -> &'static Regex {
     })
 }
 
+/// The variables `text` expands, in order: each as its name, whether it is braced (`${X}`) and
+/// the text right after the name (`${X:+set}`: `X`, braced, `:+set}`), so a caller can tell a
+/// value from a test of it. `${#X}` (a length) names none.
+pub fn expanded_variables(text: &str) -> impl Iterator<Item = (&str, bool, &str)> {
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"\$(\{?)([A-Za-z_][A-Za-z0-9_]*)").expect("a constant regex")
+    });
+    re.captures_iter(text).map(move |c| {
+        let name = c.get(2).expect("the name group");
+        let braced = c.get(1).is_some_and(|b| !b.is_empty());
+        (name.as_str(), braced, &text[name.end()..])
+    })
+}
+
 /// True for a variable name that holds a secret by its look (`GITHUB_TOKEN`, `DB_PASSWORD`).
 pub fn is_secret_variable_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
@@ -433,6 +448,19 @@ mod tests {
         .into_iter()
         .map(|s| s.kind)
         .collect()
+    }
+
+    #[test]
+    fn expanded_variables_name_each_reference_and_what_follows() {
+        let v: Vec<_> = expanded_variables("a $X ${Y:+set} ${#Z} $$W $1").collect();
+        assert_eq!(
+            v,
+            [
+                ("X", false, " ${Y:+set} ${#Z} $$W $1"),
+                ("Y", true, ":+set} ${#Z} $$W $1"),
+                ("W", false, " $1")
+            ]
+        );
     }
 
     #[test]

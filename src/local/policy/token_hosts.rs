@@ -21,11 +21,6 @@ const TOKEN_HOSTS: &[(&[&str], &[&str])] = &[
     (&["CLOUDFLARE_API_TOKEN"], &["api.cloudflare.com"]),
 ];
 
-fn variables() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)").expect("constant regex"))
-}
-
 fn urls() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -38,8 +33,7 @@ fn urls() -> &'static Regex {
 pub fn own_service_only(command: &str, is_secret: impl Fn(&str) -> bool) -> bool {
     let mut hosts: Vec<&str> = Vec::new();
     let mut any = false;
-    for c in variables().captures_iter(command.as_bytes()) {
-        let name = std::str::from_utf8(&c[1]).unwrap_or("");
+    for (name, ..) in super::signs::expanded_variables(command) {
         if !is_secret(name) {
             continue;
         }
