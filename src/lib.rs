@@ -18,6 +18,7 @@ pub mod agents;
 pub mod call;
 pub mod clock;
 pub mod config;
+pub mod contain;
 pub mod decision;
 pub mod digest;
 pub mod evaluator;

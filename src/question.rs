@@ -5,6 +5,7 @@
 
 use crate::call::ToolCall;
 use crate::config::{self, Config};
+use crate::contain::answer as fence;
 use crate::decision::taint::{Mark, Taint};
 use crate::decision::{Decision, Tier, Verdict};
 use crate::evaluator::edits;
@@ -49,6 +50,9 @@ pub struct Question<'a> {
     pub session: Session<'a>,
     pub taint: TaintFrom<'a>,
     pub purpose: Purpose,
+    /// The agent's whole tool input of a Bash call, when it can run a rewritten one (Claude
+    /// Code's `updatedInput`): a run of project code may then go fenced.
+    pub rewritable: Option<&'a serde_json::Value>,
 }
 
 /// The answer and what it was decided from.
@@ -103,6 +107,45 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     .with_project(&project::root(q.cwd, project::named_by_agent().as_deref()))
     .with_writes(&writes);
     let local = layered.decide(q.call, &ctx, user_home.as_deref());
+    // A run of project code that reading alone leaves uncertain may still run, fenced: judged
+    // again as fenced, what the files it runs would do counts only for a deny.
+    let fencing = std::cell::OnceCell::new();
+    let fencing_for = |local: &Decision| {
+        (matches!(q.call, ToolCall::Shell { .. }) && fence::runs_project_code(local, ctx.project()))
+            .then(|| {
+                fencing.get_or_init(|| {
+                    fence::fencing(
+                        config,
+                        ctx.project(),
+                        user_home.as_deref(),
+                        q.rewritable,
+                        q.rewritable.is_some() || matches!(q.purpose, Purpose::Preview { .. }),
+                    )
+                })
+            })
+    };
+    let local = match local {
+        Some(l)
+            if l.verdict == Verdict::Uncertain
+                && fencing_for(&l).is_some_and(fence::Fencing::holds) =>
+        {
+            let fenced_ctx = Context::new(
+                q.cwd,
+                user_home.as_deref(),
+                &config.home.value,
+                &RealFs,
+                taint.as_ref(),
+            )
+            .with_project(ctx.project())
+            .with_writes(&writes)
+            .with_fenced(true);
+            match layered.decide(q.call, &fenced_ctx, user_home.as_deref()) {
+                Some(f) if f.verdict == Verdict::Allow => Some(f),
+                _ => Some(l),
+            }
+        }
+        other => other,
+    };
     let answer = match (&local, q.purpose) {
         (None, _) => None,
         (Some(local), Purpose::Preview { offline: true }) => Some(local.clone()),
@@ -145,6 +188,16 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     let answer = match answer {
         Some(a) if a.verdict == Verdict::Allow && config.mode.value == config::Mode::Guard => None,
         other => other,
+    };
+    // Whichever tier allowed it, a run of project code runs fenced where it can be.
+    let answer = match (answer, &local, q.call) {
+        (Some(a), Some(l), ToolCall::Shell { command }) if a.verdict == Verdict::Allow => {
+            match fencing_for(l) {
+                Some(how) => Some(fence::fence(a, how, ctx.project(), command, q.rewritable)),
+                None => Some(a),
+            }
+        }
+        (other, _, _) => other,
     };
     if let (Some(local), Purpose::Hook { .. }) = (&local, q.purpose)
         && answer.as_ref().is_none_or(|a| a.verdict != Verdict::Deny)

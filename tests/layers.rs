@@ -16,6 +16,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("ledger", 2),
     ("local", 3),
     ("evaluator", 4),
+    ("contain", 4),
     ("question", 5),
     ("agents", 6),
     ("report", 6),

@@ -21,6 +21,8 @@ impl Session {
         // A repository of its own: the project is `proj`, wherever the target dir is.
         std::fs::create_dir_all(dir.path().join("proj/.git")).unwrap();
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        // Reading alone, as where a run cannot be fenced: tests/contain.rs has the fenced runs.
+        std::fs::write(dir.path().join("home/sentinel.toml"), "contain = false\n").unwrap();
         Session {
             dir,
             id: "s-29".into(),

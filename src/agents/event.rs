@@ -73,6 +73,9 @@ pub struct HookEvent {
     pub transcript_path: Option<String>,
     /// Why a session ended, for SessionEnd.
     pub reason: Option<String>,
+    /// Claude Code's whole `tool_input` of a Bash call: a contained run's `updatedInput` is it
+    /// with the command replaced.
+    pub shell_input: Option<Value>,
 }
 
 /// Claude Code's events (and Codex's, a subset) that sentinel accepts without acting on.
@@ -205,6 +208,14 @@ fn claude_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         ToolCall::from_tool_input,
     )?;
     event.permission_mode = opt_str(obj, "permission_mode")?;
+    // Codex sends this shape too (with a `turn_id`); that it runs an `allow`'s rewritten
+    // command has not been seen, so its calls are never rewritten.
+    if event.kind == EventKind::PreToolUse
+        && matches!(event.call, Some(ToolCall::Shell { .. }))
+        && !obj.contains_key("turn_id")
+    {
+        event.shell_input = obj.get("tool_input").cloned();
+    }
     Ok(event)
 }
 
@@ -250,6 +261,7 @@ fn tool_event(
         permission_mode: None,
         transcript_path: opt_str(obj, "transcript_path")?,
         reason: opt_str(obj, "reason")?,
+        shell_input: None,
     })
 }
 
@@ -364,6 +376,7 @@ fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         permission_mode: None,
         transcript_path: None,
         reason: None,
+        shell_input: None,
     })
 }
 
@@ -426,6 +439,7 @@ fn copilot_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         permission_mode: None,
         transcript_path: None,
         reason: opt_str(obj, "reason")?,
+        shell_input: None,
     })
 }
 

@@ -353,6 +353,10 @@ fn pre_tool_use(
             },
             taint: TaintFrom::Session,
             purpose: Purpose::Hook { shadow },
+            rewritable: match agent {
+                Agent::Claude => event.shell_input.as_ref(),
+                _ => None,
+            },
         },
     );
     let Some(local) = &answered.local else {
@@ -598,6 +602,13 @@ pub fn render(agent: Agent, d: &Decision) -> String {
     };
     if let Some(w) = &d.warning {
         value["systemMessage"] = json!(w);
+    }
+    // A run allowed fenced: Claude Code runs the rewritten input instead of the agent's.
+    if agent == Agent::Claude
+        && d.verdict == Verdict::Allow
+        && let Some(updated) = d.contained.as_ref().and_then(|c| c.updated_input.as_ref())
+    {
+        value["hookSpecificOutput"]["updatedInput"] = updated.clone();
     }
     format!("{value}\n")
 }

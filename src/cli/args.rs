@@ -211,6 +211,23 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Run a command fenced (Linux: Landlock, seccomp, namespaces): writes only in the project,
+    /// the temp dirs and the tool caches; credential places hidden; no network but its own
+    /// loopback and the given loopback ports. The hook rewrites runs of project code to this.
+    Contain {
+        /// The project: the one folder tree it may write besides temp dirs and caches.
+        #[arg(long)]
+        project: PathBuf,
+        /// A loopback TCP port of this machine to reach from inside (repeatable).
+        #[arg(long = "port")]
+        ports: Vec<u16>,
+        /// Print the fence as JSON instead of running anything.
+        #[arg(long)]
+        plan: bool,
+        /// The command and its arguments.
+        #[arg(last = true)]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Check that sentinel is in the way of every call it should judge: registration, binary,
     /// matcher, rules, configuration, SENTINEL_HOME, Tier 2. Exit 1 when something is wrong.
     Doctor {

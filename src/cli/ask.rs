@@ -120,6 +120,8 @@ pub fn evaluate(q: Question) -> Result<Evaluated> {
                 TaintFrom::Clean
             },
             purpose: Purpose::Preview { offline: false },
+            // A preview shows what the hook answers Claude Code, which runs a rewritten call.
+            rewritable: matches!(call, ToolCall::Shell { .. }).then_some(&input),
         },
     );
     Ok(Evaluated {

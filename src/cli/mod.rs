@@ -25,6 +25,7 @@ mod ask;
 mod audit;
 mod check;
 mod config;
+mod contain;
 mod doctor;
 mod doctor_selftest;
 mod explain;
@@ -105,6 +106,12 @@ pub fn run(cli: Cli) -> Result<u8> {
             None => install::uninstall(settings, scope, purge, json),
             Some(target) => setup::uninstall(target, settings, scope, purge),
         },
+        Command::Contain {
+            project,
+            ports,
+            plan,
+            command,
+        } => contain::run(&project, &ports, plan, &command),
         Command::Doctor {
             agent,
             settings,

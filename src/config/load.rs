@@ -16,6 +16,8 @@ struct RawConfig {
     taint_max_age_hours: Option<Spanned<u64>>,
     sanitize_untrusted_output: Option<Spanned<bool>>,
     approve_edits: Option<Spanned<ApproveEdits>>,
+    contain: Option<Spanned<bool>>,
+    contain_except: Option<Spanned<Vec<String>>>,
     api: Option<RawApi>,
     budget: Option<RawBudget>,
     logs: Option<RawLogs>,
@@ -65,6 +67,8 @@ const KEYS: &[(&str, &[&str])] = &[
             "taint_max_age_hours",
             "sanitize_untrusted_output",
             "approve_edits",
+            "contain",
+            "contain_except",
         ],
     ),
     ("api", &["enabled", "model", "url", "timeout"]),
@@ -207,6 +211,8 @@ impl Config {
             taint_max_age_hours: Setting::default(24),
             sanitize_untrusted_output: Setting::default(false),
             approve_edits: Setting::default(ApproveEdits::Mode),
+            contain: Setting::default(true),
+            contain_except: Setting::default(Vec::new()),
             api_model: Setting::default(DEFAULT_MODEL.to_string()),
             api_url: Setting::default(DEFAULT_API_URL.to_string()),
             api_timeout_secs: Setting::default(8.0),
@@ -302,6 +308,8 @@ impl Config {
             text,
         );
         set(&mut self.approve_edits, raw.approve_edits, text);
+        set(&mut self.contain, raw.contain, text);
+        set(&mut self.contain_except, raw.contain_except, text);
         if let Some(v) = &raw.max_event_bytes {
             if *v.get_ref() < 1024 || *v.get_ref() > 64 * 1024 * 1024 {
                 self.errors.push(ConfigError {

@@ -209,6 +209,10 @@ pub struct Config {
     pub sanitize_untrusted_output: Setting<bool>,
     /// mode | always: whether in-project edits follow the person's permission mode.
     pub approve_edits: Setting<ApproveEdits>,
+    /// Runs of project code go fenced under `sentinel contain` where the machine allows it.
+    pub contain: Setting<bool>,
+    /// Projects whose runs are never fenced (their tests need the network, a browser …).
+    pub contain_except: Setting<Vec<String>>,
     /// `[api] model`.
     pub api_model: Setting<String>,
     /// `[api] url`, base of the Messages API.

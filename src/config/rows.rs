@@ -74,6 +74,16 @@ impl Config {
                 &self.approve_edits.source,
             ),
             row(
+                "contain",
+                self.contain.value.to_string(),
+                &self.contain.source,
+            ),
+            row(
+                "contain_except",
+                self.contain_except.value.join(", "),
+                &self.contain_except.source,
+            ),
+            row(
                 "api.enabled",
                 self.api_enabled.value.to_string(),
                 &self.api_enabled.source,

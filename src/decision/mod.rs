@@ -140,6 +140,21 @@ pub struct Decision {
     /// terminal, so no allow-once code is offered.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub person_only: bool,
+    /// The call runs fenced: what runs instead of the agent's command, and what holds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contained: Option<Contained>,
+}
+
+/// A run of project code answered `allow` on condition that it runs fenced (SPEC 2.3).
+#[derive(Clone, Debug, Serialize)]
+pub struct Contained {
+    /// The command that runs: the agent's, under `sentinel contain`.
+    pub command: String,
+    /// What the fence holds, in one line.
+    pub fence: String,
+    /// The agent's whole tool input with the command replaced (Claude Code's `updatedInput`).
+    #[serde(skip)]
+    pub updated_input: Option<serde_json::Value>,
 }
 
 impl Decision {
@@ -164,6 +179,7 @@ impl Decision {
             taint: None,
             path: None,
             person_only: false,
+            contained: None,
         }
     }
 }

@@ -20,6 +20,9 @@ pub struct Context<'a> {
     pub taint: Option<&'a Taint>,
     /// The files the session wrote (issue 29), read at the edge when first asked for.
     pub writes: &'a dyn SessionWrites,
+    /// The call will run fenced (`sentinel contain`): what the files it runs would do counts
+    /// only for a deny, since the fence holds whatever else they try.
+    pub fenced: bool,
     /// The project (SPEC 2.3) and `sentinel_home` with symlinks followed, resolved once: every
     /// path check compares against them.
     project_real: PathBuf,
@@ -44,7 +47,14 @@ impl<'a> Context<'a> {
             fs,
             taint,
             writes: &NoWrites,
+            fenced: false,
         }
+    }
+
+    /// The same context for a run that will be fenced.
+    pub fn with_fenced(mut self, fenced: bool) -> Context<'a> {
+        self.fenced = fenced;
+        self
     }
 
     /// The same context with the session's written files.

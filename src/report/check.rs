@@ -54,6 +54,9 @@ fn render_as(decision: &Decision, verdict: &str, uncertain: bool) -> String {
     if let Some(rule) = &decision.rule {
         let _ = writeln!(out, "rule:    {rule} [{}] {}", rule.origin, rule.pattern);
     }
+    if let Some(c) = &decision.contained {
+        let _ = writeln!(out, "runs:    {}", c.command);
+    }
     match &decision.api {
         Some(ApiOutcome::Answer(a)) => {
             let canary = if a.canary_ok {

@@ -60,6 +60,11 @@ impl<T> PathList<T> {
         &mut self.lines
     }
 
+    /// The lines, in file order.
+    pub fn lines(&self) -> &[(PathPattern, T)] {
+        &self.lines
+    }
+
     pub fn into_lines(self) -> Vec<(PathPattern, T)> {
         self.lines
     }

@@ -146,6 +146,12 @@ pub fn judge(
     DEPTH.with(|d| d.set(depth + 1));
     let out = judge_sources(cmd, effects, cwd, pending, rules, ctx, tier1);
     DEPTH.with(|d| d.set(depth));
+    // Fenced, the files a call runs count only for what reading them denies: whatever else
+    // they do (a delete outside the project, a send, code sentinel cannot follow) meets the
+    // fence instead of the person.
+    if ctx.fenced && depth == 0 {
+        return out.filter(|p| p.verdict >= Verdict::Ask);
+    }
     out
 }
 

@@ -70,7 +70,8 @@ pub(super) fn tier1_in(
 ) -> crate::decision::Decision {
     let inner = Context::new(cwd, ctx.home, ctx.sentinel_home, ctx.fs, ctx.taint)
         .with_project(ctx.project())
-        .with_writes(ctx.writes);
+        .with_writes(ctx.writes)
+        .with_fenced(ctx.fenced);
     tier1(text, &inner)
 }
 

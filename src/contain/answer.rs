@@ -1,0 +1,233 @@
+//! Whether an answer runs fenced: a Bash call that runs project code (its tests, a build, a
+//! script) and is allowed runs under `sentinel contain`, or in Claude Code's own sandbox when
+//! that is on; where neither can hold it, the answer stays what reading alone decided.
+
+use crate::config::Config;
+use crate::contain::{Availability, availability, contained_command, forward};
+use crate::decision::effect::Effect;
+use crate::decision::{Contained, Decision, Verdict};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// How a run of project code can be fenced for one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fencing {
+    /// By `sentinel contain` (this binary), the command rewritten.
+    Contain { binary: PathBuf },
+    /// Already, by Claude Code's own sandbox (`sandbox.enabled`, and the call does not set
+    /// `dangerouslyDisableSandbox`).
+    AgentSandbox,
+    /// Not at all, and why.
+    Unfenced(String),
+}
+
+impl Fencing {
+    pub fn holds(&self) -> bool {
+        !matches!(self, Fencing::Unfenced(_))
+    }
+}
+
+/// True when the call runs the project's code or a file (its tooling, a task, a script) and
+/// needs no network for its own work: a fence without a network would break `git pull` or an
+/// `npm install` that downloads, so those are judged by reading alone (docs/containment.md).
+pub fn runs_project_code(d: &Decision, project: &Path) -> bool {
+    let effects = || d.commands.iter().flat_map(|c| c.effects.iter());
+    let runs = d.commands.iter().any(|c| {
+        c.effects.iter().any(|e| match e {
+            // git runs the project's code only through its hooks: with none, a commit runs
+            // nothing of the project's (and a fence would only break its signing agent).
+            Effect::RunProject if c.text.starts_with("git ") => git_hooks(project),
+            Effect::RunProject | Effect::RunFile { .. } | Effect::Task { .. } => true,
+            _ => false,
+        })
+    });
+    runs && !effects().any(|e| {
+        matches!(
+            e,
+            Effect::Fetch | Effect::Receive { .. } | Effect::Send { .. }
+        )
+    })
+}
+
+/// True when the project's git would run hooks: an active file in `.git/hooks` (not a
+/// `.sample`), or a `hooksPath` in its config (which may point into the project).
+fn git_hooks(project: &Path) -> bool {
+    let git = project.join(".git");
+    if !git.is_dir() {
+        // A worktree's `.git` file, or no repository here: not read, so counted.
+        return git.exists();
+    }
+    let active = std::fs::read_dir(git.join("hooks")).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| !e.file_name().to_string_lossy().ends_with(".sample"))
+    });
+    let config = std::fs::read_to_string(git.join("config")).unwrap_or_default();
+    active || config.to_ascii_lowercase().contains("hookspath")
+}
+
+/// How this call could be fenced. `input` is the agent's tool input; `rewrites` says whether
+/// the agent runs a command an `allow` rewrites (Claude Code's `updatedInput`).
+pub fn fencing(
+    config: &Config,
+    project: &Path,
+    home: Option<&Path>,
+    input: Option<&Value>,
+    rewrites: bool,
+) -> Fencing {
+    if !config.contain.value {
+        return Fencing::Unfenced("contain = false in sentinel.toml".into());
+    }
+    if excepted(&config.contain_except.value, project, home) {
+        return Fencing::Unfenced(format!(
+            "{} is in contain_except (sentinel.toml)",
+            project.display()
+        ));
+    }
+    let unsandboxed = input
+        .and_then(|i| i.get("dangerouslyDisableSandbox"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    if !unsandboxed && agent_sandbox_on(project, home) {
+        return Fencing::AgentSandbox;
+    }
+    if !rewrites {
+        return Fencing::Unfenced("this agent cannot run a rewritten command".into());
+    }
+    if let Availability::Unavailable(why) = availability() {
+        return Fencing::Unfenced(why);
+    }
+    match std::env::current_exe() {
+        Ok(binary) => Fencing::Contain { binary },
+        Err(e) => Fencing::Unfenced(format!("sentinel's own path is not known ({e})")),
+    }
+}
+
+/// `answer` (an allow) made to run fenced: the command rewritten (or left to Claude Code's
+/// sandbox) and the reason saying so. `original` is the agent's command.
+pub fn fence(
+    mut answer: Decision,
+    how: &Fencing,
+    project: &Path,
+    original: &str,
+    input: Option<&Value>,
+) -> Decision {
+    if answer.verdict != Verdict::Allow {
+        return answer;
+    }
+    match how {
+        Fencing::Contain { binary } => {
+            let ports = forward::listening_loopback_ports();
+            let command = contained_command(binary, project, &ports, original);
+            let mut updated = input
+                .cloned()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| Value::Object(Default::default()));
+            updated["command"] = Value::String(command.clone());
+            let fence = describe(&ports);
+            answer.reason = format!("{}; runs fenced ({fence})", answer.reason);
+            answer.contained = Some(Contained {
+                command,
+                fence,
+                updated_input: Some(updated),
+            });
+        }
+        Fencing::AgentSandbox => {
+            answer.reason = format!("{}; runs in Claude Code's own sandbox", answer.reason);
+        }
+        Fencing::Unfenced(_) => {}
+    }
+    answer
+}
+
+/// The fence in a few words, for the reason the agent and the person read: enough to
+/// understand a permission error.
+fn describe(ports: &[u16]) -> String {
+    let net = if ports.is_empty() {
+        "no network but its own loopback".to_string()
+    } else {
+        let list: Vec<String> = ports.iter().map(u16::to_string).collect();
+        format!(
+            "no network but its own loopback and this machine's ports {}",
+            list.join(",")
+        )
+    };
+    format!(
+        "writes only in the project, temp dirs and tool caches; credentials hidden; git's hooks and config and the project's other protected places read-only; {net}"
+    )
+}
+
+/// True when `project` is one of the person's `contain_except` entries (`~` expands).
+fn excepted(list: &[String], project: &Path, home: Option<&Path>) -> bool {
+    list.iter().any(|e| {
+        let p = match (e.strip_prefix("~/"), home) {
+            (Some(rest), Some(h)) => h.join(rest),
+            _ => PathBuf::from(e),
+        };
+        let p = std::fs::canonicalize(&p).unwrap_or(p);
+        p == project
+    })
+}
+
+/// Claude Code's `sandbox.enabled`, from the first of its settings files that sets it:
+/// managed, the project's local, the project's, the person's.
+fn agent_sandbox_on(project: &Path, home: Option<&Path>) -> bool {
+    let mut files = vec![
+        PathBuf::from("/etc/claude-code/managed-settings.json"),
+        PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json"),
+        project.join(".claude/settings.local.json"),
+        project.join(".claude/settings.json"),
+    ];
+    if let Some(h) = home {
+        files.push(h.join(".claude/settings.json"));
+    }
+    for f in files {
+        let Ok(bytes) =
+            crate::config::files::read(&f, 1 << 20, crate::config::files::Links::Follow)
+        else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {
+            continue;
+        };
+        if let Some(on) = v
+            .get("sandbox")
+            .and_then(|s| s.get("enabled"))
+            .and_then(Value::as_bool)
+        {
+            return on;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_excepted_project_is_named_by_path_or_from_the_home() {
+        let home = Path::new("/home/dev");
+        assert!(excepted(
+            &["~/app".into()],
+            Path::new("/home/dev/app"),
+            Some(home)
+        ));
+        assert!(excepted(
+            &["/srv/x".into()],
+            Path::new("/srv/x"),
+            Some(home)
+        ));
+        assert!(!excepted(
+            &["/srv/x".into()],
+            Path::new("/srv/y"),
+            Some(home)
+        ));
+    }
+
+    #[test]
+    fn the_reason_names_the_ports_that_come_in() {
+        assert!(describe(&[]).contains("no network but its own loopback"));
+        assert!(describe(&[5432, 6379]).contains("ports 5432,6379"));
+    }
+}

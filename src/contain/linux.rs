@@ -1,0 +1,674 @@
+//! The fence on Linux, built in three processes:
+//!
+//! - `sentinel contain` itself stays outside: it carries the forwarded ports, waits, and
+//!   afterwards moves aside any protected place the run created;
+//! - a child makes the namespaces (user, mount, network, pid), hides the credential places,
+//!   makes the protected places read-only, brings up its own loopback and hands the port
+//!   listeners out;
+//! - the first process of the new pid namespace is a small init (signals passed on, orphans
+//!   reaped; when the command ends, whatever it left running ends too), and its child sets
+//!   `no_new_privs`, Landlock and seccomp and runs the command.
+//!
+//! A step that fails before the command runs ends the run with status 125 and one line on
+//! stderr: the command never runs unfenced.
+
+use crate::contain::forward;
+use crate::contain::plan::{DEVICES, Fence};
+use landlock::{
+    ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    RulesetStatus, Scope, path_beneath_rules,
+};
+use std::ffi::{CString, OsStr, OsString};
+use std::os::fd::RawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// The status of a run that could not be fenced (the command did not run).
+pub const NOT_FENCED: i32 = 125;
+
+/// Variables removed from the command's environment: sentinel's own and the agent's keys
+/// (nothing a test needs, and the first thing a run that reads its environment would copy).
+pub const SCRUBBED_VARIABLES: [&str; 5] = [
+    "SENTINEL_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "SENTINEL_API_URL",
+];
+
+/// Runs `argv` inside `fence`; returns its exit status (128 + N for a signal N).
+pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
+    let mut pair = [0 as RawFd; 2];
+    // SAFETY: socketpair fills two fds.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            pair.as_mut_ptr(),
+        )
+    } != 0
+    {
+        return fail("a socket pair", &std::io::Error::last_os_error());
+    }
+    let (outside, inside) = (pair[0], pair[1]);
+    // Everything the children need is prepared before the fork: after it they only make
+    // system calls on it.
+    let prepared = match Prepared::new(fence, argv) {
+        Ok(p) => p,
+        Err(e) => return fail("the command line", &e),
+    };
+    // SAFETY: sentinel contain is single-threaded here; the child only makes system calls and
+    // then execs or exits.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return fail("fork", &std::io::Error::last_os_error());
+    }
+    if pid == 0 {
+        // SAFETY: closing our copy of the other end.
+        unsafe { libc::close(outside) };
+        child(fence, &prepared, inside);
+    }
+    // SAFETY: closing the child's end in the parent.
+    unsafe { libc::close(inside) };
+    forward::serve(forward::recv_fds(outside));
+    // SAFETY: closing the parent's end.
+    unsafe { libc::close(outside) };
+    let status = wait_for(pid);
+    move_aside_new_places(fence, quarantine);
+    status
+}
+
+/// What the child needs, made before the fork.
+struct Prepared {
+    program: CString,
+    argv: Vec<CString>,
+    env: Vec<CString>,
+    uid: u32,
+    gid: u32,
+}
+
+impl Prepared {
+    fn new(_fence: &Fence, argv: &[OsString]) -> std::io::Result<Prepared> {
+        let cstr = |s: &OsStr| {
+            CString::new(s.as_bytes()).map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a NUL byte in an argument",
+                )
+            })
+        };
+        let Some(first) = argv.first() else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "no command given",
+            ));
+        };
+        let env: Vec<(OsString, OsString)> = std::env::vars_os()
+            .filter(|(k, _)| !SCRUBBED_VARIABLES.iter().any(|s| OsStr::new(s) == k))
+            .collect();
+        let path_var = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+        let program = resolve(first, &path_var).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("`{}` is not found in PATH", first.to_string_lossy()),
+            )
+        })?;
+        let mut env_c = Vec::with_capacity(env.len() + 1);
+        for (k, v) in &env {
+            let mut kv = k.as_bytes().to_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_bytes());
+            if let Ok(c) = CString::new(kv) {
+                env_c.push(c);
+            }
+        }
+        env_c.push(CString::new("SENTINEL_CONTAINED=1").expect("no NUL"));
+        Ok(Prepared {
+            program: cstr(program.as_os_str())?,
+            argv: argv.iter().map(|a| cstr(a)).collect::<Result<_, _>>()?,
+            env: env_c,
+            // SAFETY: getuid and getgid have no preconditions.
+            uid: unsafe { libc::getuid() },
+            gid: unsafe { libc::getgid() },
+        })
+    }
+}
+
+/// `name` found the way execvp finds it.
+fn resolve(name: &OsStr, path_var: &OsStr) -> Option<PathBuf> {
+    if name.as_bytes().contains(&b'/') {
+        return Some(PathBuf::from(name));
+    }
+    std::env::split_paths(path_var)
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p)
+                .map(|m| {
+                    m.is_file()
+                        && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+                })
+                .unwrap_or(false)
+        })
+}
+
+/// The child: namespaces, mounts, network, then the init and the command. Never returns.
+fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
+    // SAFETY: from here on, system calls on prepared data; every failure exits.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        let flags =
+            libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWPID;
+        if libc::unshare(flags) != 0 {
+            exit_failed("new namespaces (user, mount, network, pid)");
+        }
+    }
+    write_file("/proc/self/setgroups", b"deny");
+    if !write_file("/proc/self/uid_map", format!("{0} {0} 1", p.uid).as_bytes())
+        || !write_file("/proc/self/gid_map", format!("{0} {0} 1", p.gid).as_bytes())
+    {
+        exit_failed("the user namespace's id maps");
+    }
+    // SAFETY: mount calls on paths the plan checked; failures exit.
+    unsafe {
+        if libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ) != 0
+        {
+            exit_failed("private mounts");
+        }
+    }
+    for path in &fence.read_only {
+        if !bind_read_only(path) {
+            exit_failed(&format!("making {} read-only", path.display()));
+        }
+    }
+    for path in &fence.hidden_dirs {
+        if !cover_dir(path) {
+            exit_failed(&format!("hiding {}", path.display()));
+        }
+    }
+    for path in &fence.hidden_files {
+        if !cover_file(path) {
+            exit_failed(&format!("hiding {}", path.display()));
+        }
+    }
+    if !loopback_up() {
+        exit_failed("the fence's own loopback");
+    }
+    let listeners = forward::listeners(&fence.ports);
+    let fds: Vec<RawFd> = listeners.iter().map(forward::raw).collect();
+    if forward::send_fds(sock, &fds).is_err() {
+        exit_failed("handing out the forwarded ports");
+    }
+    drop(listeners);
+    // SAFETY: the parent now holds the listeners; the init must not keep the socket open.
+    unsafe { libc::close(sock) };
+    // SAFETY: fork in a single-threaded child.
+    let init = unsafe { libc::fork() };
+    if init < 0 {
+        exit_failed("fork");
+    }
+    if init == 0 {
+        init_process(fence, p);
+    }
+    let status = wait_for(init);
+    // SAFETY: _exit ends the child without running the parent's destructors.
+    unsafe { libc::_exit(status) }
+}
+
+static COMMAND_PID: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn pass_on(sig: libc::c_int) {
+    let pid = COMMAND_PID.load(Ordering::Relaxed);
+    if pid > 0 {
+        // SAFETY: kill is async-signal-safe.
+        unsafe { libc::kill(pid, sig) };
+    }
+}
+
+/// Pid 1 of the fence: its own /proc, the command as its child, signals passed on, orphans
+/// reaped; ends with the command.
+fn init_process(fence: &Fence, p: &Prepared) -> ! {
+    // SAFETY: system calls; a failed /proc mount leaves the host's (Landlock still keeps other
+    // processes' memory and environment out of reach).
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        libc::mount(
+            c"proc".as_ptr(),
+            c"/proc".as_ptr(),
+            c"proc".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        );
+    }
+    // SAFETY: fork in a single-threaded process.
+    let cmd = unsafe { libc::fork() };
+    if cmd < 0 {
+        exit_failed("fork");
+    }
+    if cmd == 0 {
+        command(fence, p);
+    }
+    COMMAND_PID.store(cmd, Ordering::Relaxed);
+    for sig in [
+        libc::SIGTERM,
+        libc::SIGINT,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+    ] {
+        // SAFETY: installing an async-signal-safe handler.
+        unsafe { libc::signal(sig, pass_on as *const () as libc::sighandler_t) };
+    }
+    loop {
+        let mut st = 0;
+        // SAFETY: waitpid on any child of pid 1 (orphans are reparented here).
+        let got = unsafe { libc::waitpid(-1, &mut st, 0) };
+        if got == cmd {
+            // SAFETY: _exit; the kernel ends every other process of the namespace with pid 1.
+            unsafe { libc::_exit(status_of(st)) }
+        }
+        if got < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            unsafe { libc::_exit(NOT_FENCED) }
+        }
+    }
+}
+
+/// The command's process: no new privileges, Landlock, seccomp, then exec.
+fn command(fence: &Fence, p: &Prepared) -> ! {
+    // SAFETY: prctl with constant arguments.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        exit_failed("no_new_privs");
+    }
+    if let Err(e) = landlock(fence) {
+        eprintln!(
+            "sentinel contain: the fence could not be built (Landlock: {e}); the command did not run"
+        );
+        // SAFETY: exit before the command runs.
+        unsafe { libc::_exit(NOT_FENCED) }
+    }
+    if let Err(e) = seccomp() {
+        eprintln!(
+            "sentinel contain: the fence could not be built (seccomp: {e}); the command did not run"
+        );
+        // SAFETY: exit before the command runs.
+        unsafe { libc::_exit(NOT_FENCED) }
+    }
+    let argv: Vec<*const libc::c_char> = p
+        .argv
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect();
+    let env: Vec<*const libc::c_char> = p
+        .env
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect();
+    // SAFETY: NUL-terminated arrays of C strings that live until exec.
+    unsafe { libc::execve(p.program.as_ptr(), argv.as_ptr(), env.as_ptr()) };
+    let e = std::io::Error::last_os_error();
+    eprintln!(
+        "sentinel contain: cannot run {}: {e}",
+        p.program.to_string_lossy()
+    );
+    // SAFETY: exit after a failed exec (127: not found, as a shell says).
+    unsafe {
+        libc::_exit(if e.kind() == std::io::ErrorKind::NotFound {
+            127
+        } else {
+            126
+        })
+    }
+}
+
+/// Reads everywhere but the devices (only those of [`DEVICES`]); writes only in the project
+/// and the plan's writable places; no signals to or abstract sockets of processes outside.
+fn landlock(fence: &Fence) -> Result<(), String> {
+    let abi = ABI::V6;
+    let all = AccessFs::from_all(abi);
+    let read = AccessFs::ReadFile | AccessFs::ReadDir | AccessFs::Execute;
+    // Never a device node made, anywhere (a disk's node made in the project would be a way
+    // round every fence).
+    let write = all & !(AccessFs::MakeChar | AccessFs::MakeBlock);
+    let mut tops: Vec<PathBuf> = std::fs::read_dir("/")
+        .map_err(|e| format!("reading /: {e}"))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p != Path::new("/dev"))
+        .collect();
+    tops.sort();
+    let device_files: Vec<&Path> = DEVICES.iter().map(Path::new).collect();
+    let mut writable: Vec<&Path> = fence.writable.iter().map(PathBuf::as_path).collect();
+    writable.push(&fence.project);
+    let created = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(all)
+        .map_err(|e| e.to_string())?
+        .scope(Scope::from_all(abi))
+        .map_err(|e| e.to_string())?
+        .create()
+        .map_err(|e| e.to_string())?
+        .add_rules(path_beneath_rules(&tops, read))
+        .map_err(|e| e.to_string())?
+        .add_rules(path_beneath_rules([Path::new("/dev")], AccessFs::ReadDir))
+        .map_err(|e| e.to_string())?
+        .add_rules(path_beneath_rules(&device_files, read | write))
+        .map_err(|e| e.to_string())?
+        .add_rules(path_beneath_rules(&writable, read | write))
+        .map_err(|e| e.to_string())?;
+    let status = created.restrict_self().map_err(|e| e.to_string())?;
+    if status.ruleset == RulesetStatus::NotEnforced {
+        return Err("not enforced by this kernel".into());
+    }
+    Ok(())
+}
+
+/// System calls refused inside the fence (EPERM): new namespaces, mounts, the kernel keyring,
+/// io_uring (whose operations seccomp cannot see), modules, kexec, handles that bypass paths.
+fn seccomp() -> Result<(), String> {
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule,
+    };
+    use std::collections::BTreeMap;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    let always = [
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_bpf,
+        libc::SYS_userfaultfd,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_reboot,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_open_tree,
+        libc::SYS_move_mount,
+        libc::SYS_mount_setattr,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_iopl,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_ioperm,
+    ];
+    for nr in always {
+        rules.insert(nr, Vec::new());
+    }
+    // clone with any namespace flag; clone3 (whose flags seccomp cannot read) is refused as
+    // unknown, and the C library falls back to clone.
+    let namespaces = [
+        libc::CLONE_NEWUSER,
+        libc::CLONE_NEWNS,
+        libc::CLONE_NEWNET,
+        libc::CLONE_NEWPID,
+        libc::CLONE_NEWUTS,
+        libc::CLONE_NEWIPC,
+        libc::CLONE_NEWCGROUP,
+    ];
+    let mut clone_rules = Vec::new();
+    for flag in namespaces {
+        let flag = flag as u64;
+        let cond = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Qword,
+            SeccompCmpOp::MaskedEq(flag),
+            flag,
+        )
+        .map_err(|e| e.to_string())?;
+        clone_rules.push(SeccompRule::new(vec![cond]).map_err(|e| e.to_string())?);
+    }
+    rules.insert(libc::SYS_clone, clone_rules);
+    let arch = std::env::consts::ARCH
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut program: BpfProgram = filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    // clone3 → ENOSYS, put first: the C library then uses clone, which the rules above read.
+    let clone3: BpfProgram = SeccompFilter::new(
+        [(libc::SYS_clone3, Vec::new())].into_iter().collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        std::env::consts::ARCH
+            .try_into()
+            .map_err(|e: seccompiler::BackendError| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?
+    .try_into()
+    .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    seccompiler::apply_filter(&clone3).map_err(|e| e.to_string())?;
+    seccompiler::apply_filter(&program).map_err(|e| e.to_string())?;
+    program.clear();
+    Ok(())
+}
+
+/// Mount flags a bind mount inherits and a remount must keep (the kernel refuses to drop them
+/// in a user namespace).
+fn kept_flags(path: &Path) -> libc::c_ulong {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return 0;
+    };
+    // SAFETY: statvfs into a zeroed struct.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return 0;
+    }
+    let f = st.f_flag;
+    let mut out = 0;
+    for (st_flag, ms_flag) in [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if f & st_flag != 0 {
+            out |= ms_flag;
+        }
+    }
+    out
+}
+
+fn bind_read_only(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: bind mounts of an existing path onto itself.
+    unsafe {
+        if libc::mount(
+            c.as_ptr(),
+            c.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        ) != 0
+        {
+            return false;
+        }
+        let flags = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | kept_flags(path);
+        libc::mount(
+            std::ptr::null(),
+            c.as_ptr(),
+            std::ptr::null(),
+            flags,
+            std::ptr::null(),
+        ) == 0
+    }
+}
+
+/// An empty read-only folder over `path`.
+fn cover_dir(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a tmpfs mount on an existing folder.
+    unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            c.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            c"size=4k,mode=0555".as_ptr().cast(),
+        ) == 0
+    }
+}
+
+/// `/dev/null` (empty, whatever is written to it lost) over the file `path`.
+fn cover_file(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a bind mount of /dev/null onto an existing file.
+    unsafe {
+        libc::mount(
+            c"/dev/null".as_ptr(),
+            c.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND,
+            std::ptr::null(),
+        ) == 0
+    }
+}
+
+/// The fence's loopback interface up.
+fn loopback_up() -> bool {
+    #[repr(C)]
+    struct IfreqFlags {
+        name: [u8; 16],
+        flags: libc::c_short,
+        _pad: [u8; 22],
+    }
+    let mut req = IfreqFlags {
+        name: [0; 16],
+        flags: (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short,
+        _pad: [0; 22],
+    };
+    req.name[..2].copy_from_slice(b"lo");
+    // SAFETY: an ioctl on a socket with a correctly sized ifreq.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            return false;
+        }
+        let ok = libc::ioctl(fd, libc::SIOCSIFFLAGS, &mut req) == 0;
+        libc::close(fd);
+        ok
+    }
+}
+
+fn write_file(path: &str, bytes: &[u8]) -> bool {
+    std::fs::write(path, bytes).is_ok()
+}
+
+fn exit_failed(step: &str) -> ! {
+    let e = std::io::Error::last_os_error();
+    eprintln!(
+        "sentinel contain: the fence could not be built ({step}: {e}); the command did not run"
+    );
+    // SAFETY: exit before the command runs.
+    unsafe { libc::_exit(NOT_FENCED) }
+}
+
+fn fail(step: &str, e: &std::io::Error) -> i32 {
+    eprintln!(
+        "sentinel contain: the fence could not be built ({step}: {e}); the command did not run"
+    );
+    NOT_FENCED
+}
+
+fn wait_for(pid: libc::pid_t) -> i32 {
+    loop {
+        let mut st = 0;
+        // SAFETY: waitpid on our own child.
+        let got = unsafe { libc::waitpid(pid, &mut st, 0) };
+        if got == pid {
+            return status_of(st);
+        }
+        if got < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return NOT_FENCED;
+        }
+    }
+}
+
+fn status_of(st: libc::c_int) -> i32 {
+    if libc::WIFEXITED(st) {
+        libc::WEXITSTATUS(st)
+    } else if libc::WIFSIGNALED(st) {
+        128 + libc::WTERMSIG(st)
+    } else {
+        NOT_FENCED
+    }
+}
+
+/// A protected place the run created (it did not exist before) is moved into `quarantine`,
+/// so that nothing it holds runs later outside the fence; the person is told on stderr.
+fn move_aside_new_places(fence: &Fence, quarantine: &Path) {
+    for place in &fence.must_not_appear {
+        if std::fs::symlink_metadata(place).is_err() {
+            continue;
+        }
+        let rel = place.strip_prefix(&fence.project).unwrap_or(place);
+        let to = quarantine.join(rel);
+        let moved = to
+            .parent()
+            .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+            && std::fs::rename(place, &to).is_ok();
+        if moved {
+            eprintln!(
+                "sentinel contain: the run created {}, a protected place (it would run code later): moved to {}",
+                place.display(),
+                to.display()
+            );
+        } else {
+            let removed = std::fs::remove_dir_all(place)
+                .or_else(|_| std::fs::remove_file(place))
+                .is_ok();
+            eprintln!(
+                "sentinel contain: the run created {}, a protected place (it would run code later): {}",
+                place.display(),
+                if removed {
+                    "removed (it could not be moved aside)"
+                } else {
+                    "COULD NOT BE REMOVED: delete it before anything runs there"
+                }
+            );
+        }
+    }
+}

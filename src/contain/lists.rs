@@ -1,0 +1,178 @@
+//! The fence's data files (`rules/contain/*.txt`, and the person's additions in SENTINEL_HOME):
+//! where a contained run may write, what it cannot reach, which loopback ports stay closed.
+
+use crate::decision::RuleError;
+use std::path::{Path, PathBuf};
+
+/// One of the fence's lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum List {
+    /// Tool caches a contained run may write.
+    Writable,
+    /// Sockets and folders hidden from it.
+    Hidden,
+    /// Loopback ports never forwarded.
+    RefusedPorts,
+    /// The places inside `.git` a run cannot change.
+    GitReadOnly,
+}
+
+impl List {
+    /// The bundled file's name under `rules/contain/`.
+    pub fn bundled_name(self) -> &'static str {
+        match self {
+            List::Writable => "writable.txt",
+            List::Hidden => "hidden.txt",
+            List::RefusedPorts => "refused_ports.txt",
+            List::GitReadOnly => "git_read_only.txt",
+        }
+    }
+
+    /// The person's file in SENTINEL_HOME, which adds to the bundled one.
+    pub fn home_name(self) -> &'static str {
+        match self {
+            List::Writable => "contain_writable.txt",
+            List::Hidden => "contain_hidden.txt",
+            List::RefusedPorts => "contain_refused_ports.txt",
+            List::GitReadOnly => "contain_git_read_only.txt",
+        }
+    }
+
+    fn bundled(self) -> &'static str {
+        match self {
+            List::Writable => include_str!("../../rules/contain/writable.txt"),
+            List::Hidden => include_str!("../../rules/contain/hidden.txt"),
+            List::RefusedPorts => include_str!("../../rules/contain/refused_ports.txt"),
+            List::GitReadOnly => include_str!("../../rules/contain/git_read_only.txt"),
+        }
+    }
+}
+
+/// One line: its entry (without the comment) and where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    pub entry: String,
+    pub file: String,
+    pub line: usize,
+}
+
+/// The bundled lines of `list`, then the person's; errors name `file:line`.
+pub fn load(list: List, sentinel_home: &Path) -> (Vec<Line>, Vec<RuleError>) {
+    let mut lines = parse(
+        list.bundled(),
+        &format!("contain/{} (bundled)", list.bundled_name()),
+    );
+    let mut errors = Vec::new();
+    let own = sentinel_home.join(list.home_name());
+    match crate::config::files::read(&own, 256 * 1024, crate::config::files::Links::Follow) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => lines.extend(parse(&text, &own.display().to_string())),
+            Err(_) => errors.push(RuleError {
+                file: own.display().to_string(),
+                line: 0,
+                message: "file is not valid UTF-8".into(),
+            }),
+        },
+        Err(e) if crate::config::is_absent(&e) => {}
+        Err(e) => errors.push(RuleError {
+            file: own.display().to_string(),
+            line: 0,
+            message: format!("cannot read: {e}"),
+        }),
+    }
+    if list == List::RefusedPorts {
+        for l in &lines {
+            if l.entry.parse::<u16>().is_err() {
+                errors.push(RuleError {
+                    file: l.file.clone(),
+                    line: l.line,
+                    message: format!("`{}` is not a port number", l.entry),
+                });
+            }
+        }
+    }
+    (lines, errors)
+}
+
+fn parse(text: &str, file: &str) -> Vec<Line> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, raw)| {
+            let entry = match raw.find(" #") {
+                Some(at) => &raw[..at],
+                None => raw,
+            }
+            .trim();
+            (!entry.is_empty() && !entry.starts_with('#')).then(|| Line {
+                entry: entry.to_string(),
+                file: file.to_string(),
+                line: i + 1,
+            })
+        })
+        .collect()
+}
+
+/// A list entry as a path: `~` is `home`; `$XDG_RUNTIME_DIR` and `$SSH_AUTH_SOCK` come from
+/// `var` (None when the variable is unset or the entry is not absolute after expansion).
+pub fn expand(
+    entry: &str,
+    home: Option<&Path>,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Option<PathBuf> {
+    let path = if let Some(rest) = entry.strip_prefix("~/") {
+        home?.join(rest)
+    } else if entry == "~" {
+        home?.to_path_buf()
+    } else if let Some(name) = entry.strip_prefix('$') {
+        PathBuf::from(var(name).filter(|v| !v.is_empty())?)
+    } else {
+        PathBuf::from(entry)
+    };
+    path.is_absolute().then_some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_lists_parse_and_every_line_says_why() {
+        for list in [
+            List::Writable,
+            List::Hidden,
+            List::RefusedPorts,
+            List::GitReadOnly,
+        ] {
+            let (lines, errors) = load(list, Path::new("/nonexistent-sentinel-home"));
+            assert!(errors.is_empty(), "{errors:?}");
+            assert!(!lines.is_empty());
+            for (i, raw) in list.bundled().lines().enumerate() {
+                if lines.iter().any(|l| l.line == i + 1) {
+                    assert!(
+                        raw.contains(" # "),
+                        "{}:{} has no reason",
+                        list.bundled_name(),
+                        i + 1
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn entries_expand_from_the_home_and_the_environment() {
+        let home = Path::new("/home/dev");
+        let var = |n: &str| (n == "XDG_RUNTIME_DIR").then(|| "/run/user/1000".to_string());
+        assert_eq!(
+            expand("~/.npm/_logs", Some(home), &var),
+            Some(PathBuf::from("/home/dev/.npm/_logs"))
+        );
+        assert_eq!(
+            expand("$XDG_RUNTIME_DIR", Some(home), &var),
+            Some(PathBuf::from("/run/user/1000"))
+        );
+        assert_eq!(expand("$SSH_AUTH_SOCK", Some(home), &var), None);
+        assert_eq!(expand("~/x", None, &var), None);
+        assert_eq!(expand("relative", Some(home), &var), None);
+    }
+}

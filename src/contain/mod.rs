@@ -1,0 +1,29 @@
+//! What sentinel cannot read, it contains (SPEC 2.3). A Bash call that runs project code — the
+//! tests, a build, a script the agent wrote — is answered `allow` with its command rewritten to
+//! run under `sentinel contain`, which fences it before it starts:
+//!
+//! - writes only in the project, the temp dirs and the tool caches of `rules/contain/writable.txt`;
+//! - the credential files (`credential_paths.txt`) and the sockets of `rules/contain/hidden.txt`
+//!   covered by empty ones; the project's protected places (`.git`, `.vscode`, `.claude` …)
+//!   read-only, and any that the run creates moved aside when it ends;
+//! - a network namespace of its own: its own loopback, and the loopback TCP ports that were
+//!   listening when the call was judged forwarded in (never those of `refused_ports.txt`);
+//! - `no_new_privs`, no new namespaces or mounts, no kernel keyring, no io_uring; every child
+//!   inherits all of it.
+//!
+//! `plan` works out the fence (paths from the rules and the file system), `linux` builds it,
+//! `forward` carries the forwarded ports, `seatbelt` is the macOS profile (not yet used).
+
+pub mod answer;
+pub mod availability;
+pub mod command;
+pub mod forward;
+#[cfg(target_os = "linux")]
+pub mod linux;
+pub mod lists;
+pub mod plan;
+pub mod seatbelt;
+
+pub use availability::{Availability, availability};
+pub use command::{contained_command, original_of};
+pub use plan::Fence;

@@ -1,0 +1,296 @@
+//! The fence for one run, worked out before it starts: what may be written, what is hidden,
+//! what is read-only, which protected places must not appear, which ports come in.
+
+use crate::contain::lists::{self, List};
+use crate::decision::RuleError;
+use crate::local::paths::credentials;
+use crate::local::paths::scan::GLOB_CHARS;
+use crate::rules::Rules;
+use std::path::{Path, PathBuf};
+
+/// The temp dirs every contained run may write (a program's scratch space).
+pub const TEMP_DIRS: [&str; 3] = ["/tmp", "/var/tmp", "/dev/shm"];
+
+/// Devices a program writes or opens for its terminal: granted one by one (a disk's device
+/// node is never writable).
+pub const DEVICES: [&str; 8] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+];
+
+/// Entries looked at for credentials in the home (four levels deep) and in the project.
+const MAX_HOME_ENTRIES: usize = 20_000;
+const MAX_PROJECT_ENTRIES: usize = 100_000;
+const HOME_DEPTH: usize = 4;
+
+/// Folders of the home not walked for credentials: big, and holding none the list names
+/// (a line that names a place inside them, such as `~/.cache/huggingface/token`, is hidden by
+/// its literal path all the same).
+const HOME_SKIPPED: [&str; 9] = [
+    ".cache",
+    ".cargo",
+    ".rustup",
+    ".npm",
+    ".nvm",
+    ".local/lib",
+    "go",
+    ".m2",
+    ".gradle",
+];
+
+/// One run's fence.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Fence {
+    /// The project root, symlinks followed.
+    pub project: PathBuf,
+    /// Folders (and files) writable beside the project: temp dirs, tool caches, devices.
+    pub writable: Vec<PathBuf>,
+    /// Files covered by an empty file: credentials, sockets.
+    pub hidden_files: Vec<PathBuf>,
+    /// Folders covered by an empty folder.
+    pub hidden_dirs: Vec<PathBuf>,
+    /// The project's protected places that exist: read-only inside the fence.
+    pub read_only: Vec<PathBuf>,
+    /// The project's protected places that do not exist: moved aside if the run creates them.
+    pub must_not_appear: Vec<PathBuf>,
+    /// Loopback TCP ports forwarded in.
+    pub ports: Vec<u16>,
+    /// Bad lines of the fence's lists (any makes the run refuse to start).
+    pub errors: Vec<RuleError>,
+}
+
+/// What the plan needs from the world: the environment and where things are.
+pub struct Inputs<'a> {
+    pub project: &'a Path,
+    pub home: Option<&'a Path>,
+    pub sentinel_home: &'a Path,
+    pub rules: &'a Rules,
+    pub ports: &'a [u16],
+    pub var: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Fence {
+    /// The fence for a run in `i.project`; reads the file system (what exists, what is a
+    /// credential) but changes nothing.
+    pub fn plan(i: &Inputs) -> Fence {
+        let project = std::fs::canonicalize(i.project).unwrap_or_else(|_| i.project.into());
+        let mut fence = Fence {
+            project: project.clone(),
+            ..Fence::default()
+        };
+        let (writable, e1) = lists::load(List::Writable, i.sentinel_home);
+        let (hidden, e2) = lists::load(List::Hidden, i.sentinel_home);
+        let (refused, e3) = lists::load(List::RefusedPorts, i.sentinel_home);
+        let (git_read_only, e4) = lists::load(List::GitReadOnly, i.sentinel_home);
+        fence
+            .errors
+            .extend(e1.into_iter().chain(e2).chain(e3).chain(e4));
+
+        for t in TEMP_DIRS {
+            push_existing(&mut fence.writable, Path::new(t));
+        }
+        if let Some(t) = (i.var)("TMPDIR").filter(|t| t.starts_with('/')) {
+            push_existing(&mut fence.writable, Path::new(&t));
+        }
+        for d in DEVICES {
+            push_existing(&mut fence.writable, Path::new(d));
+        }
+        for l in &writable {
+            if let Some(p) = lists::expand(&l.entry, i.home, i.var) {
+                push_existing(&mut fence.writable, &p);
+            }
+        }
+        // SENTINEL_HOME is never writable from inside, even where it sits in a writable place.
+        let own = std::fs::canonicalize(i.sentinel_home).unwrap_or_else(|_| i.sentinel_home.into());
+        fence
+            .writable
+            .retain(|w| !own.starts_with(w) || w == Path::new("/dev/null"));
+        if own.starts_with(&project) {
+            fence.read_only.push(own.clone());
+        }
+
+        for l in &hidden {
+            if let Some(p) = lists::expand(&l.entry, i.home, i.var) {
+                fence.hide(&p);
+            }
+        }
+        // The credential list's literal places (`~/.aws`, `/etc/shadow`), then what its globs
+        // match in the home and the project.
+        for (_, rule) in i.rules.credential_paths().lines() {
+            let text = rule.pattern.as_ref();
+            if text.starts_with('!') || text.contains(GLOB_CHARS) {
+                continue;
+            }
+            if let Some(p) = lists::expand(text, i.home, i.var) {
+                fence.hide(&p);
+            }
+        }
+        if let Some(home) = i.home {
+            let mut left = MAX_HOME_ENTRIES;
+            fence.walk_for_credentials(home, home, HOME_DEPTH, &mut left, i.rules, true);
+        }
+        let mut left = MAX_PROJECT_ENTRIES;
+        fence.walk_for_credentials(&project, &project, usize::MAX, &mut left, i.rules, false);
+
+        fence.protect(i.rules, &git_read_only);
+        let refused: Vec<u16> = refused
+            .iter()
+            .filter_map(|l| l.entry.parse().ok())
+            .collect();
+        fence.ports = i
+            .ports
+            .iter()
+            .copied()
+            .filter(|p| !refused.contains(p))
+            .collect();
+        fence.ports.sort_unstable();
+        fence.ports.dedup();
+        fence.hidden_files.sort();
+        fence.hidden_files.dedup();
+        fence.hidden_dirs.sort();
+        fence.hidden_dirs.dedup();
+        fence
+    }
+
+    /// Hides `path` when it exists (through a link: the target is what is covered).
+    fn hide(&mut self, path: &Path) {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return;
+        };
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.into());
+        // The fence has a /proc of its own (and Landlock keeps other processes' out of reach).
+        if real.starts_with("/proc") {
+            return;
+        }
+        // The project itself, or a place above it, is never hidden whole: the run works there.
+        if self.project.starts_with(&real) {
+            return;
+        }
+        if meta.is_dir() {
+            self.hidden_dirs.push(real);
+        } else {
+            self.hidden_files.push(real);
+        }
+    }
+
+    /// Walks `dir` for credentials (a credential folder is hidden whole, not entered).
+    fn walk_for_credentials(
+        &mut self,
+        root: &Path,
+        dir: &Path,
+        depth: usize,
+        left: &mut usize,
+        rules: &Rules,
+        in_home: bool,
+    ) {
+        if depth == 0 {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if *left == 0 {
+                return;
+            }
+            *left -= 1;
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if credentials::credential(&path, rules).is_some() {
+                self.hide(&path);
+                continue;
+            }
+            if !kind.is_dir() {
+                continue;
+            }
+            let rel = path.strip_prefix(root).unwrap_or(&path);
+            let skipped = if in_home {
+                HOME_SKIPPED.iter().any(|s| rel == Path::new(s)) || path == self.project
+            } else {
+                rel == Path::new(".git")
+                    || entry.file_name() == "node_modules"
+                    || entry.file_name() == ".git"
+            };
+            if !skipped {
+                self.walk_for_credentials(root, &path, depth - 1, left, rules, in_home);
+            }
+        }
+    }
+
+    /// The project's protected places: read-only when they exist, watched when they do not.
+    fn protect(&mut self, rules: &Rules, git_read_only: &[lists::Line]) {
+        // `.git` itself stays writable for git's own work; its places that run code do not.
+        let git = self.project.join(".git");
+        if git.is_dir() {
+            for l in git_read_only {
+                let p = git.join(&l.entry);
+                if std::fs::symlink_metadata(&p).is_ok() {
+                    self.read_only.push(p);
+                } else {
+                    self.must_not_appear.push(p);
+                }
+            }
+        }
+        for (_, rule) in rules.protected_paths().lines() {
+            let text = rule.pattern.as_ref();
+            if text.starts_with('!') {
+                continue;
+            }
+            let literal = text.strip_prefix("**/").unwrap_or(text);
+            if literal.contains(GLOB_CHARS) {
+                continue;
+            }
+            let p = self.project.join(literal);
+            if literal == ".git" && git.is_dir() {
+                continue;
+            }
+            if std::fs::symlink_metadata(&p).is_ok() {
+                self.read_only.push(p);
+            } else if !self.must_not_appear.contains(&p) {
+                self.must_not_appear.push(p);
+            }
+        }
+        self.read_only.sort();
+        self.read_only.dedup();
+    }
+
+    /// One line for the reason: what the run may and may not do.
+    pub fn describe(&self) -> String {
+        let ports = if self.ports.is_empty() {
+            "no network (a loopback of its own)".to_string()
+        } else {
+            let list: Vec<String> = self.ports.iter().map(u16::to_string).collect();
+            format!(
+                "no network but a loopback of its own and this machine's ports {}",
+                list.join(", ")
+            )
+        };
+        format!(
+            "writes only in the project, the temp dirs and {} tool caches; {} credential places and sockets hidden; {} protected places read-only; {ports}",
+            self.writable
+                .iter()
+                .filter(|w| !w.starts_with("/dev")
+                    && !TEMP_DIRS.iter().any(|t| w.as_path() == Path::new(t)))
+                .count(),
+            self.hidden_files.len() + self.hidden_dirs.len(),
+            self.read_only.len(),
+        )
+    }
+}
+
+fn push_existing(out: &mut Vec<PathBuf>, p: &Path) {
+    if std::fs::symlink_metadata(p).is_ok() {
+        let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.into());
+        if !out.contains(&real) {
+            out.push(real);
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! Containment, run for real (SPEC 2.3): `sentinel contain` fences a command, and the hook
+//! answers a run of project code `allow` with the command rewritten to run fenced.
+//!
+//! Every attack here aims at a scratch home made for the test (never the real one), outside the
+//! temp dirs (which a fenced run may write), so a fence that fails shows as a failed assertion
+//! on scratch files and nothing else is touched.
+
+mod common;
+
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// A scratch world: a home with a key and a folder to keep, a project with a `.env` and `.git`.
+struct World {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        // The target dir, unless the checkout is in a temp dir (a fenced run writes there).
+        let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let base = if ["/tmp", "/var/tmp", "/dev/shm"]
+            .iter()
+            .any(|t| base.starts_with(t))
+        {
+            let b = PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/sentinel-tests");
+            std::fs::create_dir_all(&b).unwrap();
+            b
+        } else {
+            base
+        };
+        let dir = tempfile::tempdir_in(base).unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let w = World { _dir: dir, root };
+        std::fs::create_dir_all(w.home().join(".ssh")).unwrap();
+        std::fs::write(w.home().join(".ssh/id_rsa"), "CANARY-KEY\n").unwrap();
+        std::fs::create_dir_all(w.home().join("important")).unwrap();
+        std::fs::write(w.home().join("important/keep.txt"), "keep\n").unwrap();
+        std::fs::create_dir_all(w.project().join(".git/hooks")).unwrap();
+        std::fs::write(w.project().join(".env"), "SECRET=CANARY-ENV\n").unwrap();
+        std::fs::create_dir_all(w.sentinel_home()).unwrap();
+        w
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.root.join("proj")
+    }
+
+    fn sentinel_home(&self) -> PathBuf {
+        self.root.join("sentinel-home")
+    }
+
+    fn sentinel(&self) -> Command {
+        let mut c = common::sentinel(&self.sentinel_home());
+        c.env("HOME", self.home()).current_dir(self.project());
+        c
+    }
+
+    /// `sentinel contain` around `script` (bash), with `ports` forwarded: status and stderr.
+    fn contain(&self, ports: &[u16], script: &str) -> (i32, String) {
+        let mut c = self.sentinel();
+        c.arg("contain").arg("--project").arg(self.project());
+        for p in ports {
+            c.arg("--port").arg(p.to_string());
+        }
+        let out = c.args(["--", "bash", "-c", script]).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// The hook's answer to a Bash call in the project.
+    fn hook(&self, input: Value, mode: &str) -> Value {
+        let event = json!({
+            "hook_event_name": "PreToolUse",
+            "session_id": "contain-test",
+            "cwd": self.project(),
+            "permission_mode": mode,
+            "tool_name": "Bash",
+            "tool_input": input,
+        });
+        let mut cmd = self.sentinel();
+        cmd.arg("hook");
+        let out = common::feed(cmd, event.to_string().as_bytes());
+        let text = String::from_utf8_lossy(&out.stdout);
+        if text.trim().is_empty() {
+            return Value::Null;
+        }
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn put(&self, rel: &str, text: &str) {
+        let p = self.project().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// False (and says why) where this machine cannot fence: the tests below need it.
+fn available(w: &World) -> bool {
+    let (code, err) = w.contain(&[], "true");
+    if code == 125 && err.contains("not available") {
+        eprintln!("skipped: {err}");
+        return false;
+    }
+    assert_eq!(code, 0, "{err}");
+    true
+}
+
+#[test]
+fn a_fenced_run_writes_the_project_but_not_the_home_the_keys_or_the_network() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    // A listener on this machine's loopback that was not forwarded: nothing may reach it.
+    let outside = TcpListener::bind("127.0.0.1:0").unwrap();
+    outside.set_nonblocking(true).unwrap();
+    let port = outside.local_addr().unwrap().port();
+    let script = format!(
+        "echo ran > out.txt
+         rm -rf \"$HOME/important\"
+         cp \"$HOME/.ssh/id_rsa\" stolen_key 2>/dev/null
+         cat .env > stolen_env 2>/dev/null
+         (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected > net.txt
+         echo 'rm -rf ~' > .git/hooks/pre-commit 2>/dev/null
+         mkdir -p .vscode && echo '{{}}' > .vscode/tasks.json
+         echo done > done.txt"
+    );
+    let (code, err) = w.contain(&[], &script);
+    assert_eq!(code, 0, "{err}");
+    let p = w.project();
+    assert_eq!(std::fs::read_to_string(p.join("out.txt")).unwrap(), "ran\n");
+    assert!(p.join("done.txt").exists(), "the run went to its end");
+    assert!(
+        w.home().join("important/keep.txt").exists(),
+        "the home was changed"
+    );
+    let stolen = std::fs::read_to_string(p.join("stolen_key")).unwrap_or_default();
+    assert!(!stolen.contains("CANARY"), "the key was read: {stolen}");
+    let env = std::fs::read_to_string(p.join("stolen_env")).unwrap_or_default();
+    assert!(!env.contains("CANARY"), "the .env was read: {env}");
+    assert!(!p.join("net.txt").exists(), "a connection left the fence");
+    assert!(outside.accept().is_err(), "the listener saw a connection");
+    assert!(
+        !p.join(".git/hooks/pre-commit").exists(),
+        ".git/hooks was written"
+    );
+    assert!(
+        !p.join(".vscode").exists(),
+        "a created protected place stayed"
+    );
+    assert!(err.contains(".vscode"), "the person is told: {err}");
+    let moved = w.sentinel_home().join("quarantine");
+    assert!(moved.is_dir(), "moved aside into SENTINEL_HOME/quarantine");
+}
+
+#[test]
+fn a_forwarded_port_reaches_this_machine_and_the_runs_own_loopback_works() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let server = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = server.local_addr().unwrap().port();
+    let serving = std::thread::spawn(move || {
+        let (mut s, _) = server.accept().unwrap();
+        s.write_all(b"pong\n").unwrap();
+        let mut rest = Vec::new();
+        let _ = s.read_to_end(&mut rest);
+    });
+    let script = format!(
+        "exec 3<>/dev/tcp/127.0.0.1/{port}; read -r line <&3; echo \"$line\" > got.txt; exec 3>&-
+         python3 - <<'EOF' > inner.txt 2>&1 || true
+import socket
+s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()
+c = socket.create_connection(s.getsockname()); a, _ = s.accept(); c.send(b'x'); print(a.recv(1).decode())
+EOF"
+    );
+    let (code, err) = w.contain(&[port], &script);
+    assert_eq!(code, 0, "{err}");
+    serving.join().unwrap();
+    let p = w.project();
+    assert_eq!(
+        std::fs::read_to_string(p.join("got.txt")).unwrap(),
+        "pong\n"
+    );
+    if Command::new("python3").arg("-V").output().is_ok() {
+        assert_eq!(std::fs::read_to_string(p.join("inner.txt")).unwrap(), "x\n");
+    }
+}
+
+#[test]
+fn a_refused_port_and_the_keys_are_in_the_plan() {
+    let w = World::new();
+    let out = w
+        .sentinel()
+        .args([
+            "contain",
+            "--plan",
+            "--port",
+            "53",
+            "--port",
+            "5432",
+            "--project",
+        ])
+        .arg(w.project())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        plan["ports"],
+        json!([5432]),
+        "53 is a resolver: never forwarded"
+    );
+    let hidden = plan["hidden_dirs"].to_string() + &plan["hidden_files"].to_string();
+    assert!(hidden.contains("/home/.ssh"), "{hidden}");
+    assert!(hidden.contains("/proj/.env"), "{hidden}");
+    assert!(
+        plan["read_only"].to_string().contains(".git/hooks"),
+        "{plan}"
+    );
+}
+
+#[test]
+fn the_hook_answers_a_run_of_project_code_with_the_command_fenced() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    // Code reading cannot follow (a computed attribute): uncertain to read, fenced to run.
+    w.put(
+        "run_tests.py",
+        "import shutil, os\ngetattr(shutil, 'rm' + 'tree')(os.path.expanduser('~/important'))\nopen('result.txt', 'w').write('ok')\n",
+    );
+    let input =
+        json!({"command": "python3 run_tests.py", "description": "tests", "timeout": 60000});
+    for mode in ["default", "bypassPermissions"] {
+        let answer = w.hook(input.clone(), mode);
+        let out = &answer["hookSpecificOutput"];
+        assert_eq!(out["permissionDecision"], "allow", "{mode}: {answer}");
+        assert!(
+            out["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains("runs fenced"),
+            "{answer}"
+        );
+        let updated = &out["updatedInput"];
+        assert_eq!(updated["description"], "tests", "the other fields are kept");
+        assert_eq!(updated["timeout"], 60000);
+        let command = updated["command"].as_str().unwrap();
+        assert!(command.contains(" contain --project "), "{command}");
+        assert!(
+            command.ends_with("-- bash -c 'python3 run_tests.py'"),
+            "{command}"
+        );
+        // What Claude Code then runs.
+        let ran = Command::new("bash")
+            .args(["-c", command])
+            .current_dir(w.project())
+            .env("HOME", w.home())
+            .env("SENTINEL_HOME", w.sentinel_home())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert!(w.home().join("important/keep.txt").exists(), "{ran:?}");
+    }
+}
+
+#[test]
+fn without_containment_a_run_is_judged_by_reading_alone_and_never_rewritten() {
+    let w = World::new();
+    std::fs::write(w.sentinel_home().join("sentinel.toml"), "contain = false\n").unwrap();
+    // Written through the agent's Write tool in this session: read in full before it runs.
+    let event = json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "contain-test",
+        "cwd": w.project(),
+        "permission_mode": "bypassPermissions",
+        "tool_name": "Write",
+        "tool_input": {"file_path": w.project().join("run_tests.py"), "content": "x"},
+    });
+    let mut cmd = w.sentinel();
+    cmd.arg("hook");
+    common::feed(cmd, event.to_string().as_bytes());
+    w.put(
+        "run_tests.py",
+        "import shutil, os\nfor x in [1]:\n    shutil.rmtree(os.path.expanduser('~/important'))\n",
+    );
+    let answer = w.hook(
+        json!({"command": "python3 run_tests.py"}),
+        "bypassPermissions",
+    );
+    let out = &answer["hookSpecificOutput"];
+    assert_ne!(out["permissionDecision"], "allow", "{answer}");
+    assert!(out.get("updatedInput").is_none(), "{answer}");
+}
+
+#[test]
+fn claude_codes_own_sandbox_counts_unless_the_call_leaves_it() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    w.put(".claude/settings.json", r#"{"sandbox": {"enabled": true}}"#);
+    w.put("t.sh", "echo hi > out.txt\n");
+    let sandboxed = w.hook(json!({"command": "sh t.sh"}), "bypassPermissions");
+    let out = &sandboxed["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "allow", "{sandboxed}");
+    assert!(
+        out.get("updatedInput").is_none(),
+        "not wrapped twice: {sandboxed}"
+    );
+    assert!(
+        out["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("Claude Code's own sandbox"),
+        "{sandboxed}"
+    );
+    let leaving = w.hook(
+        json!({"command": "sh t.sh", "dangerouslyDisableSandbox": true}),
+        "bypassPermissions",
+    );
+    let out = &leaving["hookSpecificOutput"];
+    assert!(
+        out["updatedInput"]["command"]
+            .as_str()
+            .unwrap()
+            .contains(" contain "),
+        "{leaving}"
+    );
+    assert_eq!(out["updatedInput"]["dangerouslyDisableSandbox"], true);
+}
+
+#[test]
+fn a_call_that_runs_no_project_code_is_not_rewritten() {
+    let w = World::new();
+    let answer = w.hook(
+        json!({"command": "git status && ls -la"}),
+        "bypassPermissions",
+    );
+    let out = &answer["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "allow", "{answer}");
+    assert!(out.get("updatedInput").is_none(), "{answer}");
+}
+
+#[test]
+fn the_rewritten_command_keeps_a_quoted_original_whole() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    w.put("t.sh", "printf '%s\\n' \"$1\" > arg.txt\n");
+    let original = "sh t.sh \"it's a 'quoted' \\$HOME\"";
+    let answer = w.hook(json!({ "command": original }), "bypassPermissions");
+    let command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        sentinel::contain::original_of(&command).as_deref(),
+        Some(original)
+    );
+    let status = Command::new("bash")
+        .args(["-c", &command])
+        .current_dir(w.project())
+        .env("HOME", w.home())
+        .env("SENTINEL_HOME", w.sentinel_home())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read_to_string(w.project().join("arg.txt")).unwrap(),
+        "it's a 'quoted' $HOME\n"
+    );
+}
