@@ -10,6 +10,7 @@ use crate::decision::taint::{Mark, Taint};
 use crate::decision::{Decision, Tier, Verdict};
 use crate::evaluator::edits;
 use crate::evaluator::tiers::{self, Session};
+use crate::ledger::changed;
 use crate::ledger::taint;
 use crate::ledger::written::{self, Written};
 use crate::ledger::{allow_once, record};
@@ -88,13 +89,16 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         }),
         TaintFrom::Clean => None,
     };
-    // The session's written files, read only when a call runs something (issue 29).
+    let project_root = project::root(q.cwd, project::named_by_agent().as_deref());
+    // The session's written files and the project's changed ones, read only when a call runs
+    // something (issue 29).
     let writes = SessionLedger {
         home: &config.home.value,
         session: match q.taint {
             TaintFrom::Session => q.session.id.unwrap_or(""),
             _ => "",
         },
+        project: &project_root,
         read: std::cell::OnceCell::new(),
     };
     let ctx = Context::new(
@@ -104,7 +108,7 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         &RealFs,
         taint.as_ref(),
     )
-    .with_project(&project::root(q.cwd, project::named_by_agent().as_deref()))
+    .with_project(&project_root)
     .with_writes(&writes);
     let local = layered.decide(q.call, &ctx, user_home.as_deref());
     // A run of project code that reading alone leaves uncertain may still run, fenced: judged
@@ -213,17 +217,26 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     }
 }
 
-/// The session's ledger of written files, read on first use.
+/// The files that count as the agent's: the session's ledger of written files and the project's
+/// files changed since the person's baseline (any means, any session), read on first use.
 struct SessionLedger<'a> {
     home: &'a Path,
     session: &'a str,
+    project: &'a Path,
     read: std::cell::OnceCell<Written>,
 }
 
 impl crate::local::context::SessionWrites for SessionLedger<'_> {
     fn written(&self) -> &Written {
-        self.read
-            .get_or_init(|| written::read(self.home, self.session))
+        self.read.get_or_init(|| {
+            let mut both = written::read(self.home, self.session);
+            let seen = changed::observe(self.home, self.project, std::time::SystemTime::now());
+            both.full |= seen.full;
+            let noted: std::collections::HashSet<PathBuf> = both.paths.iter().cloned().collect();
+            both.paths
+                .extend(seen.paths.into_iter().filter(|p| !noted.contains(p)));
+            both
+        })
     }
 }
 
