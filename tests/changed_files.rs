@@ -29,6 +29,8 @@ impl World {
         };
         std::fs::create_dir_all(w.project().join(".git")).unwrap();
         std::fs::create_dir_all(w.home()).unwrap();
+        // Reading alone (where a run cannot be fenced): what is observed decides what is read.
+        std::fs::write(w.home().join("sentinel.toml"), "contain = false\n").unwrap();
         w.put("tests/test_a.py", BENIGN_TEST);
         for (rel, text) in files {
             w.put(rel, text);

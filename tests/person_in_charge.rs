@@ -222,8 +222,19 @@ fn doctor_runs_the_registered_hook() {
 #[test]
 fn doctor_json_has_the_documented_shape() {
     let documented = [
-        "settings", "hook", "binary", "matcher", "rules", "config", "home", "mode", "tier2",
-        "selftest", "env", "project",
+        "settings",
+        "hook",
+        "binary",
+        "matcher",
+        "rules",
+        "config",
+        "home",
+        "mode",
+        "tier2",
+        "selftest",
+        "env",
+        "project",
+        "containment",
     ];
     let docs = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents.md"),

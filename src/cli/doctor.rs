@@ -41,6 +41,9 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
         &config,
         project.as_deref(),
     ));
+    if let Ok(me) = std::env::current_exe() {
+        checks.push(super::doctor_contain::check(&me, &config));
+    }
     // The other agents sentinel is registered for, checked as `doctor --agent NAME` would.
     checks.extend(super::setup::registered_elsewhere());
     Ok(print(&checks, json))

@@ -27,6 +27,7 @@ mod check;
 mod config;
 mod contain;
 mod doctor;
+mod doctor_contain;
 mod doctor_selftest;
 mod explain;
 mod guard;
