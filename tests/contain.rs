@@ -10,7 +10,7 @@ mod common;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// A scratch world: a home with a key and a folder to keep, a project with a `.env` and `.git`.
@@ -390,4 +390,142 @@ fn the_rewritten_command_keeps_a_quoted_original_whole() {
         std::fs::read_to_string(w.project().join("arg.txt")).unwrap(),
         "it's a 'quoted' $HOME\n"
     );
+}
+
+/// Tier 2 down (its URL refuses), `fail_mode = open`, under bypassPermissions: a run of project
+/// code whose reading is incomplete is never allowed unchecked; fenced, it runs.
+#[test]
+fn with_tier_2_down_an_unread_run_is_fenced_or_asked_never_allowed_unchecked() {
+    for contain in [true, false] {
+        let w = World::new();
+        if contain && !available(&w) {
+            return;
+        }
+        std::fs::write(
+            w.sentinel_home().join("sentinel.toml"),
+            format!("contain = {contain}\nfail_mode = \"open\"\n[api]\nurl = \"http://127.0.0.1:9\"\ntimeout = 1.0\n"),
+        )
+        .unwrap();
+        w.put("package.json", r#"{"scripts": {"test": "node check.js"}}"#);
+        // Written through the agent's Write tool: read in full, and what it runs is not known.
+        let write = json!({
+            "hook_event_name": "PreToolUse",
+            "session_id": "contain-test",
+            "cwd": w.project(),
+            "permission_mode": "bypassPermissions",
+            "tool_name": "Write",
+            "tool_input": {"file_path": w.project().join("check.js"), "content": "x"},
+        });
+        let mut cmd = w.sentinel();
+        cmd.arg("hook");
+        common::feed(cmd, write.to_string().as_bytes());
+        w.put(
+            "check.js",
+            "const cp = require('child_process');\nconst cmd = process.env.CMD || 'true';\ncp.execSync(cmd);\n",
+        );
+        let mut cmd = w.sentinel();
+        cmd.arg("hook").env("SENTINEL_API_KEY", "sk-test");
+        let event = json!({
+            "hook_event_name": "PreToolUse",
+            "session_id": "contain-test",
+            "cwd": w.project(),
+            "permission_mode": "bypassPermissions",
+            "tool_name": "Bash",
+            "tool_input": {"command": "npm test"},
+        });
+        let out = common::feed(cmd, event.to_string().as_bytes());
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let out = &answer["hookSpecificOutput"];
+        if contain {
+            assert_eq!(out["permissionDecision"], "allow", "{answer}");
+            assert!(
+                out["updatedInput"]["command"]
+                    .as_str()
+                    .unwrap()
+                    .contains(" contain ")
+            );
+        } else {
+            assert_eq!(out["permissionDecision"], "ask", "{answer}");
+            assert!(out.get("updatedInput").is_none(), "{answer}");
+        }
+    }
+}
+
+/// The run's temp dirs are its own: a socket another program keeps in /tmp (tmux's, an
+/// editor's server) is not there, and what the run writes there does not outlive it.
+#[test]
+fn the_temp_dirs_are_the_runs_own() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let outside = tempfile::Builder::new()
+        .prefix("sentinel-contain-test")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let socket = outside.path().join("default");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let left = format!("/tmp/sentinel-contain-left-{}", std::process::id());
+    let script = format!(
+        "test -e '{}' && echo seen > seen.txt; echo x > '{left}'; test -e '{left}' && echo wrote > wrote.txt",
+        socket.display()
+    );
+    let (code, err) = w.contain(&[], &script);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !w.project().join("seen.txt").exists(),
+        "the socket was reachable"
+    );
+    assert!(
+        w.project().join("wrote.txt").exists(),
+        "the run's own /tmp is writable"
+    );
+    assert!(
+        !Path::new(&left).exists(),
+        "what the run left in /tmp outlived it"
+    );
+}
+
+/// A project inside a temp dir (a checkout under /tmp) is bound back into the run's own /tmp,
+/// and a relative path from the working directory meets the same read-only places.
+#[test]
+fn a_project_in_a_temp_dir_keeps_its_fence() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let proj = tempfile::Builder::new()
+        .prefix("sentinel-contain-proj")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let proj = proj.path().canonicalize().unwrap();
+    std::fs::create_dir_all(proj.join(".git/hooks")).unwrap();
+    let out = w
+        .sentinel()
+        .current_dir(&proj)
+        .arg("contain")
+        .arg("--project")
+        .arg(&proj)
+        .args([
+            "--",
+            "bash",
+            "-c",
+            "echo ran > out.txt; echo x > .git/hooks/pre-commit 2>/dev/null; true",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(proj.join("out.txt")).unwrap(),
+        "ran\n"
+    );
+    assert!(
+        !proj.join(".git/hooks/pre-commit").exists(),
+        "written through the old /tmp"
+    );
+    std::fs::remove_dir_all(&proj).unwrap();
 }

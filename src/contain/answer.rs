@@ -153,7 +153,7 @@ fn describe(ports: &[u16]) -> String {
         )
     };
     format!(
-        "writes only in the project, temp dirs and tool caches; credentials hidden; git's hooks and config and the project's other protected places read-only; {net}"
+        "writes only in the project, tool caches and temp dirs of its own; credentials hidden; git's hooks and config and the project's other protected places read-only; {net}"
     )
 }
 

@@ -87,6 +87,7 @@ struct Prepared {
     env: Vec<CString>,
     uid: u32,
     gid: u32,
+    cwd: PathBuf,
 }
 
 impl Prepared {
@@ -136,6 +137,7 @@ impl Prepared {
             // SAFETY: getuid and getgid have no preconditions.
             uid: unsafe { libc::getuid() },
             gid: unsafe { libc::getgid() },
+            cwd: std::env::current_dir()?,
         })
     }
 }
@@ -187,6 +189,11 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
             exit_failed("private mounts");
         }
     }
+    for temp in &fence.private_temp {
+        if !private_temp(temp, &fence.project) {
+            exit_failed(&format!("a {} of the run's own", temp.display()));
+        }
+    }
     for path in &fence.read_only {
         if !bind_read_only(path) {
             exit_failed(&format!("making {} read-only", path.display()));
@@ -201,6 +208,11 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
         if !cover_file(path) {
             exit_failed(&format!("hiding {}", path.display()));
         }
+    }
+    // The working directory entered again through the new mounts: kept as it was, it would
+    // reach the project through the old ones, where nothing is read-only.
+    if std::env::set_current_dir(&p.cwd).is_err() {
+        exit_failed(&format!("entering {} again", p.cwd.display()));
     }
     if !loopback_up() {
         exit_failed("the fence's own loopback");
@@ -528,6 +540,59 @@ fn bind_read_only(path: &Path) -> bool {
             c.as_ptr(),
             std::ptr::null(),
             flags,
+            std::ptr::null(),
+        ) == 0
+    }
+}
+
+/// An empty temp dir of the run's own over `temp`; a project inside it is bound back in place.
+fn private_temp(temp: &Path, project: &Path) -> bool {
+    let Ok(t) = CString::new(temp.as_os_str().as_bytes()) else {
+        return false;
+    };
+    let inside = project.starts_with(temp);
+    // The project's folder, held open across the mount that hides it.
+    let held = if inside {
+        match std::fs::File::open(project) {
+            Ok(f) => Some(f),
+            Err(_) => return false,
+        }
+    } else {
+        None
+    };
+    // SAFETY: a tmpfs mount on an existing folder.
+    let mounted = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            t.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            c"mode=1777".as_ptr().cast(),
+        ) == 0
+    };
+    if !mounted {
+        return false;
+    }
+    let Some(held) = held else {
+        return true;
+    };
+    if std::fs::create_dir_all(project).is_err() {
+        return false;
+    }
+    let from = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&held));
+    let (Ok(from), Ok(to)) = (
+        CString::new(from),
+        CString::new(project.as_os_str().as_bytes()),
+    ) else {
+        return false;
+    };
+    // SAFETY: a recursive bind of the held folder onto its own path in the new temp dir.
+    unsafe {
+        libc::mount(
+            from.as_ptr(),
+            to.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
             std::ptr::null(),
         ) == 0
     }

@@ -59,6 +59,10 @@ pub struct Fence {
     pub read_only: Vec<PathBuf>,
     /// The project's protected places that do not exist: moved aside if the run creates them.
     pub must_not_appear: Vec<PathBuf>,
+    /// Temp dirs replaced by empty ones of the run's own: the sockets other programs keep there
+    /// (tmux, screen, X11, editors' servers: each types or runs code in the person's session)
+    /// are out of reach, and nothing the run leaves there outlives it.
+    pub private_temp: Vec<PathBuf>,
     /// Loopback TCP ports forwarded in.
     pub ports: Vec<u16>,
     /// Bad lines of the fence's lists (any makes the run refuse to start).
@@ -94,6 +98,7 @@ impl Fence {
 
         for t in TEMP_DIRS {
             push_existing(&mut fence.writable, Path::new(t));
+            push_existing(&mut fence.private_temp, Path::new(t));
         }
         if let Some(t) = (i.var)("TMPDIR").filter(|t| t.starts_with('/')) {
             push_existing(&mut fence.writable, Path::new(&t));
@@ -120,6 +125,10 @@ impl Fence {
                 fence.hide(&p);
             }
         }
+        // The session's runtime folder where XDG_RUNTIME_DIR is not set.
+        // SAFETY: getuid has no preconditions.
+        let uid = unsafe { libc::getuid() };
+        fence.hide(&PathBuf::from(format!("/run/user/{uid}")));
         // The credential list's literal places (`~/.aws`, `/etc/shadow`), then what its globs
         // match in the home and the project.
         for (_, rule) in i.rules.credential_paths().lines() {

@@ -302,7 +302,12 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
                 Effect::Send { .. } => "sends data out",
                 Effect::RunCode { .. } => "runs code given as text",
                 Effect::RunProgram { .. } => "runs another program",
-                Effect::RunFile { .. } => "runs a file that is not the project's",
+                Effect::RunFile { .. } => "runs a file sentinel could not read in full",
+                // What the project's tooling runs (scripts, recipes, hooks, tests) was not read
+                // in full when this part is not an allow: fenced it would have been allowed.
+                Effect::RunProject | Effect::Task { .. } => {
+                    "runs the project's code, which sentinel could not read in full"
+                }
                 Effect::Install { .. } => "installs a package by name",
                 Effect::AsUser { .. } => "acts as another user",
                 Effect::Review { .. } => "is never allowed locally (a spec says why)",
