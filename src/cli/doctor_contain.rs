@@ -29,35 +29,44 @@ pub fn check(binary: &Path, config: &Config) -> Check {
         .home
         .value
         .join(format!(".doctor-contain-{}", std::process::id()));
+    // Through system(3), as the self-test: std's process spawning would import ~40 libc
+    // symbols that every hook then binds at start-up.
+    let q = |p: &Path| sentinel::text::shell_word(&p.display().to_string());
     let proven = std::fs::create_dir_all(&scratch)
         .map_err(|e| e.to_string())
         .and_then(|()| {
-            std::process::Command::new(binary)
-                .arg("contain")
-                .arg("--project")
-                .arg(&scratch)
-                .args(["--", "sh", "-c", "echo ok > fenced.txt"])
-                .current_dir(&scratch)
-                .stdout(std::process::Stdio::null())
-                .output()
-                .map_err(|e| e.to_string())
+            let script = format!(
+                "cd {dir} && {bin} contain --project {dir} -- sh -c 'echo ok > fenced.txt' > /dev/null 2> {dir}/../.doctor-contain-err-{pid}",
+                dir = q(&scratch),
+                bin = q(binary),
+                pid = std::process::id(),
+            );
+            let script = std::ffi::CString::new(script).map_err(|e| e.to_string())?;
+            // SAFETY: a NUL-terminated string that outlives the call; system(3) only reads it.
+            Ok(unsafe { libc::system(script.as_ptr()) })
         });
+    let err_file = config
+        .home
+        .value
+        .join(format!(".doctor-contain-err-{}", std::process::id()));
+    let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
+    let _ = std::fs::remove_file(&err_file);
     let wrote = std::fs::read_to_string(scratch.join("fenced.txt")).unwrap_or_default();
     let _ = std::fs::remove_dir_all(&scratch);
     match proven {
-        Ok(out) if out.status.success() && wrote == "ok\n" => Check::new(
+        Ok(0) if wrote == "ok\n" => Check::new(
             "containment",
             Status::Ok,
             format!(
                 "runs of project code go fenced (Landlock ABI {abi}, user namespaces; a fenced run was tried)"
             ),
         ),
-        Ok(out) => Check::new(
+        Ok(_) => Check::new(
             "containment",
             Status::Warn,
             format!(
                 "a fenced run failed here ({}): runs of project code are answered as if fenced, and will fail; set contain = false until it works",
-                String::from_utf8_lossy(&out.stderr).trim()
+                stderr.trim()
             ),
         )
         .fix("contain = false in sentinel.toml"),

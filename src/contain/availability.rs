@@ -53,8 +53,7 @@ pub fn availability() -> Availability {
             "user namespaces are switched off (user.max_user_namespaces = 0)".into(),
         );
     }
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = crate::contain::sys::geteuid() == 0;
     if !root {
         if read("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
             return Availability::Unavailable(

@@ -3,21 +3,23 @@
 //! namespace; outside, `sentinel contain` accepts on it and connects to the same port of this
 //! machine's loopback, copying both ways. Nothing else crosses: the fence has no route out.
 
+use crate::contain::sys;
 use std::io;
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 /// Listeners in the current (the fence's) network namespace, one per port and loopback
 /// address that can be bound.
-pub fn listeners(ports: &[u16]) -> Vec<TcpListener> {
+pub fn listeners(ports: &[u16]) -> Vec<OwnedFd> {
     let mut out = Vec::new();
     for &port in ports {
         for ip in [
             SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
             SocketAddr::from((Ipv6Addr::LOCALHOST, port)),
         ] {
-            if let Ok(l) = TcpListener::bind(ip) {
-                out.push(l);
+            if let Ok(fd) = sys::tcp_listener(ip) {
+                // SAFETY: a fresh fd this function owns.
+                out.push(unsafe { OwnedFd::from_raw_fd(fd) });
             }
         }
     }
@@ -48,9 +50,7 @@ pub fn send_fds(sock: RawFd, fds: &[RawFd]) -> io::Result<()> {
             (*cmsg).cmsg_type = libc::SCM_RIGHTS;
             (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
             std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
-            if libc::sendmsg(sock, &msg, 0) < 0 {
-                return Err(io::Error::last_os_error());
-            }
+            sys::sendmsg(sock, &msg)?;
         }
     }
     Ok(())
@@ -75,7 +75,7 @@ pub fn recv_fds(sock: RawFd) -> Vec<OwnedFd> {
         msg.msg_control = control.as_mut_ptr().cast();
         msg.msg_controllen = space as _;
         // SAFETY: recvmsg into the buffers above; MSG_CMSG_CLOEXEC keeps the fds from children.
-        let n = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
+        let n = unsafe { sys::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
         if n <= 0 {
             if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
@@ -97,15 +97,17 @@ pub fn recv_fds(sock: RawFd) -> Vec<OwnedFd> {
 }
 
 /// Serves each listener (from the fence's namespace) on a thread of its own: every connection
-/// accepted is joined to the same address and port of this machine's loopback.
+/// accepted is joined to the same address and port of this machine's loopback. The threads
+/// end with the process.
 pub fn serve(listeners: Vec<OwnedFd>) {
-    for fd in listeners {
-        let listener = TcpListener::from(fd);
+    for listener in listeners {
         std::thread::spawn(move || {
-            let Ok(addr) = listener.local_addr() else {
+            let Some(addr) = sys::local_addr(listener.as_raw_fd()) else {
                 return;
             };
-            for inside in listener.incoming().flatten() {
+            while let Ok(conn) = sys::accept(listener.as_raw_fd()) {
+                // SAFETY: a fresh fd from accept, owned from here on.
+                let inside = unsafe { TcpStream::from_raw_fd(conn) };
                 std::thread::spawn(move || {
                     if let Ok(outside) = TcpStream::connect(addr) {
                         join(inside, outside);
@@ -116,20 +118,19 @@ pub fn serve(listeners: Vec<OwnedFd>) {
     }
 }
 
-/// Copies both ways until each side is done.
+/// Copies both ways, one thread a direction; each side is shut for writing when the other
+/// has nothing more.
 fn join(a: TcpStream, b: TcpStream) {
     let (Ok(a2), Ok(b2)) = (a.try_clone(), b.try_clone()) else {
         return;
     };
-    let there = std::thread::spawn(move || {
-        let (mut from, mut to) = (a, b2);
-        let _ = io::copy(&mut from, &mut to);
-        let _ = to.shutdown(std::net::Shutdown::Write);
-    });
-    let (mut from, mut to) = (b, a2);
+    std::thread::spawn(move || copy(a, b2));
+    copy(b, a2);
+}
+
+fn copy(mut from: TcpStream, mut to: TcpStream) {
     let _ = io::copy(&mut from, &mut to);
     let _ = to.shutdown(std::net::Shutdown::Write);
-    let _ = there.join();
 }
 
 /// The loopback TCP ports listening on this machine now (`/proc/net/tcp` and `tcp6`): on
@@ -181,11 +182,6 @@ fn is_loopback_or_any(hex: &str, v6: bool) -> bool {
         || (hex.starts_with("0000000000000000FFFF0000") && hex.ends_with("7F"))
 }
 
-/// The raw fd of a listener, for sending.
-pub fn raw(l: &TcpListener) -> RawFd {
-    l.as_raw_fd()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,7 +202,7 @@ mod tests {
 
     #[test]
     fn a_port_listening_here_is_listed() {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         assert!(listening_loopback_ports().contains(&port));
     }

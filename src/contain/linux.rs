@@ -12,8 +12,8 @@
 //! A step that fails before the command runs ends the run with status 125 and one line on
 //! stderr: the command never runs unfenced.
 
-use crate::contain::forward;
 use crate::contain::plan::{DEVICES, Fence};
+use crate::contain::{forward, sys};
 use landlock::{
     ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
     RulesetStatus, Scope, path_beneath_rules,
@@ -39,19 +39,10 @@ pub const SCRUBBED_VARIABLES: [&str; 5] = [
 
 /// Runs `argv` inside `fence`; returns its exit status (128 + N for a signal N).
 pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
-    let mut pair = [0 as RawFd; 2];
-    // SAFETY: socketpair fills two fds.
-    if unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-            0,
-            pair.as_mut_ptr(),
-        )
-    } != 0
-    {
-        return fail("a socket pair", &std::io::Error::last_os_error());
-    }
+    let pair = match sys::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC) {
+        Ok(p) => p,
+        Err(e) => return fail("a socket pair", &e),
+    };
     let (outside, inside) = (pair[0], pair[1]);
     // Everything the children need is prepared before the fork: after it they only make
     // system calls on it.
@@ -59,12 +50,12 @@ pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
         Ok(p) => p,
         Err(e) => return fail("the command line", &e),
     };
-    // SAFETY: sentinel contain is single-threaded here; the child only makes system calls and
-    // then execs or exits.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return fail("fork", &std::io::Error::last_os_error());
-    }
+    // sentinel contain is single-threaded here; the child only makes system calls and then
+    // execs or exits.
+    let pid = match sys::fork() {
+        Ok(p) => p,
+        Err(e) => return fail("fork", &e),
+    };
     if pid == 0 {
         // SAFETY: closing our copy of the other end.
         unsafe { libc::close(outside) };
@@ -87,19 +78,11 @@ struct Prepared {
     env: Vec<CString>,
     uid: u32,
     gid: u32,
-    cwd: PathBuf,
+    cwd: CString,
 }
 
 impl Prepared {
     fn new(_fence: &Fence, argv: &[OsString]) -> std::io::Result<Prepared> {
-        let cstr = |s: &OsStr| {
-            CString::new(s.as_bytes()).map_err(|_| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    "a NUL byte in an argument",
-                )
-            })
-        };
         let Some(first) = argv.first() else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -135,11 +118,20 @@ impl Prepared {
             argv: argv.iter().map(|a| cstr(a)).collect::<Result<_, _>>()?,
             env: env_c,
             // SAFETY: getuid and getgid have no preconditions.
-            uid: unsafe { libc::getuid() },
-            gid: unsafe { libc::getgid() },
-            cwd: std::env::current_dir()?,
+            uid: sys::getuid(),
+            gid: sys::getgid(),
+            cwd: cstr(std::env::current_dir()?.as_os_str())?,
         })
     }
+}
+
+fn cstr(s: &OsStr) -> std::io::Result<CString> {
+    CString::new(s.as_bytes()).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "a NUL byte in an argument",
+        )
+    })
 }
 
 /// `name` found the way execvp finds it.
@@ -166,7 +158,7 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
         let flags =
             libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWPID;
-        if libc::unshare(flags) != 0 {
+        if sys::unshare(flags).is_err() {
             exit_failed("new namespaces (user, mount, network, pid)");
         }
     }
@@ -176,18 +168,8 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
     {
         exit_failed("the user namespace's id maps");
     }
-    // SAFETY: mount calls on paths the plan checked; failures exit.
-    unsafe {
-        if libc::mount(
-            std::ptr::null(),
-            c"/".as_ptr(),
-            std::ptr::null(),
-            libc::MS_REC | libc::MS_PRIVATE,
-            std::ptr::null(),
-        ) != 0
-        {
-            exit_failed("private mounts");
-        }
+    if sys::mount(None, c"/", None, libc::MS_REC | libc::MS_PRIVATE, None).is_err() {
+        exit_failed("private mounts");
     }
     for temp in &fence.private_temp {
         if !private_temp(temp, &fence.project) {
@@ -211,25 +193,27 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
     }
     // The working directory entered again through the new mounts: kept as it was, it would
     // reach the project through the old ones, where nothing is read-only.
-    if std::env::set_current_dir(&p.cwd).is_err() {
-        exit_failed(&format!("entering {} again", p.cwd.display()));
+    if sys::chdir(&p.cwd).is_err() {
+        exit_failed(&format!("entering {} again", p.cwd.to_string_lossy()));
     }
     if !loopback_up() {
         exit_failed("the fence's own loopback");
     }
     let listeners = forward::listeners(&fence.ports);
-    let fds: Vec<RawFd> = listeners.iter().map(forward::raw).collect();
+    let fds: Vec<RawFd> = listeners
+        .iter()
+        .map(std::os::fd::AsRawFd::as_raw_fd)
+        .collect();
     if forward::send_fds(sock, &fds).is_err() {
         exit_failed("handing out the forwarded ports");
     }
     drop(listeners);
     // SAFETY: the parent now holds the listeners; the init must not keep the socket open.
     unsafe { libc::close(sock) };
-    // SAFETY: fork in a single-threaded child.
-    let init = unsafe { libc::fork() };
-    if init < 0 {
+    // A fork in a single-threaded child.
+    let Ok(init) = sys::fork() else {
         exit_failed("fork");
-    }
+    };
     if init == 0 {
         init_process(fence, p);
     }
@@ -243,8 +227,7 @@ static COMMAND_PID: AtomicI32 = AtomicI32::new(0);
 extern "C" fn pass_on(sig: libc::c_int) {
     let pid = COMMAND_PID.load(Ordering::Relaxed);
     if pid > 0 {
-        // SAFETY: kill is async-signal-safe.
-        unsafe { libc::kill(pid, sig) };
+        sys::kill(pid, sig);
     }
 }
 
@@ -255,19 +238,18 @@ fn init_process(fence: &Fence, p: &Prepared) -> ! {
     // processes' memory and environment out of reach).
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-        libc::mount(
-            c"proc".as_ptr(),
-            c"/proc".as_ptr(),
-            c"proc".as_ptr(),
+        let _ = sys::mount(
+            Some(c"proc"),
+            c"/proc",
+            Some(c"proc"),
             libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-            std::ptr::null(),
+            None,
         );
     }
-    // SAFETY: fork in a single-threaded process.
-    let cmd = unsafe { libc::fork() };
-    if cmd < 0 {
+    // A fork in a single-threaded process.
+    let Ok(cmd) = sys::fork() else {
         exit_failed("fork");
-    }
+    };
     if cmd == 0 {
         command(fence, p);
     }
@@ -284,15 +266,13 @@ fn init_process(fence: &Fence, p: &Prepared) -> ! {
         unsafe { libc::signal(sig, pass_on as *const () as libc::sighandler_t) };
     }
     loop {
-        let mut st = 0;
-        // SAFETY: waitpid on any child of pid 1 (orphans are reparented here).
-        let got = unsafe { libc::waitpid(-1, &mut st, 0) };
-        if got == cmd {
+        // Any child of pid 1 (orphans are reparented here).
+        match sys::wait(-1) {
             // SAFETY: _exit; the kernel ends every other process of the namespace with pid 1.
-            unsafe { libc::_exit(status_of(st)) }
-        }
-        if got < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            unsafe { libc::_exit(NOT_FENCED) }
+            Ok((got, st)) if got == cmd => unsafe { libc::_exit(status_of(st)) },
+            Ok(_) => {}
+            // SAFETY: _exit when nothing is left to wait for.
+            Err(_) => unsafe { libc::_exit(NOT_FENCED) },
         }
     }
 }
@@ -330,8 +310,7 @@ fn command(fence: &Fence, p: &Prepared) -> ! {
         .chain(std::iter::once(std::ptr::null()))
         .collect();
     // SAFETY: NUL-terminated arrays of C strings that live until exec.
-    unsafe { libc::execve(p.program.as_ptr(), argv.as_ptr(), env.as_ptr()) };
-    let e = std::io::Error::last_os_error();
+    let e = unsafe { sys::execve(p.program.as_ptr(), argv.as_ptr(), env.as_ptr()) };
     eprintln!(
         "sentinel contain: cannot run {}: {e}",
         p.program.to_string_lossy()
@@ -496,12 +475,9 @@ fn kept_flags(path: &Path) -> libc::c_ulong {
     let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
         return 0;
     };
-    // SAFETY: statvfs into a zeroed struct.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+    let Some(f) = sys::mount_flags(&c) else {
         return 0;
-    }
-    let f = st.f_flag;
+    };
     let mut out = 0;
     for (st_flag, ms_flag) in [
         (libc::ST_NOSUID, libc::MS_NOSUID),
@@ -522,27 +498,12 @@ fn bind_read_only(path: &Path) -> bool {
     let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
         return false;
     };
-    // SAFETY: bind mounts of an existing path onto itself.
-    unsafe {
-        if libc::mount(
-            c.as_ptr(),
-            c.as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND | libc::MS_REC,
-            std::ptr::null(),
-        ) != 0
-        {
-            return false;
-        }
-        let flags = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | kept_flags(path);
-        libc::mount(
-            std::ptr::null(),
-            c.as_ptr(),
-            std::ptr::null(),
-            flags,
-            std::ptr::null(),
-        ) == 0
+    // A bind mount of an existing path onto itself, then made read-only.
+    if sys::mount(Some(&c), &c, None, libc::MS_BIND | libc::MS_REC, None).is_err() {
+        return false;
     }
+    let flags = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | kept_flags(path);
+    sys::mount(None, &c, None, flags, None).is_ok()
 }
 
 /// An empty temp dir of the run's own over `temp`; a project inside it is bound back in place.
@@ -561,15 +522,14 @@ fn private_temp(temp: &Path, project: &Path) -> bool {
         None
     };
     // SAFETY: a tmpfs mount on an existing folder.
-    let mounted = unsafe {
-        libc::mount(
-            c"tmpfs".as_ptr(),
-            t.as_ptr(),
-            c"tmpfs".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV,
-            c"mode=1777".as_ptr().cast(),
-        ) == 0
-    };
+    let mounted = sys::mount(
+        Some(c"tmpfs"),
+        &t,
+        Some(c"tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(c"mode=1777"),
+    )
+    .is_ok();
     if !mounted {
         return false;
     }
@@ -586,16 +546,8 @@ fn private_temp(temp: &Path, project: &Path) -> bool {
     ) else {
         return false;
     };
-    // SAFETY: a recursive bind of the held folder onto its own path in the new temp dir.
-    unsafe {
-        libc::mount(
-            from.as_ptr(),
-            to.as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND | libc::MS_REC,
-            std::ptr::null(),
-        ) == 0
-    }
+    // A recursive bind of the held folder onto its own path in the new temp dir.
+    sys::mount(Some(&from), &to, None, libc::MS_BIND | libc::MS_REC, None).is_ok()
 }
 
 /// An empty read-only folder over `path`.
@@ -603,16 +555,14 @@ fn cover_dir(path: &Path) -> bool {
     let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
         return false;
     };
-    // SAFETY: a tmpfs mount on an existing folder.
-    unsafe {
-        libc::mount(
-            c"tmpfs".as_ptr(),
-            c.as_ptr(),
-            c"tmpfs".as_ptr(),
-            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-            c"size=4k,mode=0555".as_ptr().cast(),
-        ) == 0
-    }
+    sys::mount(
+        Some(c"tmpfs"),
+        &c,
+        Some(c"tmpfs"),
+        libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        Some(c"size=4k,mode=0555"),
+    )
+    .is_ok()
 }
 
 /// `/dev/null` (empty, whatever is written to it lost) over the file `path`.
@@ -620,16 +570,7 @@ fn cover_file(path: &Path) -> bool {
     let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
         return false;
     };
-    // SAFETY: a bind mount of /dev/null onto an existing file.
-    unsafe {
-        libc::mount(
-            c"/dev/null".as_ptr(),
-            c.as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND,
-            std::ptr::null(),
-        ) == 0
-    }
+    sys::mount(Some(c"/dev/null"), &c, None, libc::MS_BIND, None).is_ok()
 }
 
 /// The fence's loopback interface up.
@@ -679,16 +620,9 @@ fn fail(step: &str, e: &std::io::Error) -> i32 {
 }
 
 fn wait_for(pid: libc::pid_t) -> i32 {
-    loop {
-        let mut st = 0;
-        // SAFETY: waitpid on our own child.
-        let got = unsafe { libc::waitpid(pid, &mut st, 0) };
-        if got == pid {
-            return status_of(st);
-        }
-        if got < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return NOT_FENCED;
-        }
+    match sys::wait(pid) {
+        Ok((_, st)) => status_of(st),
+        Err(_) => NOT_FENCED,
     }
 }
 

@@ -23,6 +23,8 @@ pub mod linux;
 pub mod lists;
 pub mod plan;
 pub mod seatbelt;
+#[cfg(target_os = "linux")]
+pub mod sys;
 
 pub use availability::{Availability, availability};
 pub use command::{contained_command, original_of};

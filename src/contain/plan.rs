@@ -126,7 +126,7 @@ impl Fence {
             }
         }
         // The session's runtime folder where XDG_RUNTIME_DIR is not set.
-        // SAFETY: getuid has no preconditions.
+        // SAFETY: getuid has no preconditions (libc's own is already bound: std uses it).
         let uid = unsafe { libc::getuid() };
         fence.hide(&PathBuf::from(format!("/run/user/{uid}")));
         // The credential list's literal places (`~/.aws`, `/etc/shadow`), then what its globs
