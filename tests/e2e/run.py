@@ -8,16 +8,21 @@ ANTHROPIC_BASE_URL, so sentinel's Tier-2 calls reach the same stand-in, which an
 evaluator. Scenarios assert on the file system and on what reached the model, in
 --dangerously-skip-permissions mode and in default mode.
 
-Usage: tests/e2e/run.py [scenario ...]   (E2E_CACHE: where Claude Code is installed)
+Usage: tests/e2e/run.py [scenario ...]   (E2E_CACHE: where Claude Code is installed; SENTINEL_BIN:
+a built sentinel to test, instead of building one)
 """
 import http.server, json, os, re, shutil, ssl, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VERSION = "2.1.328"
+VERSION = "2.1.332"
 CACHE = os.environ.get("E2E_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "sentinel-e2e"))
 # Not under a temp dir (the repo itself may be cloned under /tmp): sentinel treats temp dirs as
 # scratch space, which would change the decisions this run asserts.
 WORK = os.environ.get("E2E_WORK") or os.path.join(os.path.expanduser("~"), ".cache", "sentinel-e2e", f"work-{os.getpid()}")
+# The binary under test: SENTINEL_BIN when set (then nothing is built), else cargo's release build
+# (CARGO_TARGET_DIR honoured, as cargo honours it).
+SENTINEL = (os.path.abspath(os.environ["SENTINEL_BIN"]) if os.environ.get("SENTINEL_BIN") else
+            os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "sentinel"))
 TEMP_DIRS = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/folders", "/dev/shm")
 
 
@@ -165,7 +170,7 @@ def run_claude(claude, stand_in, home, project, skip_permissions, shadow=False, 
            "NODE_TLS_REJECT_UNAUTHORIZED": "0"}
     settings = os.path.join(home, ".claude", "settings.json")
     if register:
-        install = [os.path.join(ROOT, "target", "release", "sentinel"), "install", "--settings", settings] + (["--shadow"] if shadow else [])
+        install = [SENTINEL, "install", "--settings", settings] + (["--shadow"] if shadow else [])
         subprocess.run(install, env=env, check=True, stdout=subprocess.DEVNULL)
     elif not os.path.exists(settings):
         os.makedirs(os.path.dirname(settings), exist_ok=True)
@@ -329,7 +334,7 @@ def scenario_allow_once(claude, stand_in, skip):
             code = re.search(r"sentinel allow-once ([A-Z0-9]{6})", text)
             check(code, f"the deny reason carries a code: {text}")
             env = {"PATH": os.environ["PATH"], "HOME": home, "SENTINEL_HOME": os.path.join(home, ".agentos")}
-            out = subprocess.run([os.path.join(ROOT, "target", "release", "sentinel"), "allow-once", code.group(1)],
+            out = subprocess.run([SENTINEL, "allow-once", code.group(1)],
                                  env=env, capture_output=True, text=True)
             check(out.returncode == 0, f"the person's grant: {out.stderr}")
             granted.append(code.group(1))
@@ -353,7 +358,7 @@ def scenario_plugin(claude, stand_in, skip):
     market = ROOT
     bin_dir = os.path.join(home, "bin")
     os.makedirs(bin_dir)
-    os.symlink(os.path.join(ROOT, "target", "release", "sentinel"), os.path.join(bin_dir, "sentinel"))
+    os.symlink(SENTINEL, os.path.join(bin_dir, "sentinel"))
     with_bin = bin_dir + ":" + os.environ["PATH"]
     # PATH without any sentinel (the e2e's own PATH may hold an installed one).
     without = ":".join(d for d in os.environ["PATH"].split(":") if not os.path.exists(os.path.join(d, "sentinel")))
@@ -386,7 +391,7 @@ def scenario_plugin(claude, stand_in, skip):
     # The person gives up on sentinel (issue 31): `uninstall --purge` removes the binary the
     # plugin's hook runs, so it switches the plugin off, and the next call is not refused.
     purge_env = {"PATH": with_bin, "HOME": home, "SENTINEL_HOME": os.path.join(home, ".agentos")}
-    done = subprocess.run([os.path.join(ROOT, "target", "release", "sentinel"), "uninstall", "--purge"],
+    done = subprocess.run([SENTINEL, "uninstall", "--purge"],
                           env=purge_env, cwd=project, capture_output=True, text=True, timeout=60)
     check(done.returncode == 0 and "switched off the plugin sentinel@sentinel" in done.stdout,
           f"uninstall --purge switched the plugin off: {done.stdout} {done.stderr}")
@@ -425,7 +430,7 @@ def scenario_summary(claude, stand_in, skip):
                "ANTHROPIC_BASE_URL": stand_in.url, "ANTHROPIC_API_KEY": "sk-e2e-fake", "DISABLE_AUTOUPDATER": "1",
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1", "TERM": "dumb"}
         settings = os.path.join(home, ".claude", "settings.json")
-        subprocess.run([os.path.join(ROOT, "target", "release", "sentinel"), "install", "--settings", settings],
+        subprocess.run([SENTINEL, "install", "--settings", settings],
                        env=env, check=True, stdout=subprocess.DEVNULL)
         argv = [claude, "-p", "do the task"] + (["--dangerously-skip-permissions"] if skip else [])
         proc = subprocess.Popen(argv, env=env, cwd=project, stdin=slave, stdout=slave, stderr=slave,
@@ -511,7 +516,8 @@ def main():
     work = os.path.realpath(os.path.dirname(WORK) or WORK)
     if any(work == t or work.startswith(t + "/") for t in TEMP_DIRS + ((os.environ.get("TMPDIR") or "/tmp").rstrip("/"),)):
         sys.exit(f"e2e: the work dir {WORK} is in a temp dir, where sentinel decides differently; set E2E_WORK")
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    if not os.environ.get("SENTINEL_BIN"):
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     claude = claude_binary()
     if claude is None or not shutil.which("openssl"):
         # Infrastructure, not sentinel: say so loudly, and leave the verdict to the other tests.
