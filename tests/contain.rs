@@ -529,3 +529,45 @@ fn a_project_in_a_temp_dir_keeps_its_fence() {
     );
     std::fs::remove_dir_all(&proj).unwrap();
 }
+
+/// A repository the run makes anywhere in the project (`sub/.git` with a `core.fsmonitor`), a
+/// `.envrc` in a sub-folder, or a `.git/commondir` pointing git at a config of its own would run
+/// code at the next `git status` or `cd`, outside any fence: each is moved aside when the run
+/// ends. A nested repository that was there before keeps its `.git`, its config read-only.
+#[test]
+fn places_that_run_code_later_made_anywhere_in_the_project_are_moved_aside() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    std::fs::create_dir_all(w.project().join("vendor/lib/.git")).unwrap();
+    std::fs::write(w.project().join("vendor/lib/.git/config"), "[core]\n").unwrap();
+    // Older than the run by more than the kernel's clock tick.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let script = "mkdir -p sub/.git deep/er && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > sub/.git/config
+         echo 'touch pwned' > deep/er/.envrc
+         echo /elsewhere > .git/commondir 2>/dev/null
+         printf '[core]\\n\\tfsmonitor = touch pwned\\n' > vendor/lib/.git/config 2>/dev/null
+         echo done > done.txt";
+    let (code, err) = w.contain(&[], script);
+    assert_eq!(code, 0, "{err}");
+    let p = w.project();
+    assert!(p.join("done.txt").exists());
+    assert!(
+        !p.join("sub/.git").exists(),
+        "a nested repository stayed: {err}"
+    );
+    assert!(
+        !p.join("deep/er/.envrc").exists(),
+        "a nested .envrc stayed: {err}"
+    );
+    assert!(
+        !p.join(".git/commondir").exists(),
+        ".git/commondir stayed: {err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("vendor/lib/.git/config")).unwrap(),
+        "[core]\n",
+        "an existing nested repository's config was written"
+    );
+}

@@ -44,6 +44,13 @@ pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
         Err(e) => return fail("a socket pair", &e),
     };
     let (outside, inside) = (pair[0], pair[1]);
+    // When the run starts, 50 ms early: the kernel stamps a change from a coarse clock that
+    // may lag the one read here by a tick.
+    let started = std::time::SystemTime::now()
+        .checked_sub(std::time::Duration::from_millis(50))
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| (d.as_secs() as i64, i64::from(d.subsec_nanos())))
+        .unwrap_or((0, 0));
     // Everything the children need is prepared before the fork: after it they only make
     // system calls on it.
     let prepared = match Prepared::new(fence, argv) {
@@ -63,11 +70,20 @@ pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
     }
     // SAFETY: closing the child's end in the parent.
     unsafe { libc::close(inside) };
+    if prepared.uid == 0 {
+        // The child's namespace is made: map every id, as root has them outside.
+        if wait_byte(outside) == Some(b'u') {
+            let all = b"0 0 4294967295";
+            let ok = write_file(&format!("/proc/{pid}/uid_map"), all)
+                && write_file(&format!("/proc/{pid}/gid_map"), all);
+            signal_byte(outside, if ok { b'k' } else { b'x' });
+        }
+    }
     forward::serve(forward::recv_fds(outside));
     // SAFETY: closing the parent's end.
     unsafe { libc::close(outside) };
     let status = wait_for(pid);
-    move_aside_new_places(fence, quarantine);
+    move_aside_new_places(fence, quarantine, started);
     status
 }
 
@@ -113,6 +129,16 @@ impl Prepared {
             }
         }
         env_c.push(CString::new("SENTINEL_CONTAINED=1").expect("no NUL"));
+        // nyc's spawn-wrap (15 and later) keeps its shims here rather than at the top of the
+        // home, which the fence does not let it write.
+        if !env.iter().any(|(k, _)| k == "SPAWN_WRAP_SHIM_ROOT") {
+            env_c.push(CString::new("SPAWN_WRAP_SHIM_ROOT=/tmp").expect("no NUL"));
+        }
+        // go's build cache is not writable in the fence (objects in it are linked into later
+        // builds unchecked): one of the run's own, in its own /tmp.
+        if !env.iter().any(|(k, _)| k == "GOCACHE") {
+            env_c.push(CString::new("GOCACHE=/tmp/go-build").expect("no NUL"));
+        }
         Ok(Prepared {
             program: cstr(program.as_os_str())?,
             argv: argv.iter().map(|a| cstr(a)).collect::<Result<_, _>>()?,
@@ -162,11 +188,20 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
             exit_failed("new namespaces (user, mount, network, pid)");
         }
     }
-    write_file("/proc/self/setgroups", b"deny");
-    if !write_file("/proc/self/uid_map", format!("{0} {0} 1", p.uid).as_bytes())
-        || !write_file("/proc/self/gid_map", format!("{0} {0} 1", p.gid).as_bytes())
-    {
-        exit_failed("the user namespace's id maps");
+    // Root keeps every id (its power over other users' files, as outside: a checkout owned
+    // by another user), which only a process outside the namespace may map: the parent does,
+    // when told. Anyone else maps only their own id, from inside.
+    if p.uid == 0 {
+        if !signal_byte(sock, b'u') || wait_byte(sock) != Some(b'k') {
+            exit_failed("the user namespace's id maps (by the parent)");
+        }
+    } else {
+        write_file("/proc/self/setgroups", b"deny");
+        if !write_file("/proc/self/uid_map", format!("{0} {0} 1", p.uid).as_bytes())
+            || !write_file("/proc/self/gid_map", format!("{0} {0} 1", p.gid).as_bytes())
+        {
+            exit_failed("the user namespace's id maps");
+        }
     }
     if sys::mount(None, c"/", None, libc::MS_REC | libc::MS_PRIVATE, None).is_err() {
         exit_failed("private mounts");
@@ -354,7 +389,9 @@ fn landlock(fence: &Fence) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .add_rules(path_beneath_rules(&tops, read))
         .map_err(|e| e.to_string())?
-        .add_rules(path_beneath_rules([Path::new("/dev")], AccessFs::ReadDir))
+        // Every folder may be listed, `/` itself too (getcwd walks up through `..` when a path
+        // is too long); what a folder holds is read only where the rules above allow.
+        .add_rules(path_beneath_rules([Path::new("/")], AccessFs::ReadDir))
         .map_err(|e| e.to_string())?
         .add_rules(path_beneath_rules(&device_files, read | write))
         .map_err(|e| e.to_string())?
@@ -599,6 +636,28 @@ fn loopback_up() -> bool {
     }
 }
 
+/// One byte to the other end of the socket pair.
+fn signal_byte(sock: RawFd, b: u8) -> bool {
+    // SAFETY: a one-byte write from a local.
+    unsafe { libc::write(sock, (&b as *const u8).cast(), 1) == 1 }
+}
+
+/// One byte from the other end; None when it closed first.
+fn wait_byte(sock: RawFd) -> Option<u8> {
+    let mut b = 0u8;
+    loop {
+        // SAFETY: a one-byte read into a local.
+        let n = unsafe { libc::read(sock, (&mut b as *mut u8).cast(), 1) };
+        if n == 1 {
+            return Some(b);
+        }
+        if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        return None;
+    }
+}
+
 fn write_file(path: &str, bytes: &[u8]) -> bool {
     std::fs::write(path, bytes).is_ok()
 }
@@ -638,8 +697,22 @@ fn status_of(st: libc::c_int) -> i32 {
 
 /// A protected place the run created (it did not exist before) is moved into `quarantine`,
 /// so that nothing it holds runs later outside the fence; the person is told on stderr.
-fn move_aside_new_places(fence: &Fence, quarantine: &Path) {
-    for place in &fence.must_not_appear {
+fn move_aside_new_places(fence: &Fence, quarantine: &Path, since: (i64, i64)) {
+    let mut left = 500_000;
+    let nested = crate::contain::plan::changed_watched(
+        &fence.project,
+        &fence.watched_names,
+        &fence.git_places,
+        since,
+        &fence.project.join(".git"),
+        &mut left,
+    );
+    if left == 0 {
+        eprintln!(
+            "sentinel contain: the project is too big to look through for protected places the run created (.git, .envrc in any folder); look before anything runs there"
+        );
+    }
+    for place in fence.must_not_appear.iter().chain(&nested) {
         if std::fs::symlink_metadata(place).is_err() {
             continue;
         }

@@ -59,6 +59,14 @@ pub struct Fence {
     pub read_only: Vec<PathBuf>,
     /// The project's protected places that do not exist: moved aside if the run creates them.
     pub must_not_appear: Vec<PathBuf>,
+    /// Names protected in any folder of the project (`**/.git`, `**/.envrc`): one the run
+    /// creates anywhere is moved aside when it ends.
+    pub watched_names: Vec<String>,
+    /// The entries of those names found before the run (a nested repository's `.git` gets the
+    /// same read-only places as the project's).
+    pub watched_before: Vec<PathBuf>,
+    /// The places inside a `.git` that run code (`git_read_only.txt`).
+    pub git_places: Vec<String>,
     /// Temp dirs replaced by empty ones of the run's own: the sockets other programs keep there
     /// (tmux, screen, X11, editors' servers: each types or runs code in the person's session)
     /// are out of reach, and nothing the run leaves there outlives it.
@@ -144,9 +152,11 @@ impl Fence {
             let mut left = MAX_HOME_ENTRIES;
             fence.walk_for_credentials(home, home, HOME_DEPTH, &mut left, i.rules, true);
         }
+        fence.watched_names = watched_names(i.rules);
         let mut left = MAX_PROJECT_ENTRIES;
         fence.walk_for_credentials(&project, &project, usize::MAX, &mut left, i.rules, false);
 
+        fence.git_places = git_read_only.iter().map(|l| l.entry.clone()).collect();
         fence.protect(i.rules, &git_read_only);
         let refused: Vec<u16> = refused
             .iter()
@@ -213,6 +223,12 @@ impl Fence {
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
+            if !in_home
+                && let Some(name) = entry.file_name().to_str()
+                && self.watched_names.iter().any(|w| w == name)
+            {
+                self.watched_before.push(path.clone());
+            }
             if credentials::credential(&path, rules).is_some() {
                 self.hide(&path);
                 continue;
@@ -224,9 +240,9 @@ impl Fence {
             let skipped = if in_home {
                 HOME_SKIPPED.iter().any(|s| rel == Path::new(s)) || path == self.project
             } else {
-                rel == Path::new(".git")
-                    || entry.file_name() == "node_modules"
-                    || entry.file_name() == ".git"
+                // Installed dependencies hold no secret of the person's (a `*.pem` there is a
+                // public CA bundle a test may load); `.git` none either.
+                crate::ledger::changed::skipped(&entry.file_name())
             };
             if !skipped {
                 self.walk_for_credentials(root, &path, depth - 1, left, rules, in_home);
@@ -236,14 +252,22 @@ impl Fence {
 
     /// The project's protected places: read-only when they exist, watched when they do not.
     fn protect(&mut self, rules: &Rules, git_read_only: &[lists::Line]) {
-        // `.git` itself stays writable for git's own work; its places that run code do not.
+        // Every repository's `.git` (the project's, and any nested one) stays writable for
+        // git's own work; its places that run code do not.
         let git = self.project.join(".git");
-        if git.is_dir() {
+        let repos: Vec<PathBuf> = self
+            .watched_before
+            .iter()
+            .filter(|p| p.file_name().is_some_and(|n| n == ".git") && p.is_dir())
+            .cloned()
+            .chain(git.is_dir().then(|| git.clone()))
+            .collect();
+        for repo in repos {
             for l in git_read_only {
-                let p = git.join(&l.entry);
+                let p = repo.join(&l.entry);
                 if std::fs::symlink_metadata(&p).is_ok() {
                     self.read_only.push(p);
-                } else {
+                } else if !self.must_not_appear.contains(&p) {
                     self.must_not_appear.push(p);
                 }
             }
@@ -293,6 +317,69 @@ impl Fence {
             self.read_only.len(),
         )
     }
+}
+
+/// The names `protected_paths.txt` protects in any folder (`**/NAME`, a plain name).
+fn watched_names(rules: &Rules) -> Vec<String> {
+    let mut out: Vec<String> = rules
+        .protected_paths()
+        .lines()
+        .iter()
+        .filter_map(|(_, rule)| {
+            let name = rule.pattern.strip_prefix("**/")?;
+            (!name.contains(GLOB_CHARS) && !name.contains('/')).then(|| name.to_string())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The entries named in `watched` under `dir` that the run made or changed: their status
+/// changed at or after `since` (ctime: a program cannot set it back), or, for a `.git`, that of
+/// one of its places that run code (`git_places`). The project's own `.git` (`skip`) is
+/// fenced by its read-only mounts instead; links are not followed; at most `left` entries.
+pub fn changed_watched(
+    dir: &Path,
+    watched: &[String],
+    git_places: &[String],
+    since: (i64, i64),
+    skip: &Path,
+    left: &mut usize,
+) -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let changed =
+        |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| (m.ctime(), m.ctime_nsec()) >= since);
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        if *left == 0 {
+            return out;
+        }
+        *left -= 1;
+        let path = entry.path();
+        if path == skip {
+            continue;
+        }
+        let name = entry.file_name();
+        if name
+            .to_str()
+            .is_some_and(|n| watched.iter().any(|w| w == n))
+            && (changed(&path)
+                || (name == ".git" && git_places.iter().any(|g| changed(&path.join(g)))))
+        {
+            out.push(path.clone());
+            continue;
+        }
+        if entry.file_type().is_ok_and(|k| k.is_dir()) {
+            out.extend(changed_watched(
+                &path, watched, git_places, since, skip, left,
+            ));
+        }
+    }
+    out
 }
 
 fn push_existing(out: &mut Vec<PathBuf>, p: &Path) {

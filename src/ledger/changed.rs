@@ -158,7 +158,8 @@ fn latest(secs: i64, nanos: i64) -> u64 {
 }
 
 /// Whether a folder of this name is a dependency tree, not observed.
-fn skipped(name: &OsStr) -> bool {
+/// `.git`, or a dependency folder of `rules/contain/dependency_dirs.txt`.
+pub fn skipped(name: &OsStr) -> bool {
     static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
     name == ".git"
         || NAMES

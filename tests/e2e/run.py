@@ -998,10 +998,6 @@ SCENARIOS = {"safe": scenario_safe, "blocked": scenario_blocked, "shadow": scena
 KNOWN_GAPS = {
     "contain-npm-install": "npm install is never fenced (it may download: docs/containment.md); when Tier 2 "
                            "allows it (the stand-in evaluator allows all), its postinstall runs unfenced",
-    "contain-git-nested": "a fenced run may make a git repository inside the project (sub/.git is no protected "
-                          "place), and a later `git -C sub status` is allowed unfenced: its core.fsmonitor runs",
-    "contain-git-commondir": "a fenced run may write .git/commondir (only .git/hooks, config, info and modules are "
-                             "read-only), pointing git at a config of its own; a later `git status` runs its core.fsmonitor",
 }
 
 
