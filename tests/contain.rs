@@ -571,3 +571,52 @@ fn places_that_run_code_later_made_anywhere_in_the_project_are_moved_aside() {
         "an existing nested repository's config was written"
     );
 }
+
+/// A server the run starts (a dev server) is reached from this machine on the same loopback
+/// port while the run lasts: inward only, the run still opens nothing out.
+#[test]
+fn a_server_the_run_starts_is_reached_from_outside() {
+    let w = World::new();
+    if !available(&w) || Command::new("python3").arg("-V").output().is_err() {
+        return;
+    }
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = format!(
+        "timeout 120 python3 - <<'EOF'
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', {port})); s.listen()
+open('ready.txt', 'w').write('ready')
+c, _ = s.accept(); c.sendall(b'from inside\\n'); c.close()
+open('served.txt', 'w').write('served')
+EOF"
+    );
+    let mut child = w
+        .sentinel()
+        .arg("contain")
+        .arg("--project")
+        .arg(w.project())
+        .args(["--", "bash", "-c", &script])
+        .spawn()
+        .unwrap();
+    let mut got = String::new();
+    while child.try_wait().unwrap().is_none() {
+        if w.project().join("ready.txt").exists()
+            && let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port))
+        {
+            let _ = s.read_to_string(&mut got);
+            if !got.is_empty() {
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    assert_eq!(got, "from inside\n");
+    assert!(w.project().join("served.txt").exists());
+}

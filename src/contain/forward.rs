@@ -56,9 +56,9 @@ pub fn send_fds(sock: RawFd, fds: &[RawFd]) -> io::Result<()> {
     Ok(())
 }
 
-/// Receives fds sent by [`send_fds`] until the other end closes `sock`.
-pub fn recv_fds(sock: RawFd) -> Vec<OwnedFd> {
-    let mut out = Vec::new();
+/// One message sent by [`send_fds`] (or a plain byte): its byte and the fds it carries; None
+/// when the other end has closed `sock`.
+pub fn recv_message(sock: RawFd) -> Option<(u8, Vec<OwnedFd>)> {
     loop {
         let mut byte = [0u8; 1];
         let mut iov = libc::iovec {
@@ -80,20 +80,169 @@ pub fn recv_fds(sock: RawFd) -> Vec<OwnedFd> {
             if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
             }
-            return out;
+            return None;
         }
+        let mut fds = Vec::new();
         // SAFETY: the kernel filled the control buffer; each SCM_RIGHTS cmsg carries fds.
         unsafe {
             let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
             while !cmsg.is_null() {
                 if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
                     let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
-                    out.push(OwnedFd::from_raw_fd(fd));
+                    fds.push(OwnedFd::from_raw_fd(fd));
                 }
                 cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
             }
         }
+        return Some((byte[0], fds));
     }
+}
+
+/// Receives the listeners the fence made, up to the end marker (a message without fds).
+pub fn recv_listeners(sock: RawFd) -> Vec<OwnedFd> {
+    let mut out = Vec::new();
+    while let Some((_, fds)) = recv_message(sock) {
+        if fds.is_empty() {
+            break;
+        }
+        out.extend(fds);
+    }
+    out
+}
+
+/// Inside the fence: makes a TCP socket in its network for each request (`4` or `6`) that
+/// comes over `sock`, and hands it out, until `sock` closes. Outside, [`expose`] connects
+/// those sockets to the fence's own loopback.
+pub fn socket_factory(sock: RawFd) {
+    loop {
+        let mut b = 0u8;
+        // SAFETY: a one-byte read into a local.
+        let n = unsafe { libc::read(sock, (&mut b as *mut u8).cast(), 1) };
+        if n != 1 {
+            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        let domain = if b == b'6' {
+            libc::AF_INET6
+        } else {
+            libc::AF_INET
+        };
+        // SAFETY: a fresh socket, closed here once sent.
+        let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+        if fd < 0 || send_fds(sock, &[fd]).is_err() {
+            return;
+        }
+        // SAFETY: the other end holds its own copy now.
+        unsafe { libc::close(fd) };
+    }
+}
+
+/// Outside the fence: a server the run starts listening on a port of its own (a dev server,
+/// `npm run dev`) is reached from this machine's loopback on the same port, when that port is
+/// free here: the person's browser and the agent's next `curl` find it. Only inward: a
+/// connection from outside is joined to a socket made inside (by [`socket_factory`]), so the
+/// run still cannot open one out. `fence_pid` is a process in the fence's network namespace.
+pub fn expose(sock: RawFd, fence_pid: libc::pid_t, forwarded: Vec<u16>) {
+    let factory = std::sync::Arc::new(std::sync::Mutex::new(sock));
+    std::thread::spawn(move || {
+        let mut exposed = forwarded;
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            for (port, v6) in fence_listeners(fence_pid) {
+                if exposed.contains(&port) {
+                    continue;
+                }
+                exposed.push(port);
+                let Ok(host) = sys::tcp_listener(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+                else {
+                    continue;
+                };
+                // SAFETY: a fresh listener this thread owns.
+                let host = unsafe { OwnedFd::from_raw_fd(host) };
+                let factory = factory.clone();
+                std::thread::spawn(move || {
+                    while let Ok(conn) = sys::accept(host.as_raw_fd()) {
+                        // SAFETY: a fresh fd from accept.
+                        let outside = unsafe { TcpStream::from_raw_fd(conn) };
+                        let Some(inside) = inside_socket(&factory, v6) else {
+                            return;
+                        };
+                        let to: SocketAddr = if v6 {
+                            (Ipv6Addr::LOCALHOST, port).into()
+                        } else {
+                            (Ipv4Addr::LOCALHOST, port).into()
+                        };
+                        std::thread::spawn(move || {
+                            if let Ok(inside) = connect(inside, to) {
+                                join(outside, inside);
+                            }
+                        });
+                    }
+                });
+            }
+        }
+    });
+}
+
+/// A socket made in the fence's network, asked of the factory.
+fn inside_socket(factory: &std::sync::Mutex<RawFd>, v6: bool) -> Option<OwnedFd> {
+    let sock = factory.lock().ok()?;
+    let b = if v6 { b'6' } else { b'4' };
+    // SAFETY: a one-byte write from a local.
+    if unsafe { libc::write(*sock, (&b as *const u8).cast(), 1) } != 1 {
+        return None;
+    }
+    recv_message(*sock).and_then(|(_, mut fds)| fds.pop())
+}
+
+/// `sock` (a socket made in the fence) connected to `to`.
+fn connect(sock: OwnedFd, to: SocketAddr) -> io::Result<TcpStream> {
+    let (_, storage, len) = sys::sockaddr_of(to);
+    // SAFETY: connect on an owned socket with a sockaddr of its length.
+    let r = unsafe {
+        libc::connect(
+            sock.as_raw_fd(),
+            (&storage as *const libc::sockaddr_storage).cast(),
+            len,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(TcpStream::from(sock))
+}
+
+/// The TCP ports listening in the fence's network (`/proc/PID/net/tcp*` of a process in it),
+/// and whether on IPv6 only.
+fn fence_listeners(pid: libc::pid_t) -> Vec<(u16, bool)> {
+    let mut out: Vec<(u16, bool)> = Vec::new();
+    for (file, v6) in [("tcp", false), ("tcp6", true)] {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/net/{file}")) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let mut cols = line.split_whitespace();
+            let (Some(_), Some(local), Some(_), Some(state)) =
+                (cols.next(), cols.next(), cols.next(), cols.next())
+            else {
+                continue;
+            };
+            let Some((addr, port)) = local.split_once(':') else {
+                continue;
+            };
+            if state != "0A" || !is_loopback_or_any(addr, v6) {
+                continue;
+            }
+            if let Ok(port) = u16::from_str_radix(port, 16)
+                && !out.iter().any(|(p, _)| *p == port)
+            {
+                out.push((port, v6));
+            }
+        }
+    }
+    out
 }
 
 /// Serves each listener (from the fence's namespace) on a thread of its own: every connection

@@ -79,9 +79,8 @@ pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
             signal_byte(outside, if ok { b'k' } else { b'x' });
         }
     }
-    forward::serve(forward::recv_fds(outside));
-    // SAFETY: closing the parent's end.
-    unsafe { libc::close(outside) };
+    forward::serve(forward::recv_listeners(outside));
+    forward::expose(outside, pid, fence.ports.clone());
     let status = wait_for(pid);
     move_aside_new_places(fence, quarantine, started);
     status
@@ -239,19 +238,20 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
         .iter()
         .map(std::os::fd::AsRawFd::as_raw_fd)
         .collect();
-    if forward::send_fds(sock, &fds).is_err() {
+    if forward::send_fds(sock, &fds).is_err() || !signal_byte(sock, b'.') {
         exit_failed("handing out the forwarded ports");
     }
     drop(listeners);
-    // SAFETY: the parent now holds the listeners; the init must not keep the socket open.
-    unsafe { libc::close(sock) };
-    // A fork in a single-threaded child.
+    // A fork while still single-threaded.
     let Ok(init) = sys::fork() else {
         exit_failed("fork");
     };
     if init == 0 {
-        init_process(fence, p);
+        init_process(fence, p, sock);
     }
+    // SAFETY: the init holds the socket from here (this process, having made a pid namespace
+    // for its children, cannot start a thread to serve it).
+    unsafe { libc::close(sock) };
     let status = wait_for(init);
     // SAFETY: _exit ends the child without running the parent's destructors.
     unsafe { libc::_exit(status) }
@@ -268,7 +268,7 @@ extern "C" fn pass_on(sig: libc::c_int) {
 
 /// Pid 1 of the fence: its own /proc, the command as its child, signals passed on, orphans
 /// reaped; ends with the command.
-fn init_process(fence: &Fence, p: &Prepared) -> ! {
+fn init_process(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
     // SAFETY: system calls; a failed /proc mount leaves the host's (Landlock still keeps other
     // processes' memory and environment out of reach).
     unsafe {
@@ -289,6 +289,9 @@ fn init_process(fence: &Fence, p: &Prepared) -> ! {
         command(fence, p);
     }
     COMMAND_PID.store(cmd, Ordering::Relaxed);
+    // Sockets made in the fence's network for the parent, which joins them to connections from
+    // this machine to a server the run starts (`forward::expose`).
+    std::thread::spawn(move || forward::socket_factory(sock));
     for sig in [
         libc::SIGTERM,
         libc::SIGINT,

@@ -156,7 +156,7 @@ pub fn chdir(path: &CStr) -> std::io::Result<()> {
 
 /// A TCP listener on `addr` (IPv4 or IPv6), as a raw fd.
 pub fn tcp_listener(addr: std::net::SocketAddr) -> std::io::Result<libc::c_int> {
-    let (domain, storage, len) = sockaddr(addr);
+    let (domain, storage, len) = sockaddr_of(addr);
     // SAFETY: a socket, bound and listening; closed on failure.
     unsafe {
         let fd = ret(libc::syscall(
@@ -233,7 +233,9 @@ pub fn local_addr(fd: libc::c_int) -> Option<std::net::SocketAddr> {
     }
 }
 
-fn sockaddr(addr: std::net::SocketAddr) -> (libc::c_int, libc::sockaddr_storage, libc::socklen_t) {
+pub fn sockaddr_of(
+    addr: std::net::SocketAddr,
+) -> (libc::c_int, libc::sockaddr_storage, libc::socklen_t) {
     // SAFETY: a zeroed sockaddr_storage is valid, then filled as the family says.
     let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
     match addr {
