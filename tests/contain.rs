@@ -620,3 +620,26 @@ EOF"
     assert_eq!(got, "from inside\n");
     assert!(w.project().join("served.txt").exists());
 }
+
+/// Claude Code's sandbox with commands let out of it does not count: sentinel fences the run.
+#[test]
+fn an_agent_sandbox_that_lets_commands_out_does_not_count() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    w.put(
+        ".claude/settings.json",
+        r#"{"sandbox": {"enabled": true, "excludedCommands": ["sh"]}}"#,
+    );
+    w.put("t.sh", "echo hi > out.txt\n");
+    let answer = w.hook(json!({"command": "sh t.sh"}), "bypassPermissions");
+    let out = &answer["hookSpecificOutput"];
+    assert!(
+        out["updatedInput"]["command"]
+            .as_str()
+            .unwrap()
+            .contains(" contain "),
+        "{answer}"
+    );
+}

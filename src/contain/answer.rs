@@ -170,7 +170,9 @@ fn excepted(list: &[String], project: &Path, home: Option<&Path>) -> bool {
 }
 
 /// Claude Code's `sandbox.enabled`, from the first of its settings files that sets it:
-/// managed, the project's local, the project's, the person's.
+/// managed, the project's local, the project's, the person's. A sandbox that any of them lets
+/// commands leave (`excludedCommands`, `allowUnsandboxedCommands`) does not count: which
+/// command it lets out is not sentinel's to guess.
 fn agent_sandbox_on(project: &Path, home: Option<&Path>) -> bool {
     let mut files = vec![
         PathBuf::from("/etc/claude-code/managed-settings.json"),
@@ -181,6 +183,7 @@ fn agent_sandbox_on(project: &Path, home: Option<&Path>) -> bool {
     if let Some(h) = home {
         files.push(h.join(".claude/settings.json"));
     }
+    let mut enabled = None;
     for f in files {
         let Ok(bytes) =
             crate::config::files::read(&f, 1 << 20, crate::config::files::Links::Follow)
@@ -190,15 +193,25 @@ fn agent_sandbox_on(project: &Path, home: Option<&Path>) -> bool {
         let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {
             continue;
         };
-        if let Some(on) = v
-            .get("sandbox")
-            .and_then(|s| s.get("enabled"))
-            .and_then(Value::as_bool)
-        {
-            return on;
+        let Some(sandbox) = v.get("sandbox") else {
+            continue;
+        };
+        let leaves = sandbox
+            .get("excludedCommands")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+            || sandbox
+                .get("allowUnsandboxedCommands")
+                .and_then(Value::as_bool)
+                == Some(true);
+        if leaves {
+            return false;
+        }
+        if enabled.is_none() {
+            enabled = sandbox.get("enabled").and_then(Value::as_bool);
         }
     }
-    false
+    enabled.unwrap_or(false)
 }
 
 #[cfg(test)]
