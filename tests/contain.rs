@@ -643,3 +643,39 @@ fn an_agent_sandbox_that_lets_commands_out_does_not_count() {
         "{answer}"
     );
 }
+
+/// A `.pth` or `sitecustomize.py` a fenced run leaves in the project's virtual environment
+/// would run at the next Python started outside the fence: moved aside. `python -c` that only
+/// imports runs the project's code and dependencies, so it runs fenced too.
+#[test]
+fn files_python_runs_at_start_are_moved_aside_and_python_c_runs_fenced() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let site = w.project().join(".venv/lib/python3.11/site-packages");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("keep.pth"), "/somewhere\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let script =
+        "echo 'import os; os.system(\"touch pwned\")' > .venv/lib/python3.11/site-packages/evil.pth
+         echo 'import os' > .venv/lib/python3.11/site-packages/sitecustomize.py";
+    let (code, err) = w.contain(&[], script);
+    assert_eq!(code, 0, "{err}");
+    assert!(!site.join("evil.pth").exists(), "{err}");
+    assert!(!site.join("sitecustomize.py").exists(), "{err}");
+    assert!(site.join("keep.pth").exists(), "an older .pth was moved");
+    let answer = w.hook(
+        json!({"command": "python3 -c 'import json; print(json.dumps(1))'"}),
+        "bypassPermissions",
+    );
+    let out = &answer["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "allow", "{answer}");
+    assert!(
+        out["updatedInput"]["command"]
+            .as_str()
+            .unwrap()
+            .contains(" contain "),
+        "{answer}"
+    );
+}

@@ -6,6 +6,7 @@ use crate::config::Config;
 use crate::contain::{Availability, availability, contained_command, forward};
 use crate::decision::effect::Effect;
 use crate::decision::{Contained, Decision, Verdict};
+use crate::local::scripts::Lang;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -38,6 +39,14 @@ pub fn runs_project_code(d: &Decision, project: &Path) -> bool {
             // nothing of the project's (and a fence would only break its signing agent).
             Effect::RunProject if c.text.starts_with("git ") => git_hooks(project),
             Effect::RunProject | Effect::RunFile { .. } | Effect::Task { .. } => true,
+            // `python -c 'import x'`, `node -e "require('x')"`: what they import is the
+            // project's code and its dependencies (a `.pth` runs at every Python start).
+            Effect::RunCode { .. } => c
+                .text
+                .split_whitespace()
+                .next()
+                .and_then(Lang::of_program)
+                .is_some_and(|l| !matches!(l, Lang::Shell | Lang::Sqlite)),
             _ => false,
         })
     });

@@ -15,6 +15,8 @@ pub enum List {
     RefusedPorts,
     /// The places inside `.git` a run cannot change.
     GitReadOnly,
+    /// Files an interpreter runs at every start, moved aside when a run makes them.
+    StartFiles,
 }
 
 impl List {
@@ -25,6 +27,7 @@ impl List {
             List::Hidden => "hidden.txt",
             List::RefusedPorts => "refused_ports.txt",
             List::GitReadOnly => "git_read_only.txt",
+            List::StartFiles => "start_files.txt",
         }
     }
 
@@ -35,6 +38,7 @@ impl List {
             List::Hidden => "contain_hidden.txt",
             List::RefusedPorts => "contain_refused_ports.txt",
             List::GitReadOnly => "contain_git_read_only.txt",
+            List::StartFiles => "contain_start_files.txt",
         }
     }
 
@@ -44,6 +48,7 @@ impl List {
             List::Hidden => include_str!("../../rules/contain/hidden.txt"),
             List::RefusedPorts => include_str!("../../rules/contain/refused_ports.txt"),
             List::GitReadOnly => include_str!("../../rules/contain/git_read_only.txt"),
+            List::StartFiles => include_str!("../../rules/contain/start_files.txt"),
         }
     }
 }
@@ -142,6 +147,7 @@ mod tests {
             List::Hidden,
             List::RefusedPorts,
             List::GitReadOnly,
+            List::StartFiles,
         ] {
             let (lines, errors) = load(list, Path::new("/nonexistent-sentinel-home"));
             assert!(errors.is_empty(), "{errors:?}");

@@ -100,9 +100,10 @@ impl Fence {
         let (hidden, e2) = lists::load(List::Hidden, i.sentinel_home);
         let (refused, e3) = lists::load(List::RefusedPorts, i.sentinel_home);
         let (git_read_only, e4) = lists::load(List::GitReadOnly, i.sentinel_home);
+        let (start_files, e5) = lists::load(List::StartFiles, i.sentinel_home);
         fence
             .errors
-            .extend(e1.into_iter().chain(e2).chain(e3).chain(e4));
+            .extend(e1.into_iter().chain(e2).chain(e3).chain(e4).chain(e5));
 
         for t in TEMP_DIRS {
             push_existing(&mut fence.writable, Path::new(t));
@@ -153,6 +154,9 @@ impl Fence {
             fence.walk_for_credentials(home, home, HOME_DEPTH, &mut left, i.rules, true);
         }
         fence.watched_names = watched_names(i.rules);
+        fence
+            .watched_names
+            .extend(start_files.iter().map(|l| l.entry.clone()));
         let mut left = MAX_PROJECT_ENTRIES;
         fence.walk_for_credentials(&project, &project, usize::MAX, &mut left, i.rules, false);
 
@@ -225,7 +229,7 @@ impl Fence {
             };
             if !in_home
                 && let Some(name) = entry.file_name().to_str()
-                && self.watched_names.iter().any(|w| w == name)
+                && self.watched_names.iter().any(|w| name_matches(w, name))
             {
                 self.watched_before.push(path.clone());
             }
@@ -319,6 +323,14 @@ impl Fence {
     }
 }
 
+/// A watched name: exact, or `*.EXT` for a suffix.
+fn name_matches(watched: &str, name: &str) -> bool {
+    match watched.strip_prefix('*') {
+        Some(suffix) => name.len() > suffix.len() && name.ends_with(suffix),
+        None => watched == name,
+    }
+}
+
 /// The names `protected_paths.txt` protects in any folder (`**/NAME`, a plain name).
 fn watched_names(rules: &Rules) -> Vec<String> {
     let mut out: Vec<String> = rules
@@ -366,7 +378,7 @@ pub fn changed_watched(
         let name = entry.file_name();
         if name
             .to_str()
-            .is_some_and(|n| watched.iter().any(|w| w == n))
+            .is_some_and(|n| watched.iter().any(|w| name_matches(w, n)))
             && (changed(&path)
                 || (name == ".git" && git_places.iter().any(|g| changed(&path.join(g)))))
         {
