@@ -217,32 +217,7 @@ fn connect(sock: OwnedFd, to: SocketAddr) -> io::Result<TcpStream> {
 /// The TCP ports listening in the fence's network (`/proc/PID/net/tcp*` of a process in it),
 /// and whether on IPv6 only.
 fn fence_listeners(pid: libc::pid_t) -> Vec<(u16, bool)> {
-    let mut out: Vec<(u16, bool)> = Vec::new();
-    for (file, v6) in [("tcp", false), ("tcp6", true)] {
-        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/net/{file}")) else {
-            continue;
-        };
-        for line in text.lines().skip(1) {
-            let mut cols = line.split_whitespace();
-            let (Some(_), Some(local), Some(_), Some(state)) =
-                (cols.next(), cols.next(), cols.next(), cols.next())
-            else {
-                continue;
-            };
-            let Some((addr, port)) = local.split_once(':') else {
-                continue;
-            };
-            if state != "0A" || !is_loopback_or_any(addr, v6) {
-                continue;
-            }
-            if let Ok(port) = u16::from_str_radix(port, 16)
-                && !out.iter().any(|(p, _)| *p == port)
-            {
-                out.push((port, v6));
-            }
-        }
-    }
-    out
+    listening(&format!("/proc/{pid}/net"))
 }
 
 /// Serves each listener (from the fence's namespace) on a thread of its own: every connection
@@ -285,9 +260,18 @@ fn copy(mut from: TcpStream, mut to: TcpStream) {
 /// The loopback TCP ports listening on this machine now (`/proc/net/tcp` and `tcp6`): on
 /// 127.0.0.0/8, ::1, or every address.
 pub fn listening_loopback_ports() -> Vec<u16> {
-    let mut ports = Vec::new();
-    for (file, v6) in [("/proc/net/tcp", false), ("/proc/net/tcp6", true)] {
-        let Ok(text) = std::fs::read_to_string(file) else {
+    let mut ports: Vec<u16> = listening("/proc/net").into_iter().map(|(p, _)| p).collect();
+    ports.sort_unstable();
+    ports
+}
+
+/// The TCP ports listening on loopback or every address in the network namespace whose
+/// `net` folder is `dir` (`tcp`, then `tcp6`), each once, with whether it was first seen on
+/// IPv6.
+fn listening(dir: &str) -> Vec<(u16, bool)> {
+    let mut out: Vec<(u16, bool)> = Vec::new();
+    for (file, v6) in [("tcp", false), ("tcp6", true)] {
+        let Ok(text) = std::fs::read_to_string(format!("{dir}/{file}")) else {
             continue;
         };
         for line in text.lines().skip(1) {
@@ -297,22 +281,20 @@ pub fn listening_loopback_ports() -> Vec<u16> {
             else {
                 continue;
             };
-            if state != "0A" {
-                continue;
-            }
             let Some((addr, port)) = local.split_once(':') else {
                 continue;
             };
-            let Ok(port) = u16::from_str_radix(port, 16) else {
+            if state != "0A" || !is_loopback_or_any(addr, v6) {
                 continue;
-            };
-            if is_loopback_or_any(addr, v6) && !ports.contains(&port) {
-                ports.push(port);
+            }
+            if let Ok(port) = u16::from_str_radix(port, 16)
+                && !out.iter().any(|(p, _)| *p == port)
+            {
+                out.push((port, v6));
             }
         }
     }
-    ports.sort_unstable();
-    ports
+    out
 }
 
 /// `/proc/net/tcp*`'s address column: hex, in the kernel's byte order per 32-bit word.

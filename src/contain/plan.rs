@@ -298,29 +298,6 @@ impl Fence {
         self.read_only.sort();
         self.read_only.dedup();
     }
-
-    /// One line for the reason: what the run may and may not do.
-    pub fn describe(&self) -> String {
-        let ports = if self.ports.is_empty() {
-            "no network (a loopback of its own)".to_string()
-        } else {
-            let list: Vec<String> = self.ports.iter().map(u16::to_string).collect();
-            format!(
-                "no network but a loopback of its own and this machine's ports {}",
-                list.join(", ")
-            )
-        };
-        format!(
-            "writes only in the project, the temp dirs and {} tool caches; {} credential places and sockets hidden; {} protected places read-only; {ports}",
-            self.writable
-                .iter()
-                .filter(|w| !w.starts_with("/dev")
-                    && !TEMP_DIRS.iter().any(|t| w.as_path() == Path::new(t)))
-                .count(),
-            self.hidden_files.len() + self.hidden_dirs.len(),
-            self.read_only.len(),
-        )
-    }
 }
 
 /// A watched name: exact, or `*.EXT` for a suffix.
