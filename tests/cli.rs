@@ -147,6 +147,10 @@ fn file_tools_by_path() {
 #[test]
 fn tools_without_an_opinion_say_so() {
     let env = Env::new();
+    let o = env.run(&["check", "--tool", "TodoWrite", "--path", "x"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stdout(&o).contains("no opinion"));
+    // WebFetch and WebSearch are judged (issue 42): a plain URL is allowed, a key is not.
     let o = env.run(&[
         "check",
         "--tool",
@@ -154,8 +158,15 @@ fn tools_without_an_opinion_say_so() {
         "--path",
         "https://example.com",
     ]);
-    assert_eq!(o.status.code(), Some(3));
-    assert!(stdout(&o).contains("no opinion"));
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = env.run(&[
+        "check",
+        "--tool",
+        "WebSearch",
+        "--path",
+        "AKIAIOSFODNN7EXAMPLE",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
 }
 
 #[test]

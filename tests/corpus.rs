@@ -13,8 +13,15 @@ use std::path::Path;
 #[derive(serde::Deserialize)]
 struct Case {
     expect: String,
+    #[serde(default)]
     command: String,
     category: String,
+    /// A tool call other than Bash (an MCP tool, WebFetch …) with its `tool_input`, as Claude
+    /// Code sends it (`cases/mcp.jsonl`).
+    #[serde(default)]
+    tool: Option<String>,
+    #[serde(default)]
+    input: Option<serde_json::Value>,
 }
 
 #[test]
@@ -50,18 +57,27 @@ fn every_case_gets_its_labelled_verdict() {
         let case: Case = serde_json::from_str(line)
             .unwrap_or_else(|e| panic!("corpus line is not a case ({e}): {line}"));
         total += 1;
-        let call = ToolCall::Shell {
-            command: case.command.clone(),
+        let (call, shown) = match (&case.tool, &case.input) {
+            (Some(tool), Some(input)) => (
+                ToolCall::from_tool_input(tool, input).unwrap_or_else(|e| panic!("{line}: {e}")),
+                format!("{tool} {input}"),
+            ),
+            _ => (
+                ToolCall::Shell {
+                    command: case.command.clone(),
+                },
+                case.command.clone(),
+            ),
         };
-        let d = decide(&call, &rules, &ctx).expect("Bash always gets a decision");
+        let d = decide(&call, &rules, &ctx).expect("every corpus call gets a decision");
         if d.verdict.as_str() != case.expect {
             wrong.push(format!(
                 "[{}] expected {}, got {}: {:?}\n    {}",
-                case.category, case.expect, d.verdict, case.command, d.reason
+                case.category, case.expect, d.verdict, shown, d.reason
             ));
         }
         if case.category != "everyday" && d.verdict == Verdict::Allow {
-            allowed_danger.push(format!("{:?}: {}", case.command, d.reason));
+            allowed_danger.push(format!("{shown:?}: {}", d.reason));
         }
     }
     assert!(

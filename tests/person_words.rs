@@ -248,8 +248,22 @@ fn check_answers_in_the_hooks_words() {
         ),
         (vec!["git status"], "allow", false),
         (vec!["--offline", "rm -rf ~"], "deny", false),
+        (vec!["--tool", "TodoWrite", "--path", "x"], "defer", false),
+        // A plain fetch follows the mode, as an edit does (docs/mcp.md).
         (
             vec!["--tool", "WebFetch", "--path", "https://example.com"],
+            "allow",
+            false,
+        ),
+        (
+            vec![
+                "--permission-mode",
+                "default",
+                "--tool",
+                "WebFetch",
+                "--path",
+                "https://example.com",
+            ],
             "defer",
             false,
         ),

@@ -26,7 +26,7 @@ fn the_plugin_hooks_name_every_judged_tool() {
     let post = hooks["hooks"]["PostToolUse"][0]["matcher"]
         .as_str()
         .unwrap();
-    assert_eq!(post, sentinel::call::tools::UNTRUSTED_MATCHER);
+    assert_eq!(post, sentinel::call::tools::POST_TOOL_USE_MATCHER);
     for event in ["PreToolUse", "PostToolUse", "SessionEnd"] {
         let h = &hooks["hooks"][event][0]["hooks"][0];
         assert_eq!(h["command"], "${CLAUDE_PLUGIN_ROOT}/scripts/sentinel-hook");

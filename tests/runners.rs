@@ -235,7 +235,10 @@ fn mcp_tools_with_known_effects_are_judged_like_the_built_in_ones() {
             json!({"path": project.path().join("README.md")}),
             "allow",
         ),
-        ("mcp__github__get_issue", json!({"number": 1}), "none"),
+        // A read of GitHub's server, by its spec (rules/mcp/github.toml); an MCP tool no spec
+        // knows is uncertain, which asks under bypassPermissions (tests/mcp_web.rs).
+        ("mcp__github__get_issue", json!({"number": 1}), "allow"),
+        ("mcp__acme__frobnicate", json!({"number": 1}), "ask"),
     ];
     for (tool, input, want) in cases {
         let (d, why) = hook(home.path(), Api::Off, &mcp(tool, input));

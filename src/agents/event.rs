@@ -76,6 +76,8 @@ pub struct HookEvent {
     /// Claude Code's whole `tool_input` of a Bash call: a contained run's `updatedInput` is it
     /// with the command replaced.
     pub shell_input: Option<Value>,
+    /// What a tool that has run gave back (`tool_response`, PostToolUse): read for secret values.
+    pub tool_response: Option<Value>,
 }
 
 /// Claude Code's events (and Codex's, a subset) that sentinel accepts without acting on.
@@ -253,6 +255,10 @@ fn tool_event(
         }
         _ => None,
     };
+    let tool_response = match kind {
+        EventKind::PostToolUse => obj.get("tool_response").cloned(),
+        _ => None,
+    };
     Ok(HookEvent {
         kind,
         session_id: opt_str(obj, "session_id")?,
@@ -262,6 +268,7 @@ fn tool_event(
         transcript_path: opt_str(obj, "transcript_path")?,
         reason: opt_str(obj, "reason")?,
         shell_input: None,
+        tool_response,
     })
 }
 
@@ -302,6 +309,19 @@ fn gemini_call(tool: &str, input: &Value) -> Result<ToolCall, EventError> {
                 .into_iter()
                 .collect(),
         },
+        // Gemini CLI's web tools: the prompt (with its URLs) and the query leave the machine.
+        "web_fetch" => ToolCall::Fetch {
+            tool: tool.to_string(),
+            text: path_of(&["prompt", "url"])?.unwrap_or_default(),
+            seen: Vec::new(),
+        },
+        "google_web_search" => ToolCall::Fetch {
+            tool: tool.to_string(),
+            text: path_of(&["query"])?.unwrap_or_default(),
+            seen: Vec::new(),
+        },
+        // MCP tools keep their `mcp__SERVER__TOOL` names in Gemini CLI.
+        t if crate::call::mcp::is_mcp(t) => ToolCall::from_tool_input(tool, input)?,
         _ => ToolCall::Other {
             tool: tool.to_string(),
         },
@@ -377,6 +397,7 @@ fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         transcript_path: None,
         reason: None,
         shell_input: None,
+        tool_response: None,
     })
 }
 
@@ -440,6 +461,7 @@ fn copilot_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         transcript_path: None,
         reason: opt_str(obj, "reason")?,
         shell_input: None,
+        tool_response: None,
     })
 }
 

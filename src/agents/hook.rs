@@ -15,7 +15,9 @@ use crate::config::{Config, Mode};
 use crate::decision::{Decision, Verdict};
 use crate::question::{self, Purpose, Question, TaintFrom};
 use crate::text::one_line;
-use crate::{evaluator::tiers, ledger::audit, ledger::record, ledger::stats, ledger::taint};
+use crate::{
+    evaluator::tiers, ledger::audit, ledger::record, ledger::secrets, ledger::stats, ledger::taint,
+};
 use serde_json::json;
 use std::io::Read;
 use std::time::Instant;
@@ -341,6 +343,18 @@ fn pre_tool_use(
         _ => process_cwd,
     };
     let session = event.session_id.as_deref().unwrap_or("");
+    // A request out (a fetch, an MCP tool) carries a secret value the session read: found here,
+    // at the edge, from the session's fingerprints; Tier 1 refuses the call on it.
+    let annotated;
+    let call = match call.outgoing_text() {
+        Some(text) => {
+            let mut c = call.clone();
+            c.set_seen(secrets::found_in(&config.home.value, session, &text));
+            annotated = c;
+            &annotated
+        }
+        None => call,
+    };
     let answered = question::answer(
         config,
         &Question {
@@ -410,13 +424,25 @@ fn post_tool_use(agent: Agent, shadow: bool, config: &Config, event: &HookEvent)
         return HookOutput::default();
     };
     let tool = call.tool();
-    if !taint::is_untrusted(tool, &config.untrusted_tools.value) {
-        return HookOutput::default();
-    }
     let session = event.session_id.as_deref().unwrap_or("");
+    let mut problems = Vec::new();
+    if let Err(e) = note_secrets(config, event, call, session) {
+        problems.push(format!(
+            "the secret values this call showed were not recorded ({e})"
+        ));
+    }
+    if !taint::is_untrusted(tool, &config.untrusted_tools.value) {
+        return HookOutput {
+            stderr: if problems.is_empty() {
+                String::new()
+            } else {
+                format!("sentinel: warning: {}\n", problems.join("; "))
+            },
+            ..HookOutput::default()
+        };
+    }
     let now = crate::clock::now_ms();
     let mut out = HookOutput::default();
-    let mut problems = Vec::new();
     if let Err(e) = taint::mark(&config.home.value, session, tool, now) {
         problems.push(format!("the session's taint was not recorded ({e})"));
     }
@@ -455,6 +481,50 @@ fn post_tool_use(agent: Agent, shadow: bool, config: &Config, event: &HookEvent)
     out
 }
 
+/// Keeps the fingerprints of the secret values a tool's output showed (`ledger::secrets`): key
+/// shapes, secret assignments and private keys in any output; every random-looking piece of a
+/// credential file read whole (`Read` of a path on the credential list).
+fn note_secrets(
+    config: &Config,
+    event: &HookEvent,
+    call: &crate::call::ToolCall,
+    session: &str,
+) -> std::io::Result<()> {
+    use crate::call::ToolCall;
+    let Some(response) = &event.tool_response else {
+        return Ok(());
+    };
+    if session.is_empty() {
+        return Ok(());
+    }
+    let text = match response {
+        serde_json::Value::String(s) => s.clone(),
+        other => crate::call::mcp::strings(other).join("\n"),
+    };
+    let (whole, source) = match call {
+        ToolCall::Read { tool, paths } => {
+            let credential = paths.iter().any(|p| {
+                let cwd = std::path::PathBuf::from(event.cwd.as_deref().unwrap_or("/"));
+                let home = crate::config::user_home();
+                let rules =
+                    crate::local::rules::project::Layered::load(config, &cwd, home.as_deref())
+                        .rules;
+                crate::local::paths::resolve(p, &cwd, home.as_deref()).is_some_and(|path| {
+                    crate::local::paths::credentials::credential(&path, &rules).is_some()
+                })
+            });
+            (
+                credential && tool == "Read",
+                format!("{tool} {}", paths.join(" ")),
+            )
+        }
+        ToolCall::Shell { command } => (false, format!("Bash `{}`", one_line(command))),
+        other => (false, other.tool().to_string()),
+    };
+    let found = secrets::found_in_output(&text, whole);
+    secrets::note(&config.home.value, session, &found, &source)
+}
+
 /// The session's summary, on the channel each agent shows the user at the end of a session, and
 /// in `SENTINEL_HOME/sessions/ID.txt`, since a closing terminal may not show it. Claude Code:
 /// the person's terminal when there is one, else stderr with exit 2 (the one channel it shows
@@ -471,6 +541,12 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
         crate::clock::now_ms(),
     );
     crate::evaluator::breaker::clear(
+        &config.home.value,
+        &session,
+        max_age_ms,
+        crate::clock::now_ms(),
+    );
+    secrets::clear(
         &config.home.value,
         &session,
         max_age_ms,

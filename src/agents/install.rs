@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 /// The tools that bring outside text into the context.
-pub use crate::call::tools::UNTRUSTED_MATCHER as POST_TOOL_USE_MATCHER;
+pub use crate::call::tools::POST_TOOL_USE_MATCHER;
 
 /// What an install or uninstall did.
 #[derive(Debug, Default)]

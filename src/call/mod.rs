@@ -25,6 +25,32 @@ pub enum ToolCall {
     Read { tool: String, paths: Vec<String> },
     /// A subagent launch (`Agent`, formerly `Task`) and its prompt.
     Agent { tool: String, prompt: String },
+    /// A shell command an MCP server runs (`mcp__*__run_command` …) where the tool names a
+    /// directory of its own (`dir`, as given: `~`, relative or absolute) or takes its arguments
+    /// apart (`command` + `args`, already joined into one quoted command line). The server
+    /// runs it, not Claude Code's shell, so it is never rewritten to run fenced.
+    McpShell {
+        tool: String,
+        command: String,
+        /// The arguments joined unquoted, when one holds shell syntax: judged too.
+        raw: Option<String>,
+        dir: Option<String>,
+    },
+    /// A request that leaves the machine with text the agent chose: `WebFetch` (the URL),
+    /// `WebSearch` (the query) and the fetch servers' tools. `seen` is filled at the edge: the
+    /// session's secret values the text carries (descriptions, never the values).
+    Fetch {
+        tool: String,
+        text: String,
+        seen: Vec<String>,
+    },
+    /// Any other MCP tool, with its whole input: judged by the MCP specs (rules/mcp/*.toml) and
+    /// a scan of its string values. `seen` as for [`ToolCall::Fetch`].
+    Mcp {
+        tool: String,
+        input: Value,
+        seen: Vec<String>,
+    },
     /// A tool sentinel has no opinion on.
     Other { tool: String },
 }
@@ -57,7 +83,10 @@ impl ToolCall {
     pub fn is_high_risk(&self) -> bool {
         matches!(
             self,
-            ToolCall::Shell { .. } | ToolCall::PowerShell { .. } | ToolCall::Write { .. }
+            ToolCall::Shell { .. }
+                | ToolCall::PowerShell { .. }
+                | ToolCall::Write { .. }
+                | ToolCall::McpShell { .. }
         )
     }
 
@@ -69,7 +98,29 @@ impl ToolCall {
             ToolCall::Write { tool, .. }
             | ToolCall::Read { tool, .. }
             | ToolCall::Agent { tool, .. }
+            | ToolCall::McpShell { tool, .. }
+            | ToolCall::Fetch { tool, .. }
+            | ToolCall::Mcp { tool, .. }
             | ToolCall::Other { tool } => tool,
+        }
+    }
+
+    /// The text sent out that the edge checks against the session's secret values: a fetch's
+    /// URL or query, an MCP tool's string values (bounded); None for the other calls.
+    pub fn outgoing_text(&self) -> Option<String> {
+        match self {
+            ToolCall::Fetch { text, .. } => Some(text.clone()),
+            ToolCall::Mcp { input, .. } => Some(mcp::strings(input).join("\n")),
+            _ => None,
+        }
+    }
+
+    /// Records the session's secret values found in the call's outgoing text (the edge's
+    /// finding; Tier 1 denies on it).
+    pub fn set_seen(&mut self, found: Vec<String>) {
+        match self {
+            ToolCall::Fetch { seen, .. } | ToolCall::Mcp { seen, .. } => *seen = found,
+            _ => {}
         }
     }
 
@@ -129,6 +180,14 @@ impl ToolCall {
                 tool: tool.to_string(),
                 prompt: field("prompt")?.unwrap_or_default(),
             },
+            Some(Judged::Fetch) => ToolCall::Fetch {
+                tool: tool.to_string(),
+                text: match field("url")? {
+                    Some(url) => url,
+                    None => field("query")?.unwrap_or_default(),
+                },
+                seen: Vec::new(),
+            },
             Some(Judged::Search) => {
                 let paths = ["path", "glob"]
                     .into_iter()
@@ -144,6 +203,11 @@ impl ToolCall {
             }
             None => match mcp::call(tool, input)? {
                 Some(call) => call,
+                None if mcp::is_mcp(tool) => ToolCall::Mcp {
+                    tool: tool.to_string(),
+                    input: input.clone(),
+                    seen: Vec::new(),
+                },
                 None => ToolCall::Other {
                     tool: tool.to_string(),
                 },

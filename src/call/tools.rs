@@ -18,6 +18,8 @@ pub enum Judged {
     Search,
     /// A subagent launched with a prompt (`prompt`).
     Agent,
+    /// A request out with a URL (`url`) or a search query (`query`).
+    Fetch,
 }
 
 /// Claude Code's tool names that sentinel decides before they run (PreToolUse).
@@ -34,11 +36,18 @@ pub const JUDGED: &[(&str, Judged)] = &[
     ("LS", Judged::Search),
     ("Agent", Judged::Agent),
     ("Task", Judged::Agent),
+    ("WebFetch", Judged::Fetch),
+    ("WebSearch", Judged::Fetch),
 ];
 
 /// The tools whose output sentinel marks as outside text (PostToolUse), as the settings matcher
 /// writes them; the same names as the default `untrusted_tools`.
 pub const UNTRUSTED_MATCHER: &str = "WebFetch|WebSearch|mcp__.*";
+
+/// The PostToolUse matcher: the tools whose output taints the session, and the tools whose
+/// output may show a secret value (`Read`, `Grep`, `Bash`), kept as fingerprints so that a later
+/// fetch or MCP call carrying one is refused (`ledger::secrets`).
+pub const POST_TOOL_USE_MATCHER: &str = "WebFetch|WebSearch|mcp__.*|Read|Grep|Bash";
 
 /// How `tool` is judged; None for a tool sentinel has no opinion on.
 pub fn judged(tool: &str) -> Option<Judged> {
@@ -46,7 +55,8 @@ pub fn judged(tool: &str) -> Option<Judged> {
 }
 
 /// MCP tools (`mcp__SERVER__TOOL`) reach sentinel too: the ones whose effects are known are
-/// judged like their built-in counterparts ([`super::mcp`]), the others get no opinion.
+/// judged like their built-in counterparts ([`super::mcp`]), the others by the MCP specs and
+/// their input (docs/mcp.md); none gets no opinion.
 pub const MCP_MATCHER: &str = "mcp__.*";
 
 /// The PreToolUse matcher naming every judged tool: `Bash|PowerShell|…|mcp__.*`.

@@ -27,7 +27,7 @@ pub struct Question {
     /// The session's project directory [default: the current directory].
     #[arg(long)]
     cwd: Option<PathBuf>,
-    /// The tool: Bash, PowerShell, Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, LS.
+    /// The tool: Bash, PowerShell, Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, LS, WebFetch, WebSearch (URL or query by --path).
     #[arg(long, default_value = "Bash")]
     pub tool: String,
     /// The target path for a file tool.
@@ -89,6 +89,8 @@ pub fn evaluate(q: Question) -> Result<Evaluated> {
         ("Bash" | "PowerShell", Some(_), Some(_)) => {
             bail!("--path is for file tools; give the command alone")
         }
+        // WebFetch and WebSearch take the URL or the query by --path too.
+        ("WebFetch" | "WebSearch", None, Some(p)) => serde_json::json!({ "url": p, "query": p }),
         (_, None, Some(p)) => serde_json::json!({ "file_path": p, "path": p, "notebook_path": p }),
         // A file tool takes its path by --path: a positional argument is a command, and a
         // command given with `--tool Read` is a mistake to say, not a path to judge.

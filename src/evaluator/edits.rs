@@ -25,6 +25,12 @@ pub fn defer_to_agent(
     approve: ApproveEdits,
     permission_mode: Option<&str>,
 ) -> bool {
+    // A plain fetch (issue 42) likewise: Claude Code asks before fetching from a new domain, and
+    // the person's own domain rules stand; only under bypassPermissions, where nothing is
+    // asked, does sentinel say allow (the same outcome, recorded as sentinel's).
+    if matches!(call, ToolCall::Fetch { .. }) {
+        return local.verdict == Verdict::Allow && permission_mode != Some("bypassPermissions");
+    }
     matches!(call, ToolCall::Write { .. })
         && local.verdict == Verdict::Allow
         && approve == ApproveEdits::Mode

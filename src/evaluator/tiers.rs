@@ -335,6 +335,18 @@ fn action(d: &Decision, call: &ToolCall) -> Action {
         }
         ToolCall::Read { paths, .. } => (None, paths.first().cloned()),
         ToolCall::Agent { prompt, .. } => (Some(prompt.clone()), None),
+        ToolCall::McpShell { command, dir, .. } => (
+            Some(match dir {
+                Some(d) => format!("{command}    # run by an MCP server in {d}"),
+                None => command.clone(),
+            }),
+            None,
+        ),
+        ToolCall::Fetch { text, .. } => (Some(text.clone()), None),
+        ToolCall::Mcp { input, .. } => (
+            Some(crate::text::excerpt_to(&input.to_string(), 4000)),
+            None,
+        ),
         ToolCall::Other { .. } => (None, None),
     };
     Action {

@@ -15,6 +15,12 @@ pub fn subject(call: &ToolCall, decision: &Decision) -> String {
         ToolCall::Write { path, .. } => decision.path.clone().unwrap_or_else(|| path.clone()),
         ToolCall::Read { paths, .. } => decision.path.clone().unwrap_or_else(|| paths.join(" ")),
         ToolCall::Agent { prompt, .. } => prompt.clone(),
+        ToolCall::McpShell { command, dir, .. } => match dir {
+            Some(d) => format!("(in {d}) {command}"),
+            None => command.clone(),
+        },
+        ToolCall::Fetch { text, .. } => text.clone(),
+        ToolCall::Mcp { tool, input, .. } => format!("{tool} {input}"),
         ToolCall::Other { tool } => tool.clone(),
     }
 }

@@ -54,9 +54,32 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
             d.taint = Some(taint.clone());
             d
         }
+        ToolCall::McpShell {
+            tool,
+            command,
+            raw,
+            dir,
+        } => crate::local::mcp::mcp_shell_decision(
+            tool,
+            command,
+            raw.as_deref(),
+            dir.as_deref(),
+            ctx,
+            &|call, inner| decide(call, rules, inner),
+        ),
+        ToolCall::Fetch { tool, text, seen } => {
+            crate::local::mcp::fetch_decision(tool, text, seen, rules, ctx)
+        }
+        ToolCall::Mcp { tool, input, seen } => {
+            let mut d = crate::local::mcp::mcp_decision(tool, input, seen, rules, ctx);
+            d.signs = signs::text_signs(&crate::call::mcp::strings(input).join("\n"));
+            d
+        }
         ToolCall::Other { .. } => return None,
     };
-    decision.cwd = ctx.cwd.to_string_lossy().into_owned();
+    if !matches!(call, ToolCall::McpShell { .. }) {
+        decision.cwd = ctx.cwd.to_string_lossy().into_owned();
+    }
     let own_service = |c: &str| token_hosts::own_service_only(c, signs::is_secret_variable_name);
     if signs::exfiltration(&decision.signs)
         && decision.verdict < Verdict::Deny

@@ -12,10 +12,12 @@
 //! - [`scripts`] reads what a command runs (a script, a recipe, a package script) before it runs;
 //! - [`rules`] holds the regex rule files and path lists, and layers a project's `.sentinel/` over
 //!   the person's rules ([`rules::project`]);
-//! - [`decide`] puts it all together for a Bash command, [`tool_calls`] for the other tools.
+//! - [`decide`] puts it all together for a Bash command, [`tool_calls`] for the other tools,
+//!   [`mcp`] for MCP tools and requests out (`WebFetch`, `WebSearch`: docs/mcp.md).
 
 pub mod context;
 pub mod decide;
+pub mod mcp;
 pub mod paths;
 pub mod policy;
 pub mod rules;

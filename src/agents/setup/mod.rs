@@ -53,6 +53,8 @@ pub const GEMINI_TOOLS: &[&str] = &[
     "glob",
     "search_file_content",
     "grep",
+    "web_fetch",
+    "google_web_search",
 ];
 
 impl Target {
@@ -132,12 +134,19 @@ impl Target {
         match self {
             Target::Codex => vec![
                 ("PreToolUse", Some(tools::judged_matcher())),
-                ("PostToolUse", Some(tools::UNTRUSTED_MATCHER.to_string())),
+                (
+                    "PostToolUse",
+                    Some(tools::POST_TOOL_USE_MATCHER.to_string()),
+                ),
             ],
             Target::Gemini => vec![
                 (
                     "BeforeTool",
-                    Some(format!("^({})$", GEMINI_TOOLS.join("|"))),
+                    Some(format!(
+                        "^({}|{})$",
+                        GEMINI_TOOLS.join("|"),
+                        tools::MCP_MATCHER
+                    )),
                 ),
                 ("AfterTool", Some(tools::MCP_MATCHER.to_string())),
                 ("SessionEnd", None),
