@@ -168,7 +168,7 @@ class Contexts:
         text = re.sub(r"\b\d{4}-\d\d-\d\d\b", "2026-11-23", text)
         text = re.sub(r"(sentinel-backup-)\d+", r"\g<1>1795400000000", text)
         # the loopback ports listening where the docs are built: not the reader's
-        text = re.sub(r" and this machine's ports [\d,]+", "", text)
+        text = re.sub(r"(,| and) this machine's ports [\d,]+", "", text)
         text = re.sub(r"( --port \d+)+", "", text)
         codes = {}
         def code(m):

@@ -113,25 +113,33 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     let local = layered.decide(q.call, &ctx, user_home.as_deref());
     // A run of project code that reading alone leaves uncertain may still run, fenced: judged
     // again as fenced, what the files it runs would do counts only for a deny.
+    let project_run = |local: &Decision| {
+        matches!(q.call, ToolCall::Shell { .. })
+            .then(|| fence::project_run(local, ctx.project(), &config.home.value))
+            .flatten()
+    };
     let fencing = std::cell::OnceCell::new();
     let fencing_for = |local: &Decision| {
-        (matches!(q.call, ToolCall::Shell { .. }) && fence::runs_project_code(local, ctx.project()))
-            .then(|| {
-                fencing.get_or_init(|| {
-                    fence::fencing(
-                        config,
-                        ctx.project(),
-                        user_home.as_deref(),
-                        q.rewritable,
-                        q.rewritable.is_some() || matches!(q.purpose, Purpose::Preview { .. }),
-                    )
-                })
-            })
+        let registries = match project_run(local)? {
+            fence::Network::Loopback => false,
+            fence::Network::Registries => true,
+            fence::Network::Outside(_) => return None,
+        };
+        let how = fencing.get_or_init(|| {
+            fence::fencing(
+                config,
+                ctx.project(),
+                user_home.as_deref(),
+                q.rewritable,
+                q.rewritable.is_some() || matches!(q.purpose, Purpose::Preview { .. }),
+            )
+        });
+        Some((how, registries))
     };
     let local = match local {
         Some(l)
             if l.verdict == Verdict::Uncertain
-                && fencing_for(&l).is_some_and(fence::Fencing::holds) =>
+                && fencing_for(&l).is_some_and(|(how, _)| how.holds()) =>
         {
             let fenced_ctx = Context::new(
                 q.cwd,
@@ -148,6 +156,15 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
                 _ => Some(l),
             }
         }
+        // A run of project code that needs the network beyond the registries runs unfenced:
+        // reading alone allows it only when none of the project's code changed.
+        Some(l) if l.verdict == Verdict::Allow => match project_run(&l) {
+            Some(fence::Network::Outside(why)) => match changed_project_file(&ctx) {
+                Some(file) => Some(fence::unfenceable(l, &why, &file)),
+                None => Some(l),
+            },
+            _ => Some(l),
+        },
         other => other,
     };
     let answer = match (&local, q.purpose) {
@@ -197,7 +214,14 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     let answer = match (answer, &local, q.call) {
         (Some(a), Some(l), ToolCall::Shell { command }) if a.verdict == Verdict::Allow => {
             match fencing_for(l) {
-                Some(how) => Some(fence::fence(a, how, ctx.project(), command, q.rewritable)),
+                Some((how, registries)) => Some(fence::fence(
+                    a,
+                    how,
+                    ctx.project(),
+                    registries,
+                    command,
+                    q.rewritable,
+                )),
                 None => Some(a),
             }
         }
@@ -242,6 +266,25 @@ impl crate::local::context::SessionWrites for SessionLedger<'_> {
 
 /// Adds what `local`'s call writes to the session's ledger (a write that fails is not a verdict:
 /// the file is then read as any project file is).
+/// A file of the project that changed (the session wrote it, or it differs from what the
+/// person had), shown in a reason; None when the project's code is all the person's.
+fn changed_project_file(ctx: &Context) -> Option<String> {
+    let written = ctx.writes.written();
+    if written.full {
+        return Some("more changed files than sentinel keeps track of".into());
+    }
+    written
+        .paths
+        .iter()
+        .find(|p| crate::local::policy::in_project(p, ctx) && ctx.fs.is_dir(p) != Some(true))
+        .map(|p| {
+            p.strip_prefix(ctx.project())
+                .unwrap_or(p)
+                .display()
+                .to_string()
+        })
+}
+
 fn note_writes(config: &Config, q: &Question, local: &Decision, home: Option<&Path>) {
     use crate::local::paths::fs::Fs as _;
     let Some(session) = q.session.id.filter(|s| !s.is_empty()) else {

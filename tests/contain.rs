@@ -679,3 +679,172 @@ fn files_python_runs_at_start_are_moved_aside_and_python_c_runs_fenced() {
         "{answer}"
     );
 }
+
+impl World {
+    /// `sentinel contain --registries` around `script` (bash): status and stderr.
+    fn contain_with_registries(&self, script: &str) -> (i32, String) {
+        let out = self
+            .sentinel()
+            .arg("contain")
+            .arg("--project")
+            .arg(self.project())
+            .args(["--registries", "--", "bash", "-c", script])
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+#[test]
+fn the_registry_proxy_reaches_the_listed_hosts_and_nothing_else() {
+    let w = World::new();
+    if !available(&w) || Command::new("python3").arg("-V").output().is_err() {
+        return;
+    }
+    let server = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = server.local_addr().unwrap().port();
+    std::fs::write(
+        w.sentinel_home().join("contain_registries.txt"),
+        format!("127.0.0.1:{port}   # the test's registry\n"),
+    )
+    .unwrap();
+    let serving = std::thread::spawn(move || {
+        let (mut s, _) = server.accept().unwrap();
+        s.write_all(b"pong\n").unwrap();
+        let mut rest = Vec::new();
+        let _ = s.read_to_end(&mut rest);
+    });
+    // Through the proxy HTTPS_PROXY names: a listed host, an unlisted one, a plain request;
+    // and straight to the port, which is not forwarded.
+    let script = format!(
+        "python3 - <<'EOF' > got.txt 2>&1
+import os, socket
+proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
+def ask(line):
+    s = socket.create_connection((proxy[0].split('//')[1], int(proxy[1])))
+    s.sendall(line.encode() + b'\\r\\n\\r\\n')
+    return s
+s = ask('CONNECT 127.0.0.1:{port} HTTP/1.1')
+head = b''
+while not head.endswith(b'\\r\\n\\r\\n'):
+    head += s.recv(1)
+print(head.split(b' ')[1].decode(), s.recv(5).decode().strip())
+for line in ['CONNECT localhost:{port} HTTP/1.1', 'GET http://127.0.0.1:{port}/ HTTP/1.1']:
+    s, got = ask(line), b''
+    while True:
+        more = s.recv(200)
+        if not more:
+            break
+        got += more
+    print(got.split(b' ')[1].decode())
+try:
+    socket.create_connection(('127.0.0.1', {port}), timeout=5)
+    print('direct: connected')
+except OSError:
+    print('direct: refused')
+EOF"
+    );
+    let (code, err) = w.contain_with_registries(&script);
+    assert_eq!(code, 0, "{err}");
+    serving.join().unwrap();
+    let got = std::fs::read_to_string(w.project().join("got.txt")).unwrap();
+    assert_eq!(got, "200 pong\n403\n405\ndirect: refused\n", "{err}");
+    assert!(
+        err.contains(&format!("refused a connection to localhost:{port}")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_package_store_is_the_runs_own_copy() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let store = w.home().join(".cargo/registry");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join("old.txt"), "crate\n").unwrap();
+    // A store that is missing where its tool's folder exists is made empty for the run.
+    std::fs::create_dir_all(w.home().join(".npm")).unwrap();
+    let (code, err) = w.contain_with_registries(
+        "cat ~/.cargo/registry/old.txt > seen.txt
+         echo poisoned > ~/.cargo/registry/old.txt && echo new > ~/.cargo/registry/new.txt \
+           && echo cached > ~/.npm/_cacache/x && echo wrote > wrote.txt
+         echo x > ~/.cargo/config.toml 2>/dev/null || echo refused > outside.txt",
+    );
+    assert_eq!(code, 0, "{err}");
+    let p = w.project();
+    assert_eq!(
+        std::fs::read_to_string(p.join("seen.txt")).unwrap(),
+        "crate\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("wrote.txt")).unwrap(),
+        "wrote\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("outside.txt")).unwrap(),
+        "refused\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(store.join("old.txt")).unwrap(),
+        "crate\n"
+    );
+    assert!(!store.join("new.txt").exists());
+    assert!(w.home().join(".npm/_cacache").is_dir());
+    assert!(!w.home().join(".npm/_cacache/x").exists());
+    assert!(!w.home().join(".cargo/config.toml").exists());
+}
+
+#[test]
+fn a_package_tool_runs_fenced_with_the_registries_and_other_network_is_not_fenced() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let allow = |command: &str| {
+        let answer = w.hook(json!({ "command": command }), "bypassPermissions");
+        let out = answer["hookSpecificOutput"].clone();
+        (
+            out["permissionDecision"].clone(),
+            out["updatedInput"]["command"].clone(),
+            answer,
+        )
+    };
+    // Its first look at the project: what is there now is the person's.
+    let _ = allow("python3 -c 'import os'");
+    let (decision, command, answer) = allow("cargo build");
+    assert_eq!(decision, "allow", "{answer}");
+    assert!(
+        command
+            .as_str()
+            .unwrap()
+            .contains(" --registries -- bash -c 'cargo build'"),
+        "{answer}"
+    );
+    // Code written after that look, which reading does not follow, then a call that also
+    // needs the network no fence gives: never allowed on reading alone.
+    w.put(
+        "x.py",
+        "import importlib\ngetattr(importlib.import_module('o' + 's'), 'sys' + 'tem')('true')\n",
+    );
+    for command in [
+        "python3 x.py && git fetch",
+        "python3 x.py; git pull",
+        "python3 x.py; curl -s https://example.com/",
+    ] {
+        let (decision, updated, answer) = allow(command);
+        assert_ne!(decision, "allow", "{command}: {answer}");
+        assert!(updated.is_null(), "{command}: {answer}");
+    }
+    // Alone, it runs fenced.
+    let (decision, updated, answer) = allow("python3 x.py");
+    assert_eq!(decision, "allow", "{answer}");
+    assert!(
+        !updated.as_str().unwrap().contains("--registries"),
+        "{answer}"
+    );
+}

@@ -213,7 +213,8 @@ pub enum Command {
     },
     /// Run a command fenced (Linux: Landlock, seccomp, namespaces): writes only in the project,
     /// the temp dirs and the tool caches; credential places hidden; no network but its own
-    /// loopback and the given loopback ports. The hook rewrites runs of project code to this.
+    /// loopback, the given loopback ports and, with --registries, the package registries. The
+    /// hook rewrites runs of project code to this.
     Contain {
         /// The project: the one folder tree it may write besides temp dirs and caches.
         #[arg(long)]
@@ -221,6 +222,10 @@ pub enum Command {
         /// A loopback TCP port of this machine to reach from inside (repeatable).
         #[arg(long = "port")]
         ports: Vec<u16>,
+        /// Reach the package registries of rules/contain/registries.txt (and nothing else
+        /// outside) through sentinel's proxy: HTTPS_PROXY and its kin are set for the command.
+        #[arg(long)]
+        registries: bool,
         /// Print the fence as JSON instead of running anything.
         #[arg(long)]
         plan: bool,

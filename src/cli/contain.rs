@@ -7,7 +7,13 @@ use sentinel::local::rules::project::Layered;
 use std::ffi::OsString;
 use std::path::Path;
 
-pub fn run(project: &Path, ports: &[u16], plan_only: bool, command: &[OsString]) -> Result<u8> {
+pub fn run(
+    project: &Path,
+    ports: &[u16],
+    registries: bool,
+    plan_only: bool,
+    command: &[OsString],
+) -> Result<u8> {
     if command.is_empty() && !plan_only {
         bail!("no command given: sentinel contain --project DIR -- COMMAND [ARGS…]");
     }
@@ -26,6 +32,7 @@ pub fn run(project: &Path, ports: &[u16], plan_only: bool, command: &[OsString])
         sentinel_home: &layered.config.home.value,
         rules: &layered.rules,
         ports,
+        registries,
         var: &var,
     });
     for e in &fence.errors {

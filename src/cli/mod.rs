@@ -110,9 +110,10 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Contain {
             project,
             ports,
+            registries,
             plan,
             command,
-        } => contain::run(&project, &ports, plan, &command),
+        } => contain::run(&project, &ports, registries, plan, &command),
         Command::Doctor {
             agent,
             settings,

@@ -2,9 +2,16 @@
 
 use std::path::Path;
 
-/// The command that runs `original` fenced: `'BIN' contain --project 'P' [--port N]… -- bash -c
-/// 'ORIGINAL'`. The original stays whole and readable at the end, for the person and the audit.
-pub fn contained_command(binary: &Path, project: &Path, ports: &[u16], original: &str) -> String {
+/// The command that runs `original` fenced: `'BIN' contain --project 'P' [--port N]…
+/// [--registries] -- bash -c 'ORIGINAL'`. The original stays whole and readable at the end, for
+/// the person and the audit.
+pub fn contained_command(
+    binary: &Path,
+    project: &Path,
+    ports: &[u16],
+    registries: bool,
+    original: &str,
+) -> String {
     let mut out = String::with_capacity(original.len() + 128);
     out.push_str(&quote(&binary.to_string_lossy()));
     out.push_str(" contain --project ");
@@ -12,6 +19,9 @@ pub fn contained_command(binary: &Path, project: &Path, ports: &[u16], original:
     for p in ports {
         out.push_str(" --port ");
         out.push_str(&p.to_string());
+    }
+    if registries {
+        out.push_str(" --registries");
     }
     out.push_str(" -- bash -c ");
     out.push_str(&quote(original));
@@ -73,6 +83,7 @@ mod tests {
                 Path::new("/usr/bin/sentinel"),
                 Path::new("/home/dev/my project"),
                 &[5432],
+                original.len() % 2 == 0,
                 original,
             );
             assert_eq!(original_of(&c).as_deref(), Some(original), "{c}");

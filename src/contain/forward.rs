@@ -26,10 +26,10 @@ pub fn listeners(ports: &[u16]) -> Vec<OwnedFd> {
     out
 }
 
-/// Sends `fds` over the Unix socket `sock` (SCM_RIGHTS), one message each.
-pub fn send_fds(sock: RawFd, fds: &[RawFd]) -> io::Result<()> {
+/// Sends `fds` over the Unix socket `sock` (SCM_RIGHTS), one message each, its byte `tag`.
+pub fn send_fds(sock: RawFd, fds: &[RawFd], tag: u8) -> io::Result<()> {
     for &fd in fds {
-        let mut byte = [0u8; 1];
+        let mut byte = [tag];
         let mut iov = libc::iovec {
             iov_base: byte.as_mut_ptr().cast(),
             iov_len: 1,
@@ -98,17 +98,23 @@ pub fn recv_message(sock: RawFd) -> Option<(u8, Vec<OwnedFd>)> {
     }
 }
 
-/// Receives the listeners the fence made, up to the end marker (a message without fds).
-pub fn recv_listeners(sock: RawFd) -> Vec<OwnedFd> {
+/// Receives the listeners the fence made, each with its tag ([`FORWARDED`], [`PROXY`]), up to
+/// the end marker (a message without fds).
+pub fn recv_listeners(sock: RawFd) -> Vec<(u8, OwnedFd)> {
     let mut out = Vec::new();
-    while let Some((_, fds)) = recv_message(sock) {
+    while let Some((tag, fds)) = recv_message(sock) {
         if fds.is_empty() {
             break;
         }
-        out.extend(fds);
+        out.extend(fds.into_iter().map(|fd| (tag, fd)));
     }
     out
 }
+
+/// The tag of a forwarded port's listener.
+pub const FORWARDED: u8 = b'f';
+/// The tag of the registry proxy's listener.
+pub const PROXY: u8 = b'p';
 
 /// Inside the fence: makes a TCP socket in its network for each request (`4` or `6`) that
 /// comes over `sock`, and hands it out, until `sock` closes. Outside, [`expose`] connects
@@ -131,7 +137,7 @@ pub fn socket_factory(sock: RawFd) {
         };
         // SAFETY: a fresh socket, closed here once sent.
         let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-        if fd < 0 || send_fds(sock, &[fd]).is_err() {
+        if fd < 0 || send_fds(sock, &[fd], b's').is_err() {
             return;
         }
         // SAFETY: the other end holds its own copy now.
@@ -244,7 +250,7 @@ pub fn serve(listeners: Vec<OwnedFd>) {
 
 /// Copies both ways, one thread a direction; each side is shut for writing when the other
 /// has nothing more.
-fn join(a: TcpStream, b: TcpStream) {
+pub(crate) fn join(a: TcpStream, b: TcpStream) {
     let (Ok(a2), Ok(b2)) = (a.try_clone(), b.try_clone()) else {
         return;
     };

@@ -37,6 +37,16 @@ pub const SCRUBBED_VARIABLES: [&str; 5] = [
     "SENTINEL_API_URL",
 ];
 
+/// Variables that name a proxy, replaced by the registry proxy's (compared without case).
+const PROXY_VARIABLES: [&str; 6] = [
+    "https_proxy",
+    "http_proxy",
+    "all_proxy",
+    "no_proxy",
+    "npm_config_proxy",
+    "npm_config_https_proxy",
+];
+
 /// Runs `argv` inside `fence`; returns its exit status (128 + N for a signal N).
 pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
     let pair = match sys::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC) {
@@ -51,6 +61,12 @@ pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|d| (d.as_secs() as i64, i64::from(d.subsec_nanos())))
         .unwrap_or((0, 0));
+    // A missing package store is made empty, so that the run's copy of it has a place.
+    for store in &fence.stores {
+        if !store.exists() {
+            let _ = std::fs::create_dir(store);
+        }
+    }
     // Everything the children need is prepared before the fork: after it they only make
     // system calls on it.
     let prepared = match Prepared::new(fence, argv) {
@@ -79,7 +95,20 @@ pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
             signal_byte(outside, if ok { b'k' } else { b'x' });
         }
     }
-    forward::serve(forward::recv_listeners(outside));
+    let (mut forwarded, mut proxied) = (Vec::new(), Vec::new());
+    for (tag, fd) in forward::recv_listeners(outside) {
+        if tag == forward::PROXY {
+            proxied.push(fd);
+        } else {
+            forwarded.push(fd);
+        }
+    }
+    forward::serve(forwarded);
+    if let Some(proxy) = &fence.proxy {
+        for listener in proxied {
+            crate::contain::proxy::serve(listener, proxy.hosts.clone());
+        }
+    }
     forward::expose(outside, pid, fence.ports.clone());
     let status = wait_for(pid);
     move_aside_new_places(fence, quarantine, started);
@@ -97,7 +126,7 @@ struct Prepared {
 }
 
 impl Prepared {
-    fn new(_fence: &Fence, argv: &[OsString]) -> std::io::Result<Prepared> {
+    fn new(fence: &Fence, argv: &[OsString]) -> std::io::Result<Prepared> {
         let Some(first) = argv.first() else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -128,6 +157,50 @@ impl Prepared {
             }
         }
         env_c.push(CString::new("SENTINEL_CONTAINED=1").expect("no NUL"));
+        if let Some(proxy) = &fence.proxy {
+            // Every way tools are told of a proxy: https for the registries, plain http too
+            // (refused by the proxy with a reason rather than failing on no route); this
+            // machine's loopback directly.
+            env_c.retain(|kv| {
+                let name = kv
+                    .as_bytes()
+                    .split(|b| *b == b'=')
+                    .next()
+                    .unwrap_or_default();
+                !PROXY_VARIABLES
+                    .iter()
+                    .any(|v| v.as_bytes().eq_ignore_ascii_case(name))
+            });
+            let url = format!("http://127.0.0.1:{}", proxy.port);
+            for name in [
+                "HTTPS_PROXY",
+                "https_proxy",
+                "HTTP_PROXY",
+                "http_proxy",
+                "ALL_PROXY",
+                "all_proxy",
+            ] {
+                env_c.push(CString::new(format!("{name}={url}")).expect("no NUL"));
+            }
+            // The JVM's tools (Gradle, sbt) take a proxy from system properties.
+            let java = env
+                .iter()
+                .find(|(k, _)| k == "JAVA_TOOL_OPTIONS")
+                .map(|(_, v)| format!("{} ", v.to_string_lossy()))
+                .unwrap_or_default();
+            env_c.retain(|kv| !kv.as_bytes().starts_with(b"JAVA_TOOL_OPTIONS="));
+            let port = proxy.port;
+            env_c.push(
+                CString::new(format!(
+                    "JAVA_TOOL_OPTIONS={java}-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort={port} -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort={port} -Dhttp.nonProxyHosts=localhost|127.0.0.1"
+                ))
+                .unwrap_or_else(|_| c"JAVA_TOOL_OPTIONS=".to_owned()),
+            );
+            for name in ["NO_PROXY", "no_proxy"] {
+                env_c
+                    .push(CString::new(format!("{name}=localhost,127.0.0.1,::1")).expect("no NUL"));
+            }
+        }
         // nyc's spawn-wrap (15 and later) keeps its shims here rather than at the top of the
         // home, which the fence does not let it write.
         if !env.iter().any(|(k, _)| k == "SPAWN_WRAP_SHIM_ROOT") {
@@ -215,6 +288,15 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
             exit_failed(&format!("making {} read-only", path.display()));
         }
     }
+    // The stores' layers go in the run's own /tmp, never in the machine's.
+    if !fence.stores.is_empty() && !fence.private_temp.iter().any(|t| t == Path::new("/tmp")) {
+        exit_failed("a private /tmp for the package stores' copies");
+    }
+    for (n, store) in fence.stores.iter().enumerate() {
+        if store.is_dir() && !private_store(store, n) {
+            exit_failed(&format!("a copy of {} of the run's own", store.display()));
+        }
+    }
     for path in &fence.hidden_dirs {
         if !cover_dir(path) {
             exit_failed(&format!("hiding {}", path.display()));
@@ -238,10 +320,24 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
         .iter()
         .map(std::os::fd::AsRawFd::as_raw_fd)
         .collect();
-    if forward::send_fds(sock, &fds).is_err() || !signal_byte(sock, b'.') {
+    if forward::send_fds(sock, &fds, forward::FORWARDED).is_err() {
         exit_failed("handing out the forwarded ports");
     }
     drop(listeners);
+    if let Some(proxy) = &fence.proxy {
+        let addr = std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, proxy.port));
+        let Ok(fd) = sys::tcp_listener(addr) else {
+            exit_failed("the registry proxy's listener");
+        };
+        if forward::send_fds(sock, &[fd], forward::PROXY).is_err() {
+            exit_failed("handing out the registry proxy's listener");
+        }
+        // SAFETY: the parent holds its own copy now.
+        unsafe { libc::close(fd) };
+    }
+    if !signal_byte(sock, b'.') {
+        exit_failed("handing out the forwarded ports");
+    }
     // A fork while still single-threaded.
     let Ok(init) = sys::fork() else {
         exit_failed("fork");
@@ -381,6 +477,8 @@ fn landlock(fence: &Fence) -> Result<(), String> {
     tops.sort();
     let device_files: Vec<&Path> = DEVICES.iter().map(Path::new).collect();
     let mut writable: Vec<&Path> = fence.writable.iter().map(PathBuf::as_path).collect();
+    // The run's own copies of the package stores (their writes land in its private /tmp).
+    writable.extend(fence.stores.iter().map(PathBuf::as_path));
     writable.push(&fence.project);
     let created = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
@@ -588,6 +686,51 @@ fn private_temp(temp: &Path, project: &Path) -> bool {
     };
     // A recursive bind of the held folder onto its own path in the new temp dir.
     sys::mount(Some(&from), &to, None, libc::MS_BIND | libc::MS_REC, None).is_ok()
+}
+
+/// Where the run's own layers of the package stores live: in its private /tmp, gone with it.
+const STORE_LAYERS: &str = "/tmp/.sentinel-package-stores";
+
+/// `store` as the run sees it: an overlay of the store as it is (read-only below) and a layer
+/// of the run's own in its private /tmp above, where whatever it adds or changes lands.
+fn private_store(store: &Path, n: usize) -> bool {
+    let layers = PathBuf::from(format!("{STORE_LAYERS}/{n}"));
+    let (upper, work) = (layers.join("upper"), layers.join("work"));
+    if std::fs::create_dir_all(&upper).is_err() || std::fs::create_dir_all(&work).is_err() {
+        return false;
+    }
+    let options = format!(
+        "lowerdir={},upperdir={},workdir={},userxattr",
+        escape_overlay(store),
+        escape_overlay(&upper),
+        escape_overlay(&work)
+    );
+    let (Ok(target), Ok(options)) = (
+        CString::new(store.as_os_str().as_bytes()),
+        CString::new(options),
+    ) else {
+        return false;
+    };
+    sys::mount(
+        Some(c"overlay"),
+        &target,
+        Some(c"overlay"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&options),
+    )
+    .is_ok()
+}
+
+/// A path in overlayfs's options: `,`, `:` and `\` escaped.
+fn escape_overlay(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        if matches!(c, ',' | ':' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// An empty read-only folder over `path`.

@@ -17,6 +17,12 @@ pub enum List {
     GitReadOnly,
     /// Files an interpreter runs at every start, moved aside when a run makes them.
     StartFiles,
+    /// Programs whose own network need is fetching packages from registries.
+    RegistryClients,
+    /// The hosts (`host`, `host:port`, `*.domain`) the registry proxy reaches.
+    Registries,
+    /// Package stores a run that reaches the registries adds to in a copy of its own.
+    PackageStores,
 }
 
 impl List {
@@ -28,6 +34,9 @@ impl List {
             List::RefusedPorts => "refused_ports.txt",
             List::GitReadOnly => "git_read_only.txt",
             List::StartFiles => "start_files.txt",
+            List::RegistryClients => "registry_clients.txt",
+            List::Registries => "registries.txt",
+            List::PackageStores => "package_stores.txt",
         }
     }
 
@@ -39,6 +48,9 @@ impl List {
             List::RefusedPorts => "contain_refused_ports.txt",
             List::GitReadOnly => "contain_git_read_only.txt",
             List::StartFiles => "contain_start_files.txt",
+            List::RegistryClients => "contain_registry_clients.txt",
+            List::Registries => "contain_registries.txt",
+            List::PackageStores => "contain_package_stores.txt",
         }
     }
 
@@ -49,6 +61,9 @@ impl List {
             List::RefusedPorts => include_str!("../../rules/contain/refused_ports.txt"),
             List::GitReadOnly => include_str!("../../rules/contain/git_read_only.txt"),
             List::StartFiles => include_str!("../../rules/contain/start_files.txt"),
+            List::RegistryClients => include_str!("../../rules/contain/registry_clients.txt"),
+            List::Registries => include_str!("../../rules/contain/registries.txt"),
+            List::PackageStores => include_str!("../../rules/contain/package_stores.txt"),
         }
     }
 }
@@ -96,7 +111,64 @@ pub fn load(list: List, sentinel_home: &Path) -> (Vec<Line>, Vec<RuleError>) {
             }
         }
     }
+    if list == List::Registries {
+        for l in &lines {
+            if HostPattern::parse(&l.entry).is_none() {
+                errors.push(RuleError {
+                    file: l.file.clone(),
+                    line: l.line,
+                    message: format!("`{}` is not a host, host:port or *.domain", l.entry),
+                });
+            }
+        }
+    }
     (lines, errors)
+}
+
+/// One line of `registries.txt`: a host name (or every name below a domain) and a port.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct HostPattern {
+    /// Lower case, without the `*.` of a domain pattern.
+    pub host: String,
+    /// Every name below `host` (not `host` itself).
+    pub below: bool,
+    pub port: u16,
+}
+
+impl HostPattern {
+    pub fn parse(entry: &str) -> Option<HostPattern> {
+        let (name, port) = match entry.rsplit_once(':') {
+            Some((n, p)) => (n, p.parse::<u16>().ok().filter(|p| *p != 0)?),
+            None => (entry, 443),
+        };
+        let (below, host) = match name.strip_prefix("*.") {
+            Some(rest) => (true, rest),
+            None => (false, name),
+        };
+        let ok = !host.is_empty()
+            && host.len() <= 253
+            && host.split('.').all(|l| {
+                !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            });
+        ok.then(|| HostPattern {
+            host: host.to_ascii_lowercase(),
+            below,
+            port,
+        })
+    }
+
+    /// True when `host:port` (a name as a client asked for it) is this pattern's.
+    pub fn matches(&self, host: &str, port: u16) -> bool {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        port == self.port
+            && if self.below {
+                host.len() > self.host.len() + 1
+                    && host.ends_with(&self.host)
+                    && host.as_bytes()[host.len() - self.host.len() - 1] == b'.'
+            } else {
+                host == self.host
+            }
+    }
 }
 
 fn parse(text: &str, file: &str) -> Vec<Line> {
@@ -148,6 +220,9 @@ mod tests {
             List::RefusedPorts,
             List::GitReadOnly,
             List::StartFiles,
+            List::RegistryClients,
+            List::Registries,
+            List::PackageStores,
         ] {
             let (lines, errors) = load(list, Path::new("/nonexistent-sentinel-home"));
             assert!(errors.is_empty(), "{errors:?}");
@@ -162,6 +237,23 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn registry_hosts_match_by_name_and_port() {
+        let exact = HostPattern::parse("registry.npmjs.org").unwrap();
+        assert!(exact.matches("registry.npmjs.org", 443));
+        assert!(exact.matches("Registry.NPMJS.org.", 443));
+        assert!(!exact.matches("registry.npmjs.org", 80));
+        assert!(!exact.matches("evil-registry.npmjs.org", 443));
+        assert!(!exact.matches("registry.npmjs.org.evil.com", 443));
+        let below = HostPattern::parse("*.example.org:8443").unwrap();
+        assert!(below.matches("pkg.example.org", 8443));
+        assert!(!below.matches("example.org", 8443));
+        assert!(!below.matches("badexample.org", 8443));
+        for bad in ["", "*.", "a..b", "host:0", "host:x", "a b", "http://x"] {
+            assert_eq!(HostPattern::parse(bad), None, "{bad}");
         }
     }
 

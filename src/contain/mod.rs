@@ -22,6 +22,8 @@ pub mod forward;
 pub mod linux;
 pub mod lists;
 pub mod plan;
+#[cfg(target_os = "linux")]
+pub mod proxy;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
 pub mod sys;

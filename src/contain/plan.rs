@@ -73,6 +73,11 @@ pub struct Fence {
     pub private_temp: Vec<PathBuf>,
     /// Loopback TCP ports forwarded in.
     pub ports: Vec<u16>,
+    /// The registry proxy, when the run may fetch packages.
+    pub proxy: Option<Proxy>,
+    /// Package stores the run adds to in a copy of its own (an overlay whose upper layer is in
+    /// its private /tmp), when it may fetch packages; made empty first when missing.
+    pub stores: Vec<PathBuf>,
     /// Bad lines of the fence's lists (any makes the run refuse to start).
     pub errors: Vec<RuleError>,
 }
@@ -84,7 +89,18 @@ pub struct Inputs<'a> {
     pub sentinel_home: &'a Path,
     pub rules: &'a Rules,
     pub ports: &'a [u16],
+    /// The run may reach the package registries through the proxy.
+    pub registries: bool,
     pub var: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// sentinel's HTTPS proxy for a run that fetches packages: inside, a listener on
+/// 127.0.0.1:`port` that the command's `HTTPS_PROXY` names; outside, `sentinel contain`
+/// reaches the hosts of `registries.txt` for it, and nothing else.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Proxy {
+    pub port: u16,
+    pub hosts: Vec<lists::HostPattern>,
 }
 
 impl Fence {
@@ -174,6 +190,42 @@ impl Fence {
             .collect();
         fence.ports.sort_unstable();
         fence.ports.dedup();
+        if i.registries {
+            let (hosts, e6) = lists::load(List::Registries, i.sentinel_home);
+            fence.errors.extend(e6);
+            // A port of the fence's own network that no forwarded port takes.
+            let port = (3128..u16::MAX)
+                .find(|p| !fence.ports.contains(p))
+                .unwrap_or(3128);
+            let (stores, e7) = lists::load(List::PackageStores, i.sentinel_home);
+            fence.errors.extend(e7);
+            for l in &stores {
+                let Some(p) = lists::expand(&l.entry, i.home, i.var) else {
+                    continue;
+                };
+                // Where it is (links followed), or where it would be made.
+                let real = std::fs::canonicalize(&p).ok().or_else(|| {
+                    let parent = std::fs::canonicalize(p.parent()?).ok()?;
+                    Some(parent.join(p.file_name()?))
+                });
+                // Never the project or a place around it: the run writes there anyway.
+                if let Some(real) = real
+                    && !real.starts_with(&project)
+                    && !project.starts_with(&real)
+                {
+                    fence.stores.push(real);
+                }
+            }
+            fence.stores.sort();
+            fence.stores.dedup();
+            fence.proxy = Some(Proxy {
+                port,
+                hosts: hosts
+                    .iter()
+                    .filter_map(|l| lists::HostPattern::parse(&l.entry))
+                    .collect(),
+            });
+        }
         fence.hidden_files.sort();
         fence.hidden_files.dedup();
         fence.hidden_dirs.sort();

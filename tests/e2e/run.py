@@ -995,10 +995,7 @@ SCENARIOS = {"safe": scenario_safe, "blocked": scenario_blocked, "shadow": scena
 # Scenarios that fail on a gap sentinel has now, each with why. Their failure is printed as GAP
 # and does not fail the run (E2E_STRICT=1: it does); one that passes is printed as FIXED and
 # fails the run until its line here goes.
-KNOWN_GAPS = {
-    "contain-npm-install": "npm install is never fenced (it may download: docs/containment.md); when Tier 2 "
-                           "allows it (the stand-in evaluator allows all), its postinstall runs unfenced",
-}
+KNOWN_GAPS = {}
 
 
 def main():
