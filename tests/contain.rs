@@ -767,13 +767,14 @@ fn a_package_store_is_the_runs_own_copy() {
     let store = w.home().join(".cargo/registry");
     std::fs::create_dir_all(&store).unwrap();
     std::fs::write(store.join("old.txt"), "crate\n").unwrap();
-    // A store that is missing where its tool's folder exists is made empty for the run.
+    // A store that is missing: the run has its own copy of the folder it would be made in.
     std::fs::create_dir_all(w.home().join(".npm")).unwrap();
     let (code, err) = w.contain_with_registries(
         "cat ~/.cargo/registry/old.txt > seen.txt
          echo poisoned > ~/.cargo/registry/old.txt && echo new > ~/.cargo/registry/new.txt \
-           && echo cached > ~/.npm/_cacache/x && echo wrote > wrote.txt
-         echo x > ~/.cargo/config.toml 2>/dev/null || echo refused > outside.txt",
+           && mkdir ~/.npm/_cacache && echo cached > ~/.npm/_cacache/x && echo wrote > wrote.txt
+         echo x > ~/.cargo/config.toml && echo x > ~/important/new.txt 2>/dev/null \
+           || echo refused > outside.txt",
     );
     assert_eq!(code, 0, "{err}");
     let p = w.project();
@@ -794,9 +795,10 @@ fn a_package_store_is_the_runs_own_copy() {
         "crate\n"
     );
     assert!(!store.join("new.txt").exists());
-    assert!(w.home().join(".npm/_cacache").is_dir());
-    assert!(!w.home().join(".npm/_cacache/x").exists());
+    assert!(!w.home().join(".npm/_cacache").exists());
+    // ~/.cargo/git is missing: the run had its own copy of ~/.cargo, and nothing else.
     assert!(!w.home().join(".cargo/config.toml").exists());
+    assert!(!w.home().join("important/new.txt").exists());
 }
 
 #[test]

@@ -61,12 +61,6 @@ pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|d| (d.as_secs() as i64, i64::from(d.subsec_nanos())))
         .unwrap_or((0, 0));
-    // A missing package store is made empty, so that the run's copy of it has a place.
-    for store in &fence.stores {
-        if !store.exists() {
-            let _ = std::fs::create_dir(store);
-        }
-    }
     // Everything the children need is prepared before the fork: after it they only make
     // system calls on it.
     let prepared = match Prepared::new(fence, argv) {

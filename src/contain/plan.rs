@@ -76,7 +76,8 @@ pub struct Fence {
     /// The registry proxy, when the run may fetch packages.
     pub proxy: Option<Proxy>,
     /// Package stores the run adds to in a copy of its own (an overlay whose upper layer is in
-    /// its private /tmp), when it may fetch packages; made empty first when missing.
+    /// its private /tmp), when it may fetch packages; for a missing one, the home's folder it
+    /// would be made in.
     pub stores: Vec<PathBuf>,
     /// Bad lines of the fence's lists (any makes the run refuse to start).
     pub errors: Vec<RuleError>,
@@ -203,11 +204,20 @@ impl Fence {
                 let Some(p) = lists::expand(&l.entry, i.home, i.var) else {
                     continue;
                 };
-                // Where it is (links followed), or where it would be made.
-                let real = std::fs::canonicalize(&p).ok().or_else(|| {
-                    let parent = std::fs::canonicalize(p.parent()?).ok()?;
-                    Some(parent.join(p.file_name()?))
-                });
+                // The store (links followed); when it is missing, the folder it would be made
+                // in, when that is inside the home but not the home itself (`~/.cache` for a
+                // missing `~/.cache/pip`): the run gets its own copy of that whole folder, and
+                // nothing is made in the person's home.
+                let home = i.home.and_then(|h| std::fs::canonicalize(h).ok());
+                let real = std::fs::canonicalize(&p)
+                    .ok()
+                    .filter(|r| r.is_dir())
+                    .or_else(|| {
+                        let parent = std::fs::canonicalize(p.parent()?).ok()?;
+                        let home = home.as_ref()?;
+                        (parent.is_dir() && parent.starts_with(home) && &parent != home)
+                            .then_some(parent)
+                    });
                 // Never the project or a place around it: the run writes there anyway.
                 if let Some(real) = real
                     && !real.starts_with(&project)
@@ -216,8 +226,15 @@ impl Fence {
                     fence.stores.push(real);
                 }
             }
+            // One copy of a folder covers what is below it.
             fence.stores.sort();
             fence.stores.dedup();
+            let all = std::mem::take(&mut fence.stores);
+            for s in all {
+                if !fence.stores.iter().any(|kept| s.starts_with(kept)) {
+                    fence.stores.push(s);
+                }
+            }
             fence.proxy = Some(Proxy {
                 port,
                 hosts: hosts
