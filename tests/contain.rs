@@ -659,10 +659,18 @@ fn files_python_runs_at_start_are_moved_aside_and_python_c_runs_fenced() {
     std::thread::sleep(std::time::Duration::from_millis(200));
     let script =
         "echo 'import os; os.system(\"touch pwned\")' > .venv/lib/python3.11/site-packages/evil.pth
-         echo 'import os' > .venv/lib/python3.11/site-packages/sitecustomize.py";
+         echo 'import os' > .venv/lib/python3.11/site-packages/sitecustomize.py
+         cd .venv/lib/python3.11/site-packages
+         echo /proj/src > __editable__.a-1.pth
+         echo 'import __editable___b_1_finder; __editable___b_1_finder.install()' > __editable__.b-1.pth
+         echo 'import __editable___c_1_finder; __editable___c_1_finder.install(); import os' > __editable__.c-1.pth";
     let (code, err) = w.contain(&[], script);
     assert_eq!(code, 0, "{err}");
     assert!(!site.join("evil.pth").exists(), "{err}");
+    // An editable install's .pth runs nothing of its own: kept, so that the install works.
+    assert!(site.join("__editable__.a-1.pth").exists(), "{err}");
+    assert!(site.join("__editable__.b-1.pth").exists(), "{err}");
+    assert!(!site.join("__editable__.c-1.pth").exists(), "{err}");
     assert!(!site.join("sitecustomize.py").exists(), "{err}");
     assert!(site.join("keep.pth").exists(), "an older .pth was moved");
     let answer = w.hook(

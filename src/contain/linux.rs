@@ -835,6 +835,83 @@ fn status_of(st: libc::c_int) -> i32 {
     }
 }
 
+/// True for a `.pth` file that runs no code: Python's `site` adds each of its lines to the
+/// import path and executes only those that begin with `import`. An editable install writes
+/// one (`pip install -e .`, `uv sync`): the project's path, or setuptools' finder, whose import
+/// line runs a module the same install left in site-packages (as any installed module, it runs
+/// when used; the finder line is let through so that editable installs keep working).
+fn pth_runs_nothing(place: &Path) -> bool {
+    if place.extension().is_none_or(|e| e != "pth") {
+        return false;
+    }
+    let Ok(meta) = std::fs::symlink_metadata(place) else {
+        return false;
+    };
+    if !meta.is_file() || meta.len() > 64 * 1024 {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(place) else {
+        return false;
+    };
+    text.lines().all(|line| {
+        let runs = line.starts_with("import ") || line.starts_with("import\t");
+        !runs || editable_finder(line)
+    })
+}
+
+/// setuptools' editable finder line: `import __editable___NAME_finder;
+/// __editable___NAME_finder.install('PATH')`.
+fn editable_finder(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("import __editable___") else {
+        return false;
+    };
+    let Some((name, call)) = rest.split_once("_finder; __editable___") else {
+        return false;
+    };
+    let ident =
+        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let Some(arg) = call
+        .strip_prefix(name)
+        .and_then(|c| c.strip_prefix("_finder.install("))
+        .and_then(|c| c.strip_suffix(')'))
+    else {
+        return false;
+    };
+    // Nothing, or one quoted path: nothing that calls or joins anything else.
+    let quoted = |q: char| {
+        arg.len() >= 2
+            && arg.starts_with(q)
+            && arg.ends_with(q)
+            && !arg[1..arg.len() - 1].contains([q, '\\'])
+    };
+    ident(name) && (arg.is_empty() || quoted('\'') || quoted('"'))
+}
+
+#[cfg(test)]
+mod pth_tests {
+    use super::editable_finder;
+
+    #[test]
+    fn only_setuptools_finder_line_is_taken_for_an_editable_install() {
+        assert!(editable_finder(
+            "import __editable___py1_0_1_finder; __editable___py1_0_1_finder.install('/p/src/py1')"
+        ));
+        assert!(editable_finder(
+            "import __editable___py1_0_1_finder; __editable___py1_0_1_finder.install()"
+        ));
+        for bad in [
+            "import os; os.system('x')",
+            "import __editable___a_finder; __editable___b_finder.install('/p')",
+            "import __editable___a_finder; __editable___a_finder.install('/p'); import os",
+            "import __editable___a_finder; __editable___a_finder.install(__import__('os'))",
+            "import __editable___a_finder; __editable___a_finder.install('/p') or 1",
+            "import __editable___a_finder; __editable___a_finder.install('/p\\'+x+'')",
+        ] {
+            assert!(!editable_finder(bad), "{bad}");
+        }
+    }
+}
+
 /// A protected place the run created (it did not exist before) is moved into `quarantine`,
 /// so that nothing it holds runs later outside the fence; the person is told on stderr.
 fn move_aside_new_places(fence: &Fence, quarantine: &Path, since: (i64, i64)) {
@@ -853,7 +930,7 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, since: (i64, i64)) {
         );
     }
     for place in fence.must_not_appear.iter().chain(&nested) {
-        if std::fs::symlink_metadata(place).is_err() {
+        if std::fs::symlink_metadata(place).is_err() || pth_runs_nothing(place) {
             continue;
         }
         let rel = place.strip_prefix(&fence.project).unwrap_or(place);
