@@ -887,31 +887,6 @@ fn editable_finder(line: &str) -> bool {
     ident(name) && (arg.is_empty() || quoted('\'') || quoted('"'))
 }
 
-#[cfg(test)]
-mod pth_tests {
-    use super::editable_finder;
-
-    #[test]
-    fn only_setuptools_finder_line_is_taken_for_an_editable_install() {
-        assert!(editable_finder(
-            "import __editable___py1_0_1_finder; __editable___py1_0_1_finder.install('/p/src/py1')"
-        ));
-        assert!(editable_finder(
-            "import __editable___py1_0_1_finder; __editable___py1_0_1_finder.install()"
-        ));
-        for bad in [
-            "import os; os.system('x')",
-            "import __editable___a_finder; __editable___b_finder.install('/p')",
-            "import __editable___a_finder; __editable___a_finder.install('/p'); import os",
-            "import __editable___a_finder; __editable___a_finder.install(__import__('os'))",
-            "import __editable___a_finder; __editable___a_finder.install('/p') or 1",
-            "import __editable___a_finder; __editable___a_finder.install('/p\\'+x+'')",
-        ] {
-            assert!(!editable_finder(bad), "{bad}");
-        }
-    }
-}
-
 /// A protected place the run created (it did not exist before) is moved into `quarantine`,
 /// so that nothing it holds runs later outside the fence; the person is told on stderr.
 fn move_aside_new_places(fence: &Fence, quarantine: &Path, since: (i64, i64)) {
@@ -958,6 +933,31 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, since: (i64, i64)) {
                     "COULD NOT BE REMOVED: delete it before anything runs there"
                 }
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::editable_finder;
+
+    #[test]
+    fn only_setuptools_finder_line_is_taken_for_an_editable_install() {
+        assert!(editable_finder(
+            "import __editable___py1_0_1_finder; __editable___py1_0_1_finder.install('/p/src/py1')"
+        ));
+        assert!(editable_finder(
+            "import __editable___py1_0_1_finder; __editable___py1_0_1_finder.install()"
+        ));
+        for bad in [
+            "import os; os.system('x')",
+            "import __editable___a_finder; __editable___b_finder.install('/p')",
+            "import __editable___a_finder; __editable___a_finder.install('/p'); import os",
+            "import __editable___a_finder; __editable___a_finder.install(__import__('os'))",
+            "import __editable___a_finder; __editable___a_finder.install('/p') or 1",
+            "import __editable___a_finder; __editable___a_finder.install('/p\\'+x+'')",
+        ] {
+            assert!(!editable_finder(bad), "{bad}");
         }
     }
 }
