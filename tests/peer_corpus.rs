@@ -42,6 +42,10 @@ const DELIBERATE_DENIALS: &[(&str, &str)] = &[
         "issue 30: find hands `.` and every entry below it to `rm -r`, the whole project's content, as `rm -rf .` is",
     ),
     (
+        "find . -exec rm -f {} \\;",
+        "find hands every file below the project to `rm -f`: every file of the project, .git's objects included, as `find . -delete` removes them",
+    ),
+    (
         "docker system prune -a",
         "the issue's hard-block list: removes every image",
     ),

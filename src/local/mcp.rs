@@ -12,6 +12,7 @@ use crate::call::{ToolCall, mcp as call_mcp};
 use crate::decision::{CommandReport, Decision, RuleRef, Verdict};
 use crate::ledger::secrets;
 use crate::local::context::Context;
+use crate::local::destructive_words::{self, Word, line_of, rule, verdict_of};
 use crate::local::paths::{self as local_paths, credentials};
 use crate::local::policy::judge::hard_block;
 use crate::local::policy::outcome::combine;
@@ -20,7 +21,6 @@ use crate::rules::Rules;
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -42,8 +42,6 @@ const FILES: &[(&str, &str)] = &[
     ),
     ("mcp/fetch.toml", include_str!("../../rules/mcp/fetch.toml")),
 ];
-const WORDS: (&str, &str) = ("mcp/words.toml", include_str!("../../rules/mcp/words.toml"));
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SpecFile {
@@ -83,23 +81,6 @@ struct RawWhen {
     instead: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WordsFile {
-    word: Vec<RawWord>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawWord {
-    pattern: String,
-    #[serde(rename = "in", default)]
-    applies_to: Option<String>,
-    verdict: String,
-    reason: String,
-    instead: Option<String>,
-}
-
 fn uncertain() -> String {
     "uncertain".into()
 }
@@ -124,54 +105,9 @@ struct When {
     rule: RuleRef,
 }
 
-struct Word {
-    re: Regex,
-    on_name: bool,
-    verdict: Verdict,
-    rule: RuleRef,
-}
-
 struct Loaded {
     specs: Vec<Spec>,
     words: Vec<Word>,
-}
-
-fn verdict_of(s: &str) -> Result<Verdict, String> {
-    match s {
-        "allow" => Ok(Verdict::Allow),
-        "uncertain" => Ok(Verdict::Uncertain),
-        "ask" => Ok(Verdict::Ask),
-        "deny" => Ok(Verdict::Deny),
-        other => Err(format!("verdict `{other}`: allow, uncertain, ask or deny")),
-    }
-}
-
-/// The line of the `n`-th occurrence of `header` in `text` (1-based), for rule references.
-fn line_of(text: &str, header: &str, n: usize) -> usize {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| l.trim() == header)
-        .nth(n)
-        .map_or(0, |(i, _)| i + 1)
-}
-
-fn rule(
-    file: &'static str,
-    line: usize,
-    pattern: String,
-    reason: &str,
-    instead: Option<&str>,
-) -> RuleRef {
-    RuleRef {
-        file: Cow::Borrowed(file),
-        line,
-        origin: Cow::Borrowed("bundled"),
-        pattern: Cow::Owned(pattern),
-        why: Some(Cow::Owned(match instead {
-            Some(i) => format!("{reason}; instead: {i}"),
-            None => reason.to_string(),
-        })),
-    }
 }
 
 /// Reads and checks the bundled specs: every deny has an alternative, every pattern compiles.
@@ -233,27 +169,7 @@ fn load() -> Result<Loaded, String> {
             });
         }
     }
-    let (file, text) = WORDS;
-    let parsed: WordsFile = toml::from_str(text).map_err(|e| format!("rules/{file}: {e}"))?;
-    let mut words = Vec::new();
-    for (i, w) in parsed.word.into_iter().enumerate() {
-        let at = line_of(text, "[[word]]", i);
-        let verdict = verdict_of(&w.verdict).map_err(|e| format!("rules/{file}:{at}: {e}"))?;
-        if verdict == Verdict::Deny && w.instead.is_none() {
-            return Err(format!("rules/{file}:{at}: a deny needs `instead`"));
-        }
-        let on_name = match w.applies_to.as_deref() {
-            None | Some("input") => false,
-            Some("name") => true,
-            Some(o) => return Err(format!("rules/{file}:{at}: in = `{o}`: input or name")),
-        };
-        words.push(Word {
-            re: Regex::new(&w.pattern).map_err(|e| format!("rules/{file}:{at}: {e}"))?,
-            on_name,
-            verdict,
-            rule: rule(file, at, w.pattern.clone(), &w.reason, w.instead.as_deref()),
-        });
-    }
+    let words = destructive_words::load()?;
     Ok(Loaded { specs, words })
 }
 

@@ -17,6 +17,7 @@
 
 pub mod context;
 pub mod decide;
+pub mod destructive_words;
 pub mod mcp;
 pub mod paths;
 pub mod policy;

@@ -188,6 +188,19 @@ pub(in crate::local) fn judge_inner(
         });
     }
     effects.list.extend(unknown_vars);
+    // Every process's environment (`ps auxeww`), a secret key (`gpg --export-secret-keys`): as
+    // a read of a credential file, what it prints reaches the agent's transcript. (The shell's
+    // own dumps are the specs' `bare`; the tools' token printers their reviews.)
+    if matches!(cmd.name(), "ps" | "gpg" | "gpg2")
+        && crate::local::policy::signs::prints_secrets(cmd)
+    {
+        effects.list.push(Effect::Unknown {
+            why: format!(
+                "`{}` prints secrets (every process's environment, or a secret key)",
+                cmd.name()
+            ),
+        });
+    }
     if let Some(name) = secret_value_passed(cmd) {
         // Printed, written or sent, the value is out of the environment: the agent's
         // transcript, a file, a request. Whether it belongs there is for Tier 2 or the person.

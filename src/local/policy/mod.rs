@@ -433,7 +433,7 @@ fn write(
             "sends data over the network to {rest}"
         )));
     }
-    if is_temp_ref(&path.text) {
+    if is_temp_ref(&path.text) && path.value.is_none() {
         return Some(Part::uncertain(format!(
             "{verb} `{}` in a temp dir, not the project",
             path.text
@@ -521,7 +521,20 @@ fn write(
         if in_safe_area(&p, rules, ctx) {
             continue;
         }
-        let what = if TEMP_DIRS.iter().any(|t| paths::is_within(&p, Path::new(t))) {
+        let in_temp = TEMP_DIRS.iter().any(|t| paths::is_within(&p, Path::new(t)));
+        // A tree deleted outside the project, however it is spelled (`tar --remove-files`,
+        // `zip -rm`, `rsync --remove-source-files`): as `rm -r` of it is.
+        if verb == "deletes the tree" && !in_temp {
+            return Some(Part::new(
+                Verdict::Deny,
+                format!(
+                    "deletes the tree {} outside the project; instead: keep deletes inside the project, naming each path, or ask the person to run it",
+                    p.display()
+                ),
+                None,
+            ));
+        }
+        let what = if in_temp {
             "in a temp dir, not the project"
         } else {
             "outside the project"

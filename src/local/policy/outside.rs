@@ -138,7 +138,7 @@ pub(in crate::local) fn outside_safe_area(
     }
     let mut scratch = None;
     for w in words {
-        if is_temp_ref(&w.text) {
+        if is_temp_ref(&w.text) && w.value.is_none() {
             scratch.get_or_insert_with(|| w.text.clone());
             continue;
         }

@@ -183,7 +183,7 @@ const SECRET_PRINTERS: &[&[&str]] = &[
 /// sent: the shell's own variable dumps (`declare -x`, `export -p`, `declare -p`, `env -0`),
 /// a secret key export (`gpg --export-secret-keys`), every process's environment (`ps e`,
 /// `ps auxeww`), and the tools' token printers ([`SECRET_PRINTERS`]).
-fn prints_secrets(c: &SimpleCommand) -> bool {
+pub(crate) fn prints_secrets(c: &SimpleCommand) -> bool {
     let args = c.args();
     let only_flags = args.iter().all(|a| a.text.starts_with('-'));
     match c.name() {

@@ -33,9 +33,13 @@ pub(super) fn below_root(root: &Word) -> Word {
     }
 }
 
+/// An action of `find` that runs a command: its label (`find -exec`), the command, and how many
+/// of find's own words came before it (find evaluates its expression from the left).
+pub(super) type FindExec = (String, Vec<Word>, usize);
+
 /// Splits `find` into its own arguments and the commands its `-exec`, `-execdir`, `-ok` and
 /// `-okdir` actions run (each up to `;` or `+`).
-pub(super) fn split_find(argv: Vec<Word>) -> (Vec<Word>, Vec<(String, Vec<Word>)>) {
+pub(super) fn split_find(argv: Vec<Word>) -> (Vec<Word>, Vec<FindExec>) {
     let mut own = Vec::new();
     let mut execs = Vec::new();
     let mut words = argv.into_iter();
@@ -49,7 +53,7 @@ pub(super) fn split_find(argv: Vec<Word>) -> (Vec<Word>, Vec<(String, Vec<Word>)
                 }
                 cmd.push(v);
             }
-            execs.push((label, cmd));
+            execs.push((label, cmd, own.len()));
         } else {
             own.push(w);
         }

@@ -64,6 +64,10 @@ pub enum Kind {
     Script,
     /// A URL or host data is fetched from.
     Url,
+    /// A host name a lookup or probe sends out (`dig NAME`, `ping HOST`): the name itself
+    /// reaches the network (a resolver forwards it), so one built when the command runs
+    /// (`$(whoami).example.com`) carries data out; a literal one is the spec's `network`.
+    Host,
     /// Data sent out over the network (`curl -d`), or a destination data is sent to.
     Send,
     /// The directory the program works in (`git -C`, `make -C`, `npm --prefix`).
@@ -141,6 +145,7 @@ impl Kind {
             "code" => Kind::Code,
             "script" => Kind::Script,
             "url" => Kind::Url,
+            "host" => Kind::Host,
             "send" => Kind::Send,
             "cwd" => Kind::Cwd,
             "user" => Kind::User,

@@ -377,7 +377,26 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             },
             Kind::Script => Effect::RunFile { path: w.clone() },
             Kind::Url => Effect::Receive { from: w.clone() },
+            Kind::Host if w.known_value().is_some() => continue,
+            Kind::Host => Effect::Send {
+                what: format!(
+                    "a name built when it runs (`{}`): looking it up sends it out",
+                    crate::text::excerpt(&w.text)
+                ),
+                remote: true,
+            },
             Kind::Send => {
+                // A body that drops, truncates or flushes a database does so wherever it is
+                // sent, this machine included (`curl -d 'DROP TABLE users' localhost:8123`).
+                if let Some(rule) = w
+                    .known_value()
+                    .and_then(crate::local::destructive_words::destructive_text)
+                {
+                    out.list.push(Effect::Destroy {
+                        why: rule.why.as_deref().unwrap_or("destroys data").to_string(),
+                        rule,
+                    });
+                }
                 // `-d @file`, `-F name=@file`: the file is read to be sent.
                 if let Some((_, file)) = w.text.rsplit_once('@') {
                     let file = file.split(';').next().unwrap_or("");
@@ -533,10 +552,11 @@ struct Picked {
 /// The tests that pick which entries a `delete-tree` of the operands deletes (`find . -name
 /// '*.pyc' -delete` deletes the `.pyc` files below `.`, not `.`). Tests are joined by "and"
 /// unless something negates or joins them otherwise (`!`, `( )`: operands to the reader; `-not`,
-/// `-o`), so the entries any name pattern picks hold every entry deleted.
+/// `-o`), so the entries any name pattern picks hold every entry deleted. Only the tests read
+/// before the option that deletes count: find evaluates from the left.
 fn picked_entries(r: &Reading) -> Option<Picked> {
-    let tests: Vec<&options::Value> = r
-        .values
+    let before = r.delete_tree_at.unwrap_or(r.values.len());
+    let tests: Vec<&options::Value> = r.values[..before.min(r.values.len())]
         .iter()
         .filter(|v| matches!(v.kind, Kind::Filter | Kind::NameFilter))
         .collect();

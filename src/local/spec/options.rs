@@ -64,6 +64,10 @@ pub struct Reading {
     /// An option made the operands walk through symlinks (`find -L`), whatever it turned them
     /// into after (`-delete`).
     pub follows_links: bool,
+    /// How many values had been read when the first option that deletes the operands' trees
+    /// was (`find`'s `-delete`): only tests read before it pick what it deletes, as find
+    /// evaluates its expression from the left (`find . -delete -name x` deletes everything).
+    pub delete_tree_at: Option<usize>,
 }
 
 impl Reading {
@@ -508,6 +512,9 @@ fn apply(
         }),
         OptKind::Operands(k, _) => {
             r.follows_links |= k.follows_links();
+            if *k == Kind::DeleteTree && r.delete_tree_at.is_none() {
+                r.delete_tree_at = Some(r.values.len());
+            }
             turn(operand_kind, *k);
         }
         OptKind::DefaultOperand(path, k) => {

@@ -151,9 +151,25 @@ impl Walker {
                     if integer && !value.is_empty() {
                         self.arithmetic_names(value, "an integer variable's value");
                     }
+                    if integer
+                        && !self.integers.iter().any(|n| n == name)
+                        && self.integers.len() < 64
+                    {
+                        self.integers.push(name.to_string());
+                    }
                     self.subscripts(name, command);
                 }
-                _ => self.name_word(&args[i - 1], command),
+                _ => {
+                    // `read n` into an integer variable: what is read is evaluated as arithmetic.
+                    let target = args[i - 1].text.as_str();
+                    if self.integers.iter().any(|n| n == target) {
+                        self.unknown(format!(
+                            "`{command}` sets the integer variable `{target}`: bash evaluates what it gets as arithmetic, which can run commands"
+                        ));
+                        return;
+                    }
+                    self.name_word(&args[i - 1], command)
+                }
             }
         }
     }
@@ -173,6 +189,44 @@ impl Walker {
             )),
             _ => self.subscripts(&word.text, command),
         }
+    }
+
+    /// The subscript of an array element in a parameter expansion (`${a[$i]}`, `${#a[i]}`,
+    /// `${a[i]:-x}`): arithmetic for an indexed array (`@` and `*` are not).
+    pub(super) fn expansion_subscript(&mut self, source: &str) {
+        let inner = source.strip_prefix("${").unwrap_or(source);
+        let inner = inner.trim_start_matches(['!', '#']);
+        let name_len = inner
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        let Some(rest) = inner[name_len..].strip_prefix('[') else {
+            return;
+        };
+        // Up to the matching `]`.
+        let mut depth = 1;
+        let mut end = None;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let index = match end {
+            Some(e) => &rest[..e],
+            None => rest,
+        };
+        if matches!(index, "@" | "*") || index.bytes().all(|c| c.is_ascii_digit()) {
+            return;
+        }
+        self.arithmetic_names(index, "an array subscript");
     }
 
     /// The subscripts of `name[…]` words given to a builtin that takes variable names.

@@ -39,9 +39,22 @@ impl Walker {
                         let value = Word {
                             text: value.to_string(),
                             kind: a.kind,
-                            value: None,
+                            value: a
+                                .value
+                                .as_deref()
+                                .and_then(|v| v.split_once('='))
+                                .map(|(_, v)| v.to_string()),
                         };
                         self.check_assignment(var, &value);
+                        // What follows sees the value (`export D=~ && rm -rf "$D/x"`).
+                        let known = value.known_value().map(str::to_string);
+                        match self.vars.iter().position(|(n, _)| n == var) {
+                            Some(i) => self.vars[i].1 = known,
+                            None if self.vars.len() < 64 => {
+                                self.vars.push((var.to_string(), known))
+                            }
+                            None => {}
+                        }
                     }
                 }
             }
@@ -70,7 +83,17 @@ impl Walker {
                     .iter()
                     .any(|w| w.text.starts_with("-exec") || w.text.starts_with("-ok"))
             {
-                let (own, execs) = split_find(argv);
+                let (mut own, execs) = split_find(argv);
+                // `-exec rm {} \;` removes what find picks, as `-delete` does: find is judged as
+                // if it had `-delete` there too (outside the project, or before a test, that is a
+                // delete of a whole tree), and the `rm` on its own as before.
+                if let Some(at) = execs
+                    .iter()
+                    .find(|(_, cmd, _)| removes_each_entry(cmd))
+                    .map(|(_, _, at)| *at)
+                {
+                    own.insert(at.min(own.len()), Word::literal("-delete"));
+                }
                 let roots = find_roots(&own);
                 self.push(
                     own,
@@ -80,7 +103,7 @@ impl Walker {
                     extra_args,
                     name_dir,
                 );
-                for (label, cmd) in execs {
+                for (label, cmd, _) in execs {
                     if cmd.is_empty() {
                         continue;
                     }
@@ -331,6 +354,8 @@ impl Walker {
             (_, Some(t)) if !t.is_literal() && !is_home_ref(&t.text) => Cwd::Unknown,
             // `cd -` goes to $OLDPWD, which an earlier line may have set to anything.
             (_, Some(t)) if t.text == "-" || t.text.starts_with("~-") => Cwd::Unknown,
+            // `cd ~/.config/g?`: a pattern, matched against the file system when it runs.
+            (_, Some(t)) if t.text.contains(['*', '?', '[']) => Cwd::Unknown,
             (_, Some(t)) => match &self.cwd {
                 Cwd::Unknown => Cwd::Unknown,
                 Cwd::Start => Cwd::Changed(t.text.clone()),
@@ -460,4 +485,36 @@ fn is_git_code_key(key: &str) -> bool {
         || key.starts_with("https.")
         || (key.starts_with("browser.") && key.ends_with(".cmd"))
         || (key.starts_with("man.") && key.ends_with(".cmd"))
+}
+
+/// True for an `-exec` command that only removes the entry find hands it: `rm [-f] [-r] {}`,
+/// `unlink {}`.
+fn removes_each_entry(cmd: &[Word]) -> bool {
+    let Some((name, args)) = cmd.split_first() else {
+        return false;
+    };
+    let flags_ok = |w: &Word| {
+        matches!(
+            w.text.as_str(),
+            "-f" | "-r"
+                | "-R"
+                | "-rf"
+                | "-fr"
+                | "-Rf"
+                | "-fR"
+                | "-v"
+                | "-d"
+                | "--force"
+                | "--recursive"
+                | "--"
+        )
+    };
+    match name.text.as_str() {
+        "rm" | "/bin/rm" | "/usr/bin/rm" => {
+            args.iter().filter(|w| w.text == "{}").count() == 1
+                && args.iter().all(|w| w.text == "{}" || flags_ok(w))
+        }
+        "unlink" => args.len() == 1 && args[0].text == "{}",
+        _ => false,
+    }
 }

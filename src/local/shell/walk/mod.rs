@@ -45,6 +45,9 @@ pub(in crate::local::shell) struct Walker {
     /// Variables this script has assigned a literal number, so far in walk order (`arith`):
     /// forgotten by any simple command, which may set them (`read x`).
     numbers: Vec<String>,
+    /// Variables given the integer attribute (`declare -i n`): bash evaluates whatever is
+    /// assigned to them as arithmetic, from then on.
+    integers: Vec<String>,
     /// `for` loop variables bound to the word of a listing they take, innermost last; None
     /// where a binding was ended (`loops.rs`).
     loop_words: Vec<(String, Option<Word>)>,
@@ -73,6 +76,7 @@ impl Walker {
             vars: Vec::new(),
             aliases: Vec::new(),
             numbers: Vec::new(),
+            integers: Vec::new(),
             loop_words: Vec::new(),
             functions_defined: false,
         }
@@ -327,8 +331,14 @@ impl Walker {
                     .flatten()
                     .map(|v| self.word(&v.value))
                     .collect();
-                // The loop variable takes each word: not a known number.
-                self.assigned(&f.variable_name, false);
+                // The loop variable takes each word: a known number only when every word is a
+                // literal one (`for i in 0 1 2`).
+                let numbers = f.values.is_some()
+                    && !values.is_empty()
+                    && values
+                        .iter()
+                        .all(|v| v.is_literal() && v.text.parse::<i64>().is_ok());
+                self.assigned(&f.variable_name, numbers);
                 let name = f.variable_name.clone();
                 if f.values.is_some() && Walker::bindable(&values) {
                     // The body is walked with the variable bound to the word.

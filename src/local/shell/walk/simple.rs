@@ -100,6 +100,10 @@ impl Walker {
                     None => {}
                 }
                 let number = value.is_literal() && value.text.parse::<i64>().is_ok();
+                if !number && self.integers.iter().any(|n| n == name) {
+                    let text = value.known_value().unwrap_or(&value.text).to_string();
+                    self.arithmetic_names(&text, "a value assigned to an integer variable");
+                }
                 self.assigned(name, number);
             }
         }
@@ -168,6 +172,14 @@ impl Walker {
     /// Variables that change which program runs or what it executes: setting one makes the
     /// command's meaning depend on more than its words.
     pub(super) fn check_assignment(&mut self, name: &str, value: &Word) {
+        // `$TMPDIR/…` is read as the temp dir by name: a script that points it elsewhere, at a
+        // place known only when it runs, makes those paths unknown.
+        if name == "TMPDIR" && value.known_value().is_none() {
+            self.unknown(format!(
+                "sets TMPDIR to `{}`, known only when it runs: `$TMPDIR/…` is not the temp dir",
+                excerpt(&value.text)
+            ));
+        }
         if is_dangerous_variable(name) {
             self.unknown(format!(
                 "sets {name}={}, which changes what the command runs",

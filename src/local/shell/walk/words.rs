@@ -128,11 +128,12 @@ impl Walker {
                     word::ParameterExpr::Parameter {
                         parameter: word::Parameter::Named(name),
                         indirect: false,
-                    } => self
-                        .vars
-                        .iter()
-                        .find(|(n, _)| n == name)
-                        .and_then(|(_, v)| v.clone()),
+                    } => match self.vars.iter().find(|(n, _)| n == name) {
+                        Some((_, v)) => v.clone(),
+                        // The home, as `~` is read (`D=$HOME; rm -rf "$D/x"`).
+                        None if name == "HOME" => Some("~".to_string()),
+                        None => None,
+                    },
                     _ => None,
                 };
                 match (tracked, &mut w.value) {
@@ -151,6 +152,8 @@ impl Walker {
                 ) {
                     self.hidden_substitutions(source, "parameter expansion");
                 }
+                // `${a[$i]}`: the subscript is arithmetic.
+                self.expansion_subscript(source);
                 match expr {
                     // `${s:$x}`: the offset and length are arithmetic.
                     word::ParameterExpr::Substring { offset, length, .. } => {
