@@ -17,6 +17,9 @@ pub enum SignKind {
     DownloadExecute,
     /// Decodes something (base64, hex, gzip, escapes) and runs it.
     EncodedPayload,
+    /// Text (a written file, a subagent's prompt) that asks for a credential to be sent out:
+    /// a credential's place and a way out on one line.
+    SendsCredential,
 }
 
 impl SignKind {
@@ -28,6 +31,7 @@ impl SignKind {
             SignKind::NetworkEgress => "network egress",
             SignKind::DownloadExecute => "download then execute",
             SignKind::EncodedPayload => "decoded payload executed",
+            SignKind::SendsCredential => "a credential and a way out in one instruction",
         }
     }
 }

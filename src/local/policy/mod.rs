@@ -6,6 +6,7 @@
 
 pub mod delete_below;
 pub(in crate::local) mod embedded;
+pub mod folded;
 pub mod judge;
 pub mod listing;
 pub mod outcome;
