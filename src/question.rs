@@ -143,7 +143,7 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     let local = match local {
         Some(l)
             if l.verdict == Verdict::Uncertain
-                && fencing_for(&l).is_some_and(|(how, _)| how.holds()) =>
+                && fencing_for(&l).is_some_and(|(how, _)| how.relaxes()) =>
         {
             let fenced_ctx = Context::new(
                 q.cwd,
