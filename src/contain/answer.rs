@@ -14,8 +14,13 @@ use std::path::{Path, PathBuf};
 /// How a run of project code can be fenced for one call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fencing {
-    /// By `sentinel contain` (this binary), the command rewritten.
-    Contain { binary: PathBuf },
+    /// By `sentinel contain` (this binary), the command rewritten. `home` and `sentinel_home`
+    /// say which loopback ports it may carry in ([`forward::ports_to_forward`]).
+    Contain {
+        binary: PathBuf,
+        home: Option<PathBuf>,
+        sentinel_home: PathBuf,
+    },
     /// Already, by Claude Code's own sandbox (`sandbox.enabled`, and the call does not set
     /// `dangerouslyDisableSandbox`).
     AgentSandbox,
@@ -180,7 +185,11 @@ pub fn fencing(
         return Fencing::Unfenced(why);
     }
     match std::env::current_exe() {
-        Ok(binary) => Fencing::Contain { binary },
+        Ok(binary) => Fencing::Contain {
+            binary,
+            home: home.map(Path::to_path_buf),
+            sentinel_home: config.home.value.clone(),
+        },
         Err(e) => Fencing::Unfenced(format!("sentinel's own path is not known ({e})")),
     }
 }
@@ -226,8 +235,12 @@ pub fn fence(
         return answer;
     }
     match how {
-        Fencing::Contain { binary } => {
-            let ports = forward::listening_loopback_ports();
+        Fencing::Contain {
+            binary,
+            home,
+            sentinel_home,
+        } => {
+            let ports = forward::ports_to_forward(home.as_deref(), sentinel_home);
             let command = contained_command(binary, project, &ports, registries, original);
             let mut updated = input
                 .cloned()
@@ -301,8 +314,7 @@ impl AgentSettings {
             files
                 .iter()
                 .filter_map(|f| {
-                    crate::config::files::read(f, 1 << 20, crate::config::files::Links::Follow)
-                        .ok()
+                    crate::config::files::read(f, 1 << 20, crate::config::files::Links::Follow).ok()
                 })
                 .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
                 .collect()
@@ -322,7 +334,12 @@ impl AgentSettings {
                 project.join(".claude/settings.local.json"),
                 project.join(".claude/settings.json"),
             ]),
-            user: read(user_dir.map(|d| d.join("settings.json")).into_iter().collect()),
+            user: read(
+                user_dir
+                    .map(|d| d.join("settings.json"))
+                    .into_iter()
+                    .collect(),
+            ),
         }
     }
 
@@ -353,7 +370,9 @@ fn agent_sandbox_on(project: &Path, home: Option<&Path>, sentinel_home: &Path) -
         return false;
     }
     let (keys, _) = lists::load(List::AgentSandboxWidening, sentinel_home);
-    let widened = settings.all().any(|v| keys.iter().any(|k| widens(v, &k.entry)))
+    let widened = settings
+        .all()
+        .any(|v| keys.iter().any(|k| widens(v, &k.entry)))
         || (settings.managed.iter().chain(&settings.user))
             .any(|v| writes_outside(v, project, home, false))
         || (settings.project.iter()).any(|v| writes_outside(v, project, home, true));
@@ -384,7 +403,10 @@ fn writes_outside(v: &Value, project: &Path, home: Option<&Path>, in_project: bo
         let rule = rule.trim();
         let Some(tool) = ["Edit", "Write", "MultiEdit", "NotebookEdit"]
             .iter()
-            .find(|t| rule.strip_prefix(**t).is_some_and(|r| r.is_empty() || r.starts_with('(')))
+            .find(|t| {
+                rule.strip_prefix(**t)
+                    .is_some_and(|r| r.is_empty() || r.starts_with('('))
+            })
         else {
             return false;
         };

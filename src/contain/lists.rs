@@ -25,6 +25,9 @@ pub enum List {
     PackageStores,
     /// Claude Code settings that widen its sandbox: with one set, it does not count as a fence.
     AgentSandboxWidening,
+    /// Names of programs whose listening ports are never forwarded (the agent, editors,
+    /// browsers, notebook servers).
+    RefusedPortOwners,
 }
 
 impl List {
@@ -40,6 +43,7 @@ impl List {
             List::Registries => "registries.txt",
             List::PackageStores => "package_stores.txt",
             List::AgentSandboxWidening => "agent_sandbox_widening.txt",
+            List::RefusedPortOwners => "refused_port_owners.txt",
         }
     }
 
@@ -55,6 +59,7 @@ impl List {
             List::Registries => "contain_registries.txt",
             List::PackageStores => "contain_package_stores.txt",
             List::AgentSandboxWidening => "contain_agent_sandbox_widening.txt",
+            List::RefusedPortOwners => "contain_refused_port_owners.txt",
         }
     }
 
@@ -71,6 +76,7 @@ impl List {
             List::AgentSandboxWidening => {
                 include_str!("../../rules/contain/agent_sandbox_widening.txt")
             }
+            List::RefusedPortOwners => include_str!("../../rules/contain/refused_port_owners.txt"),
         }
     }
 }
@@ -231,6 +237,7 @@ mod tests {
             List::Registries,
             List::PackageStores,
             List::AgentSandboxWidening,
+            List::RefusedPortOwners,
         ] {
             let (lines, errors) = load(list, Path::new("/nonexistent-sentinel-home"));
             assert!(errors.is_empty(), "{errors:?}");
