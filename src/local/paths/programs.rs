@@ -11,6 +11,7 @@
 //! virtualenv, usually one `stat` (its `bin` comes first).
 
 use crate::local::paths::is_within;
+use crate::local::shell::SYSTEM_BIN_DIRS;
 use std::cell::OnceCell;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -85,6 +86,12 @@ impl SearchPath {
                         Folder::Relative(PathBuf::from("."))
                     } else if dir.is_relative() {
                         Folder::Relative(dir)
+                    } else if !is_within(&dir, project)
+                        && SYSTEM_BIN_DIRS.iter().any(|s| dir.as_os_str() == *s)
+                    {
+                        // The system's own folders are no link into a project: not resolved
+                        // (most of a PATH, and the cost of this look).
+                        Folder::Outside(dir)
                     } else {
                         // A folder that does not exist holds nothing now; its real path is
                         // taken only when it can be (a folder inside the project through a
