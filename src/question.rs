@@ -16,6 +16,7 @@ use crate::ledger::written::{self, Written};
 use crate::ledger::{allow_once, record};
 use crate::local::context::Context;
 use crate::local::paths::fs::RealFs;
+use crate::local::paths::programs::SearchPath;
 use crate::local::rules::project::{self, Layered};
 use crate::text;
 use std::path::{Path, PathBuf};
@@ -101,6 +102,8 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         project: &project_root,
         read: std::cell::OnceCell::new(),
     };
+    // A bare name runs what the agent's shell finds through PATH, which it inherits.
+    let programs = SearchPath::from_env();
     let ctx = Context::new(
         q.cwd,
         user_home.as_deref(),
@@ -109,7 +112,8 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         taint.as_ref(),
     )
     .with_project(&project_root)
-    .with_writes(&writes);
+    .with_writes(&writes)
+    .with_programs(&programs);
     let local = layered.decide(q.call, &ctx, user_home.as_deref());
     // A run of project code that reading alone leaves uncertain may still run, fenced: judged
     // again as fenced, what the files it runs would do counts only for a deny.
@@ -139,7 +143,7 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     let local = match local {
         Some(l)
             if l.verdict == Verdict::Uncertain
-                && fencing_for(&l).is_some_and(|(how, _)| how.holds()) =>
+                && fencing_for(&l).is_some_and(|(how, _)| how.relaxes()) =>
         {
             let fenced_ctx = Context::new(
                 q.cwd,
@@ -150,6 +154,7 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
             )
             .with_project(ctx.project())
             .with_writes(&writes)
+            .with_programs(&programs)
             .with_fenced(true);
             match layered.decide(q.call, &fenced_ctx, user_home.as_deref()) {
                 Some(f) if f.verdict == Verdict::Allow => Some(f),

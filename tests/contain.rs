@@ -318,7 +318,18 @@ fn claude_codes_own_sandbox_counts_unless_the_call_leaves_it() {
     if !available(&w) {
         return;
     }
-    w.put(".claude/settings.json", r#"{"sandbox": {"enabled": true}}"#);
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if !std::env::split_paths(&path).any(|d| d.join("bwrap").is_file()) {
+        eprintln!("skipped: no bubblewrap, so Claude Code's sandbox would not run");
+        return;
+    }
+    // The person's own settings: a project's cannot switch sentinel's fence off (below).
+    std::fs::create_dir_all(w.home().join(".claude")).unwrap();
+    std::fs::write(
+        w.home().join(".claude/settings.json"),
+        r#"{"sandbox": {"enabled": true}}"#,
+    )
+    .unwrap();
     w.put("t.sh", "echo hi > out.txt\n");
     let sandboxed = w.hook(json!({"command": "sh t.sh"}), "bypassPermissions");
     let out = &sandboxed["hookSpecificOutput"];
@@ -628,9 +639,16 @@ fn an_agent_sandbox_that_lets_commands_out_does_not_count() {
     if !available(&w) {
         return;
     }
+    std::fs::create_dir_all(w.home().join(".claude")).unwrap();
+    std::fs::write(
+        w.home().join(".claude/settings.json"),
+        r#"{"sandbox": {"enabled": true}}"#,
+    )
+    .unwrap();
+    // The project's own file widens it: that counts too.
     w.put(
         ".claude/settings.json",
-        r#"{"sandbox": {"enabled": true, "excludedCommands": ["sh"]}}"#,
+        r#"{"sandbox": {"excludedCommands": ["sh"]}}"#,
     );
     w.put("t.sh", "echo hi > out.txt\n");
     let answer = w.hook(json!({"command": "sh t.sh"}), "bypassPermissions");

@@ -14,8 +14,13 @@ use std::path::{Path, PathBuf};
 /// How a run of project code can be fenced for one call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fencing {
-    /// By `sentinel contain` (this binary), the command rewritten.
-    Contain { binary: PathBuf },
+    /// By `sentinel contain` (this binary), the command rewritten. `home` and `sentinel_home`
+    /// say which loopback ports it may carry in ([`forward::ports_to_forward`]).
+    Contain {
+        binary: PathBuf,
+        home: Option<PathBuf>,
+        sentinel_home: PathBuf,
+    },
     /// Already, by Claude Code's own sandbox (`sandbox.enabled`, and the call does not set
     /// `dangerouslyDisableSandbox`).
     AgentSandbox,
@@ -26,6 +31,14 @@ pub enum Fencing {
 impl Fencing {
     pub fn holds(&self) -> bool {
         !matches!(self, Fencing::Unfenced(_))
+    }
+
+    /// True when a run that reading leaves uncertain may still be allowed because it is fenced
+    /// (what the files it runs would do then counts only for a deny): only sentinel's own
+    /// fence, which hides credentials and has no network; Claude Code's sandbox leaves
+    /// credentials readable, so there reading decides as it would unfenced.
+    pub fn relaxes(&self) -> bool {
+        matches!(self, Fencing::Contain { .. })
     }
 }
 
@@ -162,7 +175,7 @@ pub fn fencing(
         .and_then(|i| i.get("dangerouslyDisableSandbox"))
         .and_then(Value::as_bool)
         == Some(true);
-    if !unsandboxed && agent_sandbox_on(project, home) {
+    if !unsandboxed && agent_sandbox_on(project, home, &config.home.value) {
         return Fencing::AgentSandbox;
     }
     if !rewrites {
@@ -172,7 +185,11 @@ pub fn fencing(
         return Fencing::Unfenced(why);
     }
     match std::env::current_exe() {
-        Ok(binary) => Fencing::Contain { binary },
+        Ok(binary) => Fencing::Contain {
+            binary,
+            home: home.map(Path::to_path_buf),
+            sentinel_home: config.home.value.clone(),
+        },
         Err(e) => Fencing::Unfenced(format!("sentinel's own path is not known ({e})")),
     }
 }
@@ -218,8 +235,12 @@ pub fn fence(
         return answer;
     }
     match how {
-        Fencing::Contain { binary } => {
-            let ports = forward::listening_loopback_ports();
+        Fencing::Contain {
+            binary,
+            home,
+            sentinel_home,
+        } => {
+            let ports = forward::ports_to_forward(home.as_deref(), sentinel_home);
             let command = contained_command(binary, project, &ports, registries, original);
             let mut updated = input
                 .cloned()
@@ -276,49 +297,155 @@ fn excepted(list: &[String], project: &Path, home: Option<&Path>) -> bool {
     })
 }
 
-/// Claude Code's `sandbox.enabled`, from the first of its settings files that sets it:
-/// managed, the project's local, the project's, the person's. A sandbox that any of them lets
-/// commands leave (`excludedCommands`, `allowUnsandboxedCommands`) does not count: which
-/// command it lets out is not sentinel's to guess.
-fn agent_sandbox_on(project: &Path, home: Option<&Path>) -> bool {
-    let mut files = vec![
-        PathBuf::from("/etc/claude-code/managed-settings.json"),
-        PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json"),
-        project.join(".claude/settings.local.json"),
-        project.join(".claude/settings.json"),
-    ];
-    if let Some(h) = home {
-        files.push(h.join(".claude/settings.json"));
+/// Claude Code's settings files, as it reads them: whose they are decides what they may say.
+struct AgentSettings {
+    /// The organisation's (managed): first in precedence.
+    managed: Vec<Value>,
+    /// The project's `.claude/settings.local.json` and `.claude/settings.json`: a cloned
+    /// repository writes them.
+    project: Vec<Value>,
+    /// The person's own (`~/.claude/settings.json`, or under `CLAUDE_CONFIG_DIR`).
+    user: Vec<Value>,
+}
+
+impl AgentSettings {
+    fn read(project: &Path, home: Option<&Path>) -> AgentSettings {
+        let read = |files: Vec<PathBuf>| -> Vec<Value> {
+            files
+                .iter()
+                .filter_map(|f| {
+                    crate::config::files::read(f, 1 << 20, crate::config::files::Links::Follow).ok()
+                })
+                .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+                .collect()
+        };
+        // Claude Code keeps the person's settings in CLAUDE_CONFIG_DIR when it is set; its
+        // user scope has no `settings.local.json`.
+        let user_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.map(|h| h.join(".claude")));
+        AgentSettings {
+            managed: read(vec![
+                PathBuf::from("/etc/claude-code/managed-settings.json"),
+                PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json"),
+            ]),
+            project: read(vec![
+                project.join(".claude/settings.local.json"),
+                project.join(".claude/settings.json"),
+            ]),
+            user: read(
+                user_dir
+                    .map(|d| d.join("settings.json"))
+                    .into_iter()
+                    .collect(),
+            ),
+        }
     }
-    let mut enabled = None;
-    for f in files {
-        let Ok(bytes) =
-            crate::config::files::read(&f, 1 << 20, crate::config::files::Links::Follow)
+
+    fn all(&self) -> impl Iterator<Item = &Value> {
+        self.managed.iter().chain(&self.project).chain(&self.user)
+    }
+}
+
+/// True when Claude Code's own sandbox holds this project's Bash calls, as far as sentinel can
+/// tell: `sandbox.enabled` from the managed settings or, when they do not set it, the
+/// person's own (never the project's: a cloned repository would switch sentinel's fence off
+/// with it; a project that sets it to false does switch the sandbox off, Claude Code reading the
+/// project's settings over the person's); and no settings file, the project's included, widens
+/// it (`rules/contain/agent_sandbox_widening.txt`, and `Edit(…)`/`Write(…)` allow rules that
+/// reach outside the project, which its write list follows). On Linux its bubblewrap must be
+/// there, or Claude Code runs the command without it.
+fn agent_sandbox_on(project: &Path, home: Option<&Path>, sentinel_home: &Path) -> bool {
+    let settings = AgentSettings::read(project, home);
+    let enabled = |v: &Value| v.pointer("/sandbox/enabled").and_then(Value::as_bool);
+    let on = match settings.managed.iter().find_map(enabled) {
+        Some(on) => on,
+        None => {
+            settings.project.iter().find_map(enabled) != Some(false)
+                && settings.user.iter().find_map(enabled) == Some(true)
+        }
+    };
+    if !on {
+        return false;
+    }
+    let (keys, _) = lists::load(List::AgentSandboxWidening, sentinel_home);
+    let widened = settings
+        .all()
+        .any(|v| keys.iter().any(|k| widens(v, &k.entry)))
+        || (settings.managed.iter().chain(&settings.user))
+            .any(|v| writes_outside(v, project, home, false))
+        || (settings.project.iter()).any(|v| writes_outside(v, project, home, true));
+    !widened && bubblewrap_there(&settings)
+}
+
+/// True when the dotted `key` of the settings `v` is set to anything but false, null or empty.
+fn widens(v: &Value, key: &str) -> bool {
+    let pointer = format!("/{}", key.replace('.', "/"));
+    match v.pointer(&pointer) {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    }
+}
+
+/// True when an allow rule of `v` lets Claude Code's tools edit outside the project, which its
+/// sandbox also lets commands write: `Edit(~/**)`, `Write(//etc/**)`, a bare `Edit`, a path with
+/// `..`. A rule `/x` is the settings file's folder's: the project's only in the project's own
+/// files (`in_project`).
+fn writes_outside(v: &Value, project: &Path, home: Option<&Path>, in_project: bool) -> bool {
+    let Some(rules) = v.pointer("/permissions/allow").and_then(Value::as_array) else {
+        return false;
+    };
+    rules.iter().filter_map(Value::as_str).any(|rule| {
+        let rule = rule.trim();
+        let Some(tool) = ["Edit", "Write", "MultiEdit", "NotebookEdit"]
+            .iter()
+            .find(|t| {
+                rule.strip_prefix(**t)
+                    .is_some_and(|r| r.is_empty() || r.starts_with('('))
+            })
         else {
-            continue;
-        };
-        let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {
-            continue;
-        };
-        let Some(sandbox) = v.get("sandbox") else {
-            continue;
-        };
-        let leaves = sandbox
-            .get("excludedCommands")
-            .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty())
-            || sandbox
-                .get("allowUnsandboxedCommands")
-                .and_then(Value::as_bool)
-                == Some(true);
-        if leaves {
             return false;
+        };
+        let Some(path) = rule[tool.len()..]
+            .strip_prefix('(')
+            .and_then(|r| r.strip_suffix(')'))
+            .map(str::trim)
+        else {
+            // `Edit` alone: every file.
+            return true;
+        };
+        if path.split('/').any(|c| c == "..") {
+            return true;
         }
-        if enabled.is_none() {
-            enabled = sandbox.get("enabled").and_then(Value::as_bool);
+        if let Some(abs) = path.strip_prefix("//") {
+            return !crate::local::paths::is_within(&Path::new("/").join(abs), project);
         }
+        if let Some(rest) = path.strip_prefix("~/") {
+            return home.is_none_or(|h| !crate::local::paths::is_within(&h.join(rest), project));
+        }
+        path.starts_with('~') || (path.starts_with('/') && !in_project)
+    })
+}
+
+/// On Linux, Claude Code's sandbox is bubblewrap: without it there, a command runs unsandboxed
+/// (unless `failIfUnavailable`, which stops it instead).
+fn bubblewrap_there(settings: &AgentSettings) -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
     }
-    enabled.unwrap_or(false)
+    let set = |key: &str| settings.all().find_map(|v| v.pointer(key).cloned());
+    if set("/sandbox/failIfUnavailable").and_then(|v| v.as_bool()) == Some(true) {
+        return true;
+    }
+    if let Some(path) = set("/sandbox/bwrapPath").and_then(|v| v.as_str().map(PathBuf::from)) {
+        return path.is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("bwrap").is_file()))
 }
 
 #[cfg(test)]

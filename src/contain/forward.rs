@@ -3,10 +3,13 @@
 //! namespace; outside, `sentinel contain` accepts on it and connects to the same port of this
 //! machine's loopback, copying both ways. Nothing else crosses: the fence has no route out.
 
+use crate::contain::lists::{self, List};
 use crate::contain::sys;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
 
 /// Listeners in the current (the fence's) network namespace, one per port and loopback
 /// address that can be bound.
@@ -276,15 +279,37 @@ pub fn listening_loopback_ports() -> Vec<u16> {
 /// IPv6.
 fn listening(dir: &str) -> Vec<(u16, bool)> {
     let mut out: Vec<(u16, bool)> = Vec::new();
+    for s in listening_sockets(dir) {
+        if !out.iter().any(|(p, _)| *p == s.port) {
+            out.push((s.port, s.v6));
+        }
+    }
+    out
+}
+
+/// One listening TCP socket on loopback or every address, as `/proc/net/tcp*` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Socket {
+    port: u16,
+    v6: bool,
+    /// Its owner's uid (who made it).
+    uid: u32,
+    /// The socket's inode: `socket:[INODE]` in the fd links of the processes that hold it.
+    inode: u64,
+}
+
+/// Every listening socket on loopback or every address in the network namespace whose `net`
+/// folder is `dir` (`tcp`, then `tcp6`).
+fn listening_sockets(dir: &str) -> Vec<Socket> {
+    let mut out = Vec::new();
     for (file, v6) in [("tcp", false), ("tcp6", true)] {
         let Ok(text) = std::fs::read_to_string(format!("{dir}/{file}")) else {
             continue;
         };
         for line in text.lines().skip(1) {
-            let mut cols = line.split_whitespace();
-            let (Some(_), Some(local), Some(_), Some(state)) =
-                (cols.next(), cols.next(), cols.next(), cols.next())
-            else {
+            // sl local rem st tx:rx tr:when retrnsmt uid timeout inode
+            let cols: Vec<&str> = line.split_whitespace().take(10).collect();
+            let [_, local, _, state, _, _, _, uid, _, inode] = cols[..] else {
                 continue;
             };
             let Some((addr, port)) = local.split_once(':') else {
@@ -293,10 +318,190 @@ fn listening(dir: &str) -> Vec<(u16, bool)> {
             if state != "0A" || !is_loopback_or_any(addr, v6) {
                 continue;
             }
-            if let Ok(port) = u16::from_str_radix(port, 16)
-                && !out.iter().any(|(p, _)| *p == port)
+            if let (Ok(port), Ok(uid), Ok(inode)) = (
+                u16::from_str_radix(port, 16),
+                uid.parse::<u32>(),
+                inode.parse::<u64>(),
+            ) {
+                out.push(Socket {
+                    port,
+                    v6,
+                    uid,
+                    inode,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The loopback ports to carry into a fence judged now: those listening on this machine, less
+/// those a service that runs code on request listens on (docs/containment.md):
+///
+/// - a port held by a process whose name is in `rules/contain/refused_port_owners.txt` (the
+///   agent, editors, browsers, notebook servers and kernels), found through the socket's inode
+///   in `/proc/*/fd`;
+/// - a port of the person's own (the socket's uid is this process's) whose holder cannot be
+///   found: a process sentinel cannot see (another pid namespace) may be any of those;
+/// - a port Claude Code's IDE integration announces (`~/.claude/ide/PORT.lock`), whoever holds
+///   it: the lock file's token is not the only guard.
+///
+/// A socket of another user whose holder cannot be seen (a database run as `postgres`: its
+/// `/proc/PID/fd` is closed to the person) is forwarded: the person's agent, editors and
+/// browsers run as the person. `refused_ports.txt` still applies, in the fence's plan.
+pub fn ports_to_forward(home: Option<&Path>, sentinel_home: &Path) -> Vec<u16> {
+    let sockets = listening_sockets("/proc/net");
+    if sockets.is_empty() {
+        return Vec::new();
+    }
+    let me = sys::geteuid();
+    let (lines, _) = lists::load(List::RefusedPortOwners, sentinel_home);
+    let names: Vec<String> = lines.into_iter().map(|l| l.entry).collect();
+    let announced = ide_lock_ports(home);
+    let holders = holders(&sockets, Path::new("/proc"));
+    let refused_socket = |s: &Socket| {
+        if announced.contains(&s.port) {
+            return true;
+        }
+        match holders.get(&s.inode) {
+            Some(pids) => pids.iter().any(|pid| {
+                process_names(&Path::new("/proc").join(pid.to_string()))
+                    .iter()
+                    .any(|n| refused_name(n, &names))
+            }),
+            None => s.uid == me,
+        }
+    };
+    let refused: Vec<u16> = sockets
+        .iter()
+        .filter(|s| refused_socket(s))
+        .map(|s| s.port)
+        .collect();
+    let mut ports: Vec<u16> = sockets
+        .iter()
+        .map(|s| s.port)
+        .filter(|p| !refused.contains(p))
+        .collect();
+    ports.sort_unstable();
+    ports.dedup();
+    ports
+}
+
+/// The processes (pids) holding each of `sockets`' inodes, from the fd links under `proc`:
+/// only the processes whose fds this one may read (its own user's, or all as root).
+fn holders(sockets: &[Socket], proc: &Path) -> HashMap<u64, Vec<u32>> {
+    let wanted: HashSet<u64> = sockets.iter().map(|s| s.inode).collect();
+    let mut found: HashMap<u64, Vec<u32>> = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(proc) else {
+        return found;
+    };
+    for e in entries.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(e.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            let Ok(link) = std::fs::read_link(fd.path()) else {
+                continue;
+            };
+            let Some(inode) = link
+                .to_str()
+                .and_then(|l| l.strip_prefix("socket:["))
+                .and_then(|l| l.strip_suffix(']'))
+                .and_then(|l| l.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            if wanted.contains(&inode) {
+                let pids = found.entry(inode).or_default();
+                if !pids.contains(&pid) {
+                    pids.push(pid);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The names a process goes by, for `refused_port_owners.txt`: its `comm`, its executable's
+/// file name, its first argument's, and what an interpreter runs: the first argument after it
+/// that is not an option (`node /usr/bin/claude`), or the module after `-m`.
+fn process_names(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(comm) = std::fs::read_to_string(dir.join("comm")) {
+        out.push(comm.trim_end_matches('\n').to_string());
+    }
+    if let Ok(exe) = std::fs::read_link(dir.join("exe"))
+        && let Some(name) = exe.file_name()
+    {
+        // A deleted executable reads `NAME (deleted)`.
+        let name = name.to_string_lossy();
+        out.push(name.trim_end_matches(" (deleted)").to_string());
+    }
+    let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+    let args: Vec<String> = cmdline
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .take(16)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    let base = |a: &str| a.rsplit('/').next().unwrap_or(a).to_string();
+    if let Some(first) = args.first() {
+        out.push(base(first));
+    }
+    let mut rest = args.iter().skip(1);
+    while let Some(a) = rest.next() {
+        if a == "-m" {
+            if let Some(module) = rest.next() {
+                out.push(module.clone());
+            }
+            break;
+        }
+        if !a.starts_with('-') {
+            out.push(base(a));
+            break;
+        }
+    }
+    out
+}
+
+/// True when `name` is one of `list`'s names (an entry ending in `*` matches every name it
+/// starts), in any case.
+fn refused_name(name: &str, list: &[String]) -> bool {
+    let name = name.to_ascii_lowercase();
+    list.iter().any(|entry| {
+        let entry = entry.to_ascii_lowercase();
+        match entry.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => name == entry,
+        }
+    })
+}
+
+/// The ports Claude Code's IDE integrations announce: `PORT.lock` files in `~/.claude/ide`
+/// (under `CLAUDE_CONFIG_DIR` when that is set).
+fn ide_lock_ports(home: Option<&Path>) -> Vec<u16> {
+    let dirs: Vec<PathBuf> = std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|d| !d.is_empty())
+        .map(|d| PathBuf::from(d).join("ide"))
+        .into_iter()
+        .chain(home.map(|h| h.join(".claude/ide")))
+        .collect();
+    let mut out = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            if let Some(port) = name
+                .to_str()
+                .and_then(|n| n.strip_suffix(".lock"))
+                .and_then(|n| n.parse::<u16>().ok())
             {
-                out.push((port, v6));
+                out.push(port);
             }
         }
     }

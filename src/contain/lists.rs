@@ -23,6 +23,11 @@ pub enum List {
     Registries,
     /// Package stores a run that reaches the registries adds to in a copy of its own.
     PackageStores,
+    /// Claude Code settings that widen its sandbox: with one set, it does not count as a fence.
+    AgentSandboxWidening,
+    /// Names of programs whose listening ports are never forwarded (the agent, editors,
+    /// browsers, notebook servers).
+    RefusedPortOwners,
 }
 
 impl List {
@@ -37,6 +42,8 @@ impl List {
             List::RegistryClients => "registry_clients.txt",
             List::Registries => "registries.txt",
             List::PackageStores => "package_stores.txt",
+            List::AgentSandboxWidening => "agent_sandbox_widening.txt",
+            List::RefusedPortOwners => "refused_port_owners.txt",
         }
     }
 
@@ -51,6 +58,8 @@ impl List {
             List::RegistryClients => "contain_registry_clients.txt",
             List::Registries => "contain_registries.txt",
             List::PackageStores => "contain_package_stores.txt",
+            List::AgentSandboxWidening => "contain_agent_sandbox_widening.txt",
+            List::RefusedPortOwners => "contain_refused_port_owners.txt",
         }
     }
 
@@ -64,6 +73,10 @@ impl List {
             List::RegistryClients => include_str!("../../rules/contain/registry_clients.txt"),
             List::Registries => include_str!("../../rules/contain/registries.txt"),
             List::PackageStores => include_str!("../../rules/contain/package_stores.txt"),
+            List::AgentSandboxWidening => {
+                include_str!("../../rules/contain/agent_sandbox_widening.txt")
+            }
+            List::RefusedPortOwners => include_str!("../../rules/contain/refused_port_owners.txt"),
         }
     }
 }
@@ -223,6 +236,8 @@ mod tests {
             List::RegistryClients,
             List::Registries,
             List::PackageStores,
+            List::AgentSandboxWidening,
+            List::RefusedPortOwners,
         ] {
             let (lines, errors) = load(list, Path::new("/nonexistent-sentinel-home"));
             assert!(errors.is_empty(), "{errors:?}");

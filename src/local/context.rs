@@ -4,6 +4,7 @@
 use crate::decision::taint::Taint;
 use crate::ledger::written::Written;
 use crate::local::paths::fs::{Fs, LexicalFs};
+use crate::local::paths::programs::{NoPrograms, Programs};
 use std::path::{Path, PathBuf};
 
 /// What Tier 1 needs besides the call and the rules.
@@ -23,6 +24,9 @@ pub struct Context<'a> {
     /// The call will run fenced (`sentinel contain`): what the files it runs would do counts
     /// only for a deny, since the fence holds whatever else they try.
     pub fenced: bool,
+    /// Where a bare command name's program is found (PATH as the hook sees it): one inside the
+    /// project is the project's code.
+    pub programs: &'a dyn Programs,
     /// The project (SPEC 2.3) and `sentinel_home` with symlinks followed, resolved once: every
     /// path check compares against them.
     project_real: PathBuf,
@@ -48,12 +52,19 @@ impl<'a> Context<'a> {
             taint,
             writes: &NoWrites,
             fenced: false,
+            programs: &NoPrograms,
         }
     }
 
     /// The same context for a run that will be fenced.
     pub fn with_fenced(mut self, fenced: bool) -> Context<'a> {
         self.fenced = fenced;
+        self
+    }
+
+    /// The same context with programs found through `programs`.
+    pub fn with_programs(mut self, programs: &'a dyn Programs) -> Context<'a> {
+        self.programs = programs;
         self
     }
 

@@ -341,6 +341,7 @@ pub fn mcp_shell_decision(
                 let inner = Context::new(d, ctx.home, ctx.sentinel_home, ctx.fs, ctx.taint)
                     .with_project(ctx.project())
                     .with_writes(ctx.writes)
+                    .with_programs(ctx.programs)
                     .with_fenced(false);
                 decide(&shell(c), &inner).unwrap_or_else(nothing)
             }

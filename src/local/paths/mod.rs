@@ -7,6 +7,7 @@ pub mod credentials;
 pub mod fs;
 pub mod instruction_files;
 pub mod list;
+pub mod programs;
 pub mod scan;
 
 pub use crate::local::paths::scan::is_windows_path;

@@ -158,6 +158,16 @@ pub(in crate::local) fn judge_inner(
             path: Word::literal(format!("{dir}/{}", cmd.name())),
         });
         effects.known = true;
+    } else if cmd.argv.first().is_some_and(Word::is_literal)
+        && ctx
+            .programs
+            .in_project(cmd.name(), cwd.as_deref(), ctx.project())
+            .is_some()
+    {
+        // `pip list` with the project's virtualenv on PATH, `eslint` from its
+        // `node_modules/.bin`: the program, and all it imports or requires, is the project's
+        // code (which a fenced run may have changed), whatever its spec says it does.
+        effects.list.push(Effect::RunProject);
     }
     // An environment variable is allowed only when known to be inert; one the list does not
     // know is the project's own configuration when the command runs the project's code.

@@ -71,6 +71,7 @@ pub(super) fn tier1_in(
     let inner = Context::new(cwd, ctx.home, ctx.sentinel_home, ctx.fs, ctx.taint)
         .with_project(ctx.project())
         .with_writes(ctx.writes)
+        .with_programs(ctx.programs)
         .with_fenced(ctx.fenced);
     tier1(text, &inner)
 }
