@@ -29,6 +29,9 @@ pub fn listeners(ports: &[u16]) -> Vec<OwnedFd> {
     out
 }
 
+/// Room for one control message carrying one fd, in 8-byte words.
+const CONTROL_WORDS: usize = 8;
+
 /// Sends `fds` over the Unix socket `sock` (SCM_RIGHTS), one message each, its byte `tag`.
 pub fn send_fds(sock: RawFd, fds: &[RawFd], tag: u8) -> io::Result<()> {
     for &fd in fds {
@@ -39,7 +42,9 @@ pub fn send_fds(sock: RawFd, fds: &[RawFd], tag: u8) -> io::Result<()> {
         };
         // SAFETY: CMSG_SPACE only computes a size.
         let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
-        let mut control = vec![0u8; space];
+        // A cmsghdr's alignment (a plain byte buffer may not have it: undefined behaviour).
+        let mut control = [0u64; CONTROL_WORDS];
+        debug_assert!(space <= std::mem::size_of_val(&control));
         // SAFETY: a zeroed msghdr is valid; the pointers below outlive the call.
         let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
         msg.msg_iov = &mut iov;
@@ -70,7 +75,9 @@ pub fn recv_message(sock: RawFd) -> Option<(u8, Vec<OwnedFd>)> {
         };
         // SAFETY: CMSG_SPACE only computes a size.
         let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
-        let mut control = vec![0u8; space];
+        // A cmsghdr's alignment (a plain byte buffer may not have it: undefined behaviour).
+        let mut control = [0u64; CONTROL_WORDS];
+        debug_assert!(space <= std::mem::size_of_val(&control));
         // SAFETY: a zeroed msghdr is valid; the buffers outlive the call.
         let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
         msg.msg_iov = &mut iov;
