@@ -83,6 +83,19 @@ pub(super) fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context
             Some(&path),
         );
     }
+    // A secret is the person's to set: a write over `.env` loses it, and a write there is how
+    // keys and tokens get planted or swapped (as `cp .env.example .env` is judged).
+    if let Some(rule) = credentials::credential(&path, rules) {
+        return make(
+            Verdict::Uncertain,
+            format!(
+                "writes the credential file {}",
+                credentials::describe(&path, rule)
+            ),
+            None,
+            Some(&path),
+        );
+    }
     let project = ctx.project();
     if paths::is_within(&path, project) {
         return make(
