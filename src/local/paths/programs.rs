@@ -80,15 +80,20 @@ impl SearchPath {
             let Some(path) = &self.path else {
                 return Vec::new();
             };
+            // A folder reaches into the project through a link only when the project itself is
+            // reached through one: where the agent was started from (`PWD`, the logical path)
+            // is inside the project by name, names are compared and nothing is resolved.
+            let by_name =
+                std::env::var_os("PWD").is_some_and(|p| is_within(Path::new(&p), project));
             let mut out: Vec<Folder> = std::env::split_paths(path)
                 .map(|dir| {
                     if dir.as_os_str().is_empty() {
                         Folder::Relative(PathBuf::from("."))
                     } else if dir.is_relative() {
                         Folder::Relative(dir)
-                    } else if !is_within(&dir, project)
-                        && SYSTEM_BIN_DIRS.iter().any(|s| dir.as_os_str() == *s)
-                    {
+                    } else if is_within(&dir, project) {
+                        Folder::Inside(dir)
+                    } else if by_name || SYSTEM_BIN_DIRS.iter().any(|s| dir.as_os_str() == *s) {
                         // The system's own folders are no link into a project: not resolved
                         // (most of a PATH, and the cost of this look).
                         Folder::Outside(dir)
