@@ -25,6 +25,7 @@ pub mod plan;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
 pub mod sys;
+pub mod unverified;
 
 pub use availability::{Availability, availability};
 pub use command::{contained_command, original_of};
