@@ -876,3 +876,338 @@ fn a_package_tool_runs_fenced_with_the_registries_and_other_network_is_not_fence
         "{answer}"
     );
 }
+
+/// `git init` with one commit in `dir`, as the person would have it (outside any fence).
+fn git_repo(dir: &Path) -> bool {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    std::fs::create_dir_all(dir).unwrap();
+    git(&["init", "-q"])
+        && git(&["config", "user.email", "t@example.invalid"])
+        && git(&["config", "user.name", "t"])
+        && git(&["commit", "-q", "--allow-empty", "-m", "init"])
+}
+
+/// A run cannot put a `.git` of its own in place of the project's (or of a nested repository's):
+/// each is a mount point inside the fence, which cannot be renamed or removed; git's own work
+/// there (a commit) still goes through, and an ordinary folder still renames.
+#[test]
+fn a_repositorys_git_folder_cannot_be_swapped_but_git_still_commits() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let p = w.project();
+    std::fs::remove_dir_all(p.join(".git")).unwrap();
+    if !git_repo(&p) || !git_repo(&p.join("vendor/lib")) {
+        eprintln!("skipped: git is not usable here");
+        return;
+    }
+    std::fs::create_dir_all(p.join("src")).unwrap();
+    std::fs::write(p.join("src/a.txt"), "a\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let script = "mv .git .git-orig 2>/dev/null && echo moved > swapped.txt
+         mv vendor/lib/.git vendor/lib/.git-orig 2>/dev/null && echo moved > nested.txt
+         rm -rf vendor/lib/.git 2>/dev/null; test -d vendor/lib/.git || echo gone > removed.txt
+         git -C vendor/lib config core.fsmonitor 'touch pwned' 2>/dev/null && echo set > nested-config.txt
+         git config -f .git/config core.fsmonitor 'touch pwned' 2>/dev/null && echo set > config.txt
+         mv src src2 && mv src2 src && echo ok > renamed.txt
+         git add src/a.txt && git -c user.email=t@example.invalid -c user.name=t commit -qm fenced && echo ok > committed.txt";
+    let (code, err) = w.contain(&[], script);
+    assert_eq!(code, 0, "{err}");
+    assert!(!p.join("swapped.txt").exists(), ".git was renamed: {err}");
+    assert!(!p.join("nested.txt").exists(), "a nested .git was renamed");
+    assert!(!p.join("removed.txt").exists(), "a nested .git was removed");
+    assert!(
+        !p.join("nested-config.txt").exists(),
+        "a nested config was written"
+    );
+    assert!(!p.join("config.txt").exists(), ".git/config was written");
+    assert!(
+        p.join("renamed.txt").exists(),
+        "an ordinary folder did not rename"
+    );
+    assert!(p.join("committed.txt").exists(), "git commit failed: {err}");
+    assert!(p.join(".git/config").exists() && !p.join(".git-orig").exists());
+    assert!(!err.contains("moved to"), "nothing was quarantined: {err}");
+    let log = Command::new("git")
+        .args(["log", "--oneline"])
+        .current_dir(&p)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&log.stdout).contains("fenced"));
+}
+
+/// Checked after the run all the same: a `.git` or a read-only place that is not the one that
+/// was there before (here swapped from outside while the run waits) is moved aside.
+#[test]
+fn a_git_folder_or_read_only_place_that_is_another_after_the_run_is_moved_aside() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let p = w.project();
+    w.put(".git/config", "[core]\n");
+    w.put(".cargo/config.toml", "[build]\n");
+    w.put(".vscode/settings.json", "{}\n");
+    let child = w
+        .sentinel()
+        .arg("contain")
+        .arg("--project")
+        .arg(&p)
+        .args([
+            "--",
+            "bash",
+            "-c",
+            "touch ready; while [ ! -e go ]; do sleep 0.05; done",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !p.join("ready").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Outside the fence no folder is a mount point: what a hole in it would let a run do.
+    std::fs::rename(p.join(".git"), p.join(".git-orig")).unwrap();
+    w.put(".git/config", "[core]\n\tfsmonitor = touch pwned\n");
+    std::fs::rename(p.join(".cargo"), p.join(".cargo-old")).unwrap();
+    w.put(".cargo/config.toml", "[build]\nrustc-wrapper = \"/x\"\n");
+    std::fs::rename(p.join(".vscode"), p.join(".vscode-old")).unwrap();
+    w.put(".vscode/tasks.json", "{}\n");
+    std::fs::write(p.join("go"), "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!p.join(".git").exists(), "a swapped .git stayed: {err}");
+    assert!(!p.join(".cargo/config.toml").exists(), "{err}");
+    assert!(p.join(".cargo").is_dir(), "only the protected place goes");
+    assert!(!p.join(".vscode").exists(), "{err}");
+    assert!(err.contains("replaced"), "the person is told: {err}");
+    assert!(
+        p.join(".git-orig/config").exists(),
+        "the original is untouched"
+    );
+}
+
+/// `.cargo/config.toml` and `.github/hooks` are read-only; the folders above them cannot be
+/// renamed to carry them away, and stay writable otherwise.
+#[test]
+fn the_folder_above_a_read_only_place_cannot_be_renamed() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    w.put(".cargo/config.toml", "[build]\n");
+    w.put(".github/hooks/hooks.json", "{}\n");
+    w.put(".github/workflows/ci.yml", "on: push\n");
+    let script = "mv .cargo .cargo-old 2>/dev/null && echo moved > cargo.txt
+         mv .github .github-old 2>/dev/null && echo moved > github.txt
+         echo x >> .cargo/config.toml 2>/dev/null && echo wrote > config.txt
+         echo '# note' >> .github/workflows/ci.yml && echo '[x]' > .cargo/notes.toml && echo ok > neighbour.txt";
+    let (code, err) = w.contain(&[], script);
+    assert_eq!(code, 0, "{err}");
+    let p = w.project();
+    assert!(!p.join("cargo.txt").exists(), ".cargo was renamed");
+    assert!(!p.join("github.txt").exists(), ".github was renamed");
+    assert!(
+        !p.join("config.txt").exists(),
+        ".cargo/config.toml was written"
+    );
+    assert!(p.join("neighbour.txt").exists(), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(p.join(".cargo/config.toml")).unwrap(),
+        "[build]\n"
+    );
+}
+
+/// A program's socket in the home (an SSH agent's, a password manager's) is covered, and so is
+/// the one `~/.ssh/config` names with `IdentityAgent` however deep it sits; a socket the run
+/// makes itself works.
+#[test]
+fn sockets_in_the_home_and_ssh_identity_agents_are_out_of_reach() {
+    let w = World::new();
+    if !available(&w) || Command::new("python3").arg("-V").output().is_err() {
+        return;
+    }
+    let h = w.home();
+    std::fs::create_dir_all(h.join(".1password")).unwrap();
+    let deep = h.join("a/b/c/d/e");
+    std::fs::create_dir_all(&deep).unwrap();
+    let _agent = std::os::unix::net::UnixListener::bind(h.join(".1password/agent.sock")).unwrap();
+    let _named = std::os::unix::net::UnixListener::bind(deep.join("agent.sock")).unwrap();
+    std::fs::write(
+        h.join(".ssh/config"),
+        "Host *\n  IdentityAgent \"~/a/b/c/d/e/agent.sock\"\n",
+    )
+    .unwrap();
+    let script = format!(
+        "python3 - <<'EOF'
+import socket
+for name, path in [('agent', '{a}'), ('named', '{n}'), ('own', '/tmp/own.sock')]:
+    if name == 'own':
+        srv = socket.socket(socket.AF_UNIX); srv.bind(path); srv.listen(1)
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path); open(name + '.txt', 'w').write('connected')
+    except OSError as e:
+        pass
+EOF",
+        a = h.join(".1password/agent.sock").display(),
+        n = deep.join("agent.sock").display()
+    );
+    let (code, err) = w.contain(&[], &script);
+    assert_eq!(code, 0, "{err}");
+    let p = w.project();
+    assert!(
+        !p.join("agent.txt").exists(),
+        "~/.1password/agent.sock reached"
+    );
+    assert!(
+        !p.join("named.txt").exists(),
+        "the IdentityAgent socket reached"
+    );
+    assert!(
+        p.join("own.txt").exists(),
+        "the run's own socket failed: {err}"
+    );
+}
+
+/// Credentials the home walk missed: shell histories, the IDE lock tokens, Jupyter's runtime,
+/// and a `.env` in another checkout deeper than four levels (`~/src/github.com/ORG/REPO/.env`).
+/// The same paths are credentials to the Read tool.
+#[test]
+fn histories_ide_tokens_and_other_checkouts_env_files_are_covered() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let h = w.home();
+    let secrets = [
+        ".bash_history",
+        ".zsh_history",
+        ".psql_history",
+        ".local/share/fish/fish_history",
+        ".claude/ide/45678.lock",
+        ".local/share/jupyter/runtime/kernel-1.json",
+        "src/github.com/org/other/.env",
+        "go/src/github.com/org/svc/cmd/api/.env",
+        "work/a/b/c/.env.local",
+    ];
+    for s in secrets {
+        let p = h.join(s);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "CANARY\n").unwrap();
+    }
+    std::fs::write(h.join("src/github.com/org/other/README.md"), "readme\n").unwrap();
+    let script = format!(
+        "cd {} && for f in {}; do grep -q CANARY \"$f\" 2>/dev/null && echo \"$f\" >> {}/read.txt; done; cat src/github.com/org/other/README.md > {}/readme.txt",
+        h.display(),
+        secrets.join(" "),
+        w.project().display(),
+        w.project().display()
+    );
+    let (code, err) = w.contain(&[], &script);
+    assert_eq!(code, 0, "{err}");
+    let p = w.project();
+    let read = std::fs::read_to_string(p.join("read.txt")).unwrap_or_default();
+    assert!(read.is_empty(), "read in the fence: {read}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("readme.txt")).unwrap(),
+        "readme\n",
+        "another checkout's code stays readable"
+    );
+    for s in [".bash_history", ".claude/ide/45678.lock"] {
+        let event = json!({
+            "hook_event_name": "PreToolUse",
+            "session_id": "contain-test",
+            "cwd": p,
+            "permission_mode": "bypassPermissions",
+            "tool_name": "Read",
+            "tool_input": {"file_path": h.join(s)},
+        });
+        let mut cmd = w.sentinel();
+        cmd.arg("hook");
+        let out = common::feed(cmd, event.to_string().as_bytes());
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecision"], "ask",
+            "{s}: {answer}"
+        );
+    }
+}
+
+/// A run that makes more folders than the look after it goes through leaves the project
+/// unverified: git there is not allowed without the person until a later look, going back to
+/// that run, is complete (and moves aside the nested repository it made). Files do not count.
+#[test]
+fn a_look_that_cannot_finish_leaves_the_project_unverified_until_one_does() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    let p = w.project();
+    let contain = |script: &str, max: Option<&str>| {
+        let mut c = w.sentinel();
+        if let Some(m) = max {
+            c.env("SENTINEL_CONTAIN_MAX_DIRS", m);
+        }
+        let out = c
+            .arg("contain")
+            .arg("--project")
+            .arg(&p)
+            .args(["--", "bash", "-c", script])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let git_status = || {
+        w.hook(json!({"command": "git status"}), "bypassPermissions")["hookSpecificOutput"]
+            ["permissionDecision"]
+            .clone()
+    };
+    // Many files in few folders: the look is complete.
+    let err = contain(
+        "mkdir many && for i in $(seq 300); do : > many/f$i; done",
+        Some("20"),
+    );
+    assert!(!err.contains("unverified"), "{err}");
+    assert_eq!(git_status(), "allow");
+    // More folders than the look may enter, and a nested repository among them.
+    let err = contain(
+        "for i in $(seq 40); do mkdir -p d$i/x; done; mkdir -p d40/x/sub/.git && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > d40/x/sub/.git/config",
+        Some("20"),
+    );
+    assert!(err.contains("unverified"), "{err}");
+    let records = w.sentinel_home().join("unverified");
+    let files: Vec<_> = std::fs::read_dir(&records).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        files[0].metadata().unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(git_status(), "ask", "git allowed in an unverified project");
+    assert_eq!(
+        w.hook(json!({"command": "ls -la"}), "bypassPermissions")["hookSpecificOutput"]["permissionDecision"],
+        "allow"
+    );
+    let doctor = w.sentinel().args(["doctor", "--json"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&doctor.stdout).contains("unverified"),
+        "doctor says so"
+    );
+    // A complete look, going back to that run: the nested repository goes, git is allowed.
+    let err = contain("true", None);
+    assert!(err.contains("verified"), "{err}");
+    assert!(!p.join("d40/x/sub/.git").exists(), "{err}");
+    assert!(!records.join(files[0].file_name()).exists());
+    assert_eq!(git_status(), "allow");
+}

@@ -44,6 +44,7 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
     if let Ok(me) = std::env::current_exe() {
         checks.push(super::doctor_contain::check(&me, &config));
     }
+    checks.extend(super::doctor_contain::unverified(&config));
     // The other agents sentinel is registered for, checked as `doctor --agent NAME` would.
     checks.extend(super::setup::registered_elsewhere());
     Ok(print(&checks, json))

@@ -77,3 +77,27 @@ pub fn check(binary: &Path, config: &Config) -> Check {
         ),
     }
 }
+
+/// The projects a fenced run left unverified (its look after the run was not complete): git
+/// and direnv there are not allowed without the person until a look completes.
+pub fn unverified(config: &Config) -> Option<Check> {
+    let listed = sentinel::contain::unverified::list(&config.home.value);
+    if listed.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = listed
+        .iter()
+        .map(|(p, record)| format!("{} ({})", p.display(), record.display()))
+        .collect();
+    Some(
+        Check::new(
+            "unverified",
+            Status::Warn,
+            format!(
+                "a fenced run made more folders than sentinel could look through for a .git or .envrc it left, so git and direnv are not allowed there without you: {}",
+                names.join(", ")
+            ),
+        )
+        .fix("run `sentinel contain --project DIR -- true` there once the extra folders are gone (its look goes back to that run), or delete the record once you have looked"),
+    )
+}

@@ -277,6 +277,13 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
             exit_failed(&format!("a {} of the run's own", temp.display()));
         }
     }
+    // Each repository's `.git` and each folder above a protected place, bound onto itself
+    // before the read-only places inside it: a mount point cannot be renamed or removed.
+    for path in &fence.pinned {
+        if !pin(path) {
+            exit_failed(&format!("pinning {} in place", path.display()));
+        }
+    }
     for path in &fence.read_only {
         if !bind_read_only(path) {
             exit_failed(&format!("making {} read-only", path.display()));
@@ -626,6 +633,15 @@ fn kept_flags(path: &Path) -> libc::c_ulong {
     out
 }
 
+/// `path` bound onto itself, read-write as it was: it cannot be renamed or removed inside the
+/// fence (EBUSY), what is in it stays writable.
+fn pin(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    sys::mount(Some(&c), &c, None, libc::MS_BIND | libc::MS_REC, None).is_ok()
+}
+
 fn bind_read_only(path: &Path) -> bool {
     let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
         return false;
@@ -887,25 +903,85 @@ fn editable_finder(line: &str) -> bool {
     ident(name) && (arg.is_empty() || quoted('\'') || quoted('"'))
 }
 
-/// A protected place the run created (it did not exist before) is moved into `quarantine`,
-/// so that nothing it holds runs later outside the fence; the person is told on stderr.
-fn move_aside_new_places(fence: &Fence, quarantine: &Path, since: (i64, i64)) {
-    let mut left = 500_000;
-    let nested = crate::contain::plan::changed_watched(
+/// A protected place the run created (it did not exist before), or replaced (it is not the one
+/// that was there: another device or inode), is moved into `quarantine`, so that nothing it
+/// holds runs later outside the fence; the person is told on stderr. A look through the whole
+/// project that could not be completed leaves it unverified ([`crate::contain::unverified`]).
+fn move_aside_new_places(fence: &Fence, quarantine: &Path, started: (i64, i64)) {
+    use crate::contain::plan::{Look, changed_watched};
+    use crate::contain::unverified;
+    // After a run whose look was incomplete, what changed since that run began.
+    let since = fence.unverified_since.map_or(started, |u| u.min(started));
+    // A lower bound may be asked for (the tests do, so as not to make 250,000 folders); never
+    // a higher one.
+    let budget = std::env::var("SENTINEL_CONTAIN_MAX_DIRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(crate::contain::plan::MAX_WALK_DIRS, |n: usize| {
+            n.min(crate::contain::plan::MAX_WALK_DIRS)
+        });
+    let mut look = Look {
+        left: budget,
+        incomplete: false,
+    };
+    // The repositories the plan found are pinned and checked by identity, so not looked at
+    // again; after an unverified run, a nested one may be what that run made (the plan found it
+    // since): only the project's own is left out then.
+    let own_git = fence.project.join(".git");
+    let known: Vec<PathBuf> = fence
+        .repos
+        .iter()
+        .filter(|r| fence.unverified_since.is_none() || **r == own_git)
+        .cloned()
+        .collect();
+    let nested = changed_watched(
         &fence.project,
         &fence.watched_names,
         &fence.git_places,
         since,
-        &fence.project.join(".git"),
-        &mut left,
+        &known,
+        &mut look,
     );
-    if left == 0 {
+    if look.incomplete {
+        let recorded = unverified::record(&fence.sentinel_home, &fence.project, since);
         eprintln!(
-            "sentinel contain: the project is too big to look through for protected places the run created (.git, .envrc in any folder); look before anything runs there"
+            "sentinel contain: the run left more than {} folders in the project: the look for places it made that run code later (.git, .envrc, .pth in any folder) could not be completed, so {} is recorded as unverified{}: no git or direnv there is allowed without you until a fenced run's look completes (`sentinel contain --project DIR -- true`, once the folders are gone) or you delete {}",
+            budget,
+            fence.project.display(),
+            match &recorded {
+                Ok(()) => String::new(),
+                Err(e) => format!(" (COULD NOT BE RECORDED: {e}; look before anything runs there)"),
+            },
+            unverified::record_path(&fence.sentinel_home, &fence.project).display()
+        );
+    } else if fence.unverified_since.is_some() {
+        unverified::clear(&fence.sentinel_home, &fence.project);
+        eprintln!(
+            "sentinel contain: {} was unverified; this run's look went back to the run that left it so and was complete: verified",
+            fence.project.display()
         );
     }
-    for place in fence.must_not_appear.iter().chain(&nested) {
-        if std::fs::symlink_metadata(place).is_err() || pth_runs_nothing(place) {
+    let mut places: Vec<(PathBuf, &str)> = Vec::new();
+    for p in fence.must_not_appear.iter().chain(&nested) {
+        places.push((p.clone(), "created"));
+    }
+    for p in replaced(fence) {
+        places.push((p, "replaced"));
+    }
+    // A place inside another one moved aside goes with it.
+    places.sort();
+    places.dedup_by(|b, a| b.0.starts_with(&a.0));
+    for (place, what) in &places {
+        if std::fs::symlink_metadata(place).is_err()
+            || (*what == "created" && pth_runs_nothing(place))
+        {
+            continue;
+        }
+        if fence.sentinel_home.starts_with(place) {
+            eprintln!(
+                "sentinel contain: the run {what} {}, which holds sentinel's home: look at it before anything runs there",
+                place.display()
+            );
             continue;
         }
         let rel = place.strip_prefix(&fence.project).unwrap_or(place);
@@ -916,7 +992,7 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, since: (i64, i64)) {
             && std::fs::rename(place, &to).is_ok();
         if moved {
             eprintln!(
-                "sentinel contain: the run created {}, a protected place (it would run code later): moved to {}",
+                "sentinel contain: the run {what} {}, a protected place (it would run code later): moved to {}",
                 place.display(),
                 to.display()
             );
@@ -925,7 +1001,7 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, since: (i64, i64)) {
                 .or_else(|_| std::fs::remove_file(place))
                 .is_ok();
             eprintln!(
-                "sentinel contain: the run created {}, a protected place (it would run code later): {}",
+                "sentinel contain: the run {what} {}, a protected place (it would run code later): {}",
                 place.display(),
                 if removed {
                     "removed (it could not be moved aside)"
@@ -935,6 +1011,36 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, since: (i64, i64)) {
             );
         }
     }
+}
+
+/// The places that are not what they were before the run (their pins make this impossible
+/// inside the fence; checked all the same). A repository's `.git` that is another is not the
+/// person's: moved aside whole, as a new nested one is. Another folder above protected places
+/// (`.cargo`): the protected places in it. A read-only place: itself.
+fn replaced(fence: &Fence) -> Vec<PathBuf> {
+    use crate::contain::plan::Identity;
+    let mut out = Vec::new();
+    for before in &fence.identities {
+        let Some(now) = Identity::of(&before.path) else {
+            continue;
+        };
+        if now == *before {
+            continue;
+        }
+        if fence.repos.contains(&before.path) || !fence.pinned.contains(&before.path) {
+            out.push(before.path.clone());
+        } else {
+            out.extend(
+                fence
+                    .read_only
+                    .iter()
+                    .chain(&fence.must_not_appear)
+                    .filter(|p| p.starts_with(&before.path))
+                    .cloned(),
+            );
+        }
+    }
+    out
 }
 
 #[cfg(test)]

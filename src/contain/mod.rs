@@ -27,6 +27,7 @@ pub mod proxy;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
 pub mod sys;
+pub mod unverified;
 
 pub use availability::{Availability, availability};
 pub use command::{contained_command, original_of};

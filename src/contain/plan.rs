@@ -29,6 +29,27 @@ const MAX_HOME_ENTRIES: usize = 20_000;
 const MAX_PROJECT_ENTRIES: usize = 100_000;
 const HOME_DEPTH: usize = 4;
 
+/// The folders where people keep their other checkouts, walked deeper than the rest of the
+/// home: a `.env` sits at `~/src/github.com/ORG/REPO/.env` (Go's and ghq's layout), five levels
+/// down, and in a service's own folder below that. The home walk does not enter them.
+const PROJECT_ROOTS: [&str; 8] = [
+    "src", "code", "work", "projects", "dev", "go/src", "git", "repos",
+];
+/// How deep below a root: `github.com/ORG/REPO/services/api/.env` is six levels; deeper than
+/// that, a checkout's own folders are source, not where its secrets are kept.
+const ROOTS_DEPTH: usize = 6;
+/// Entries looked at below all the roots together (installed dependencies and `.git` are not
+/// entered): a few dozen checkouts' top folders. Each entry costs a match against the
+/// credential list, so this is what bounds the cost every fenced start pays (docs/performance.md).
+const MAX_ROOTS_ENTRIES: usize = 30_000;
+
+/// Folders looked through after a run for the places that would run code later (a new `.git`,
+/// `.envrc`, `.pth` in any folder). Folders, not entries: a file is passed over by its type
+/// (`d_type`) without a `stat`, so a run that makes millions of files costs the look little;
+/// one that makes more folders than this leaves the project unverified
+/// ([`crate::contain::unverified`]).
+pub const MAX_WALK_DIRS: usize = 250_000;
+
 /// Folders of the home not walked for credentials: big, and holding none the list names
 /// (a line that names a place inside them, such as `~/.cache/huggingface/token`, is hidden by
 /// its literal path all the same).
@@ -81,6 +102,42 @@ pub struct Fence {
     pub stores: Vec<PathBuf>,
     /// Bad lines of the fence's lists (any makes the run refuse to start).
     pub errors: Vec<RuleError>,
+    /// Folders bound onto themselves (read-write) before the read-only places inside them: a
+    /// mount point cannot be renamed or removed (EBUSY), so a run cannot put a `.git` of its own
+    /// (or a `.cargo` holding another `config.toml`) in the place of the person's. Every
+    /// repository's `.git`, and each folder above a protected place with a `/`.
+    pub pinned: Vec<PathBuf>,
+    /// The repositories (`.git` folders) whose places that run code are read-only.
+    pub repos: Vec<PathBuf>,
+    /// What the pinned folders and read-only places were before the run (`lstat`'s device and
+    /// inode): one that is another afterwards was replaced, and is moved aside.
+    pub identities: Vec<Identity>,
+    /// SENTINEL_HOME, symlinks followed.
+    pub sentinel_home: PathBuf,
+    /// When the run that left the project unverified started ([`crate::contain::unverified`]):
+    /// this run's look after it goes back to then.
+    pub unverified_since: Option<(i64, i64)>,
+}
+
+/// A place as it was before the run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Identity {
+    pub path: PathBuf,
+    pub dev: u64,
+    pub ino: u64,
+}
+
+impl Identity {
+    /// The place at `path` now (a link is itself, not its target).
+    pub fn of(path: &Path) -> Option<Identity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(path).ok()?;
+        Some(Identity {
+            path: path.to_path_buf(),
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+    }
 }
 
 /// What the plan needs from the world: the environment and where things are.
@@ -145,6 +202,8 @@ impl Fence {
         if own.starts_with(&project) {
             fence.read_only.push(own.clone());
         }
+        fence.unverified_since = crate::contain::unverified::since(&own, &project);
+        fence.sentinel_home = own;
 
         for l in &hidden {
             if let Some(p) = lists::expand(&l.entry, i.home, i.var) {
@@ -168,14 +227,40 @@ impl Fence {
         }
         if let Some(home) = i.home {
             let mut left = MAX_HOME_ENTRIES;
-            fence.walk_for_credentials(home, home, HOME_DEPTH, &mut left, i.rules, true);
+            fence.walk_for_credentials(home, home, HOME_DEPTH, &mut left, i.rules, Walk::Home);
+            let mut left = MAX_ROOTS_ENTRIES;
+            for root in PROJECT_ROOTS {
+                let root = home.join(root);
+                if root.is_dir() {
+                    fence.walk_for_credentials(
+                        &root,
+                        &root,
+                        ROOTS_DEPTH,
+                        &mut left,
+                        i.rules,
+                        Walk::Roots,
+                    );
+                }
+            }
+            // The agent sockets ssh is pointed at by name: 1Password's, Bitwarden's … (then
+            // SSH_AUTH_SOCK is unset, and the file may sit below the home walk's depth).
+            for p in identity_agents(home) {
+                fence.hide(&p);
+            }
         }
         fence.watched_names = watched_names(i.rules);
         fence
             .watched_names
             .extend(start_files.iter().map(|l| l.entry.clone()));
         let mut left = MAX_PROJECT_ENTRIES;
-        fence.walk_for_credentials(&project, &project, usize::MAX, &mut left, i.rules, false);
+        fence.walk_for_credentials(
+            &project,
+            &project,
+            usize::MAX,
+            &mut left,
+            i.rules,
+            Walk::Project,
+        );
 
         fence.git_places = git_read_only.iter().map(|l| l.entry.clone()).collect();
         fence.protect(i.rules, &git_read_only);
@@ -271,7 +356,8 @@ impl Fence {
         }
     }
 
-    /// Walks `dir` for credentials (a credential folder is hidden whole, not entered).
+    /// Walks `dir` for credentials (a credential folder is hidden whole, not entered) and, in
+    /// the home, for sockets.
     fn walk_for_credentials(
         &mut self,
         root: &Path,
@@ -279,8 +365,9 @@ impl Fence {
         depth: usize,
         left: &mut usize,
         rules: &Rules,
-        in_home: bool,
+        walk: Walk,
     ) {
+        use std::os::unix::fs::FileTypeExt;
         if depth == 0 {
             return;
         }
@@ -296,11 +383,18 @@ impl Fence {
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
-            if !in_home
+            if walk == Walk::Project
                 && let Some(name) = entry.file_name().to_str()
                 && self.watched_names.iter().any(|w| name_matches(w, name))
             {
                 self.watched_before.push(path.clone());
+            }
+            // A socket in the home is a program's door (an SSH agent's, a password manager's,
+            // an editor's server): Landlock (ABI 7 and before) does not govern connecting to
+            // one, so it is covered.
+            if walk != Walk::Project && kind.is_socket() {
+                self.hide(&path);
+                continue;
             }
             if credentials::credential(&path, rules).is_some() {
                 self.hide(&path);
@@ -310,32 +404,41 @@ impl Fence {
                 continue;
             }
             let rel = path.strip_prefix(root).unwrap_or(&path);
-            let skipped = if in_home {
-                HOME_SKIPPED.iter().any(|s| rel == Path::new(s)) || path == self.project
-            } else {
+            let name = entry.file_name();
+            let skipped = match walk {
+                Walk::Home => {
+                    HOME_SKIPPED.iter().any(|s| rel == Path::new(s))
+                        || PROJECT_ROOTS.iter().any(|s| rel == Path::new(s))
+                        || path == self.project
+                }
                 // Installed dependencies hold no secret of the person's (a `*.pem` there is a
                 // public CA bundle a test may load); `.git` none either.
-                crate::ledger::changed::skipped(&entry.file_name())
+                Walk::Roots => path == self.project || crate::ledger::changed::skipped(&name),
+                Walk::Project => crate::ledger::changed::skipped(&name),
             };
             if !skipped {
-                self.walk_for_credentials(root, &path, depth - 1, left, rules, in_home);
+                self.walk_for_credentials(root, &path, depth - 1, left, rules, walk);
             }
         }
     }
 
-    /// The project's protected places: read-only when they exist, watched when they do not.
+    /// The project's protected places: read-only when they exist, watched when they do not;
+    /// the folders above them pinned; what each was before the run noted.
     fn protect(&mut self, rules: &Rules, git_read_only: &[lists::Line]) {
         // Every repository's `.git` (the project's, and any nested one) stays writable for
         // git's own work; its places that run code do not.
         let git = self.project.join(".git");
-        let repos: Vec<PathBuf> = self
+        let is_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+        let mut repos: Vec<PathBuf> = self
             .watched_before
             .iter()
-            .filter(|p| p.file_name().is_some_and(|n| n == ".git") && p.is_dir())
+            .filter(|p| p.file_name().is_some_and(|n| n == ".git") && is_dir(p))
             .cloned()
-            .chain(git.is_dir().then(|| git.clone()))
+            .chain(is_dir(&git).then(|| git.clone()))
             .collect();
-        for repo in repos {
+        repos.sort();
+        repos.dedup();
+        for repo in &repos {
             for l in git_read_only {
                 let p = repo.join(&l.entry);
                 if std::fs::symlink_metadata(&p).is_ok() {
@@ -344,6 +447,7 @@ impl Fence {
                     self.must_not_appear.push(p);
                 }
             }
+            self.pinned.push(repo.clone());
         }
         for (_, rule) in rules.protected_paths().lines() {
             let text = rule.pattern.as_ref();
@@ -355,8 +459,21 @@ impl Fence {
                 continue;
             }
             let p = self.project.join(literal);
-            if literal == ".git" && git.is_dir() {
+            if literal == ".git" && is_dir(&git) {
                 continue;
+            }
+            // `.cargo/config.toml`, `.github/hooks`: each folder above it in the project is
+            // pinned, or renaming `.cargo` would carry the read-only file away and leave room
+            // for another.
+            let mut above = p.parent();
+            while let Some(dir) = above
+                && dir != self.project
+                && dir.starts_with(&self.project)
+            {
+                if is_dir(dir) && !self.pinned.iter().any(|d| d == dir) {
+                    self.pinned.push(dir.to_path_buf());
+                }
+                above = dir.parent();
             }
             if std::fs::symlink_metadata(&p).is_ok() {
                 self.read_only.push(p);
@@ -366,7 +483,65 @@ impl Fence {
         }
         self.read_only.sort();
         self.read_only.dedup();
+        // Outer folders first: a folder's mount is made before those inside it. One inside a
+        // read-only place is not pinned: the read-only mount holds it already, and a read-write
+        // mount inside would stay writable below it.
+        self.pinned.sort();
+        self.pinned.dedup();
+        let read_only = &self.read_only;
+        self.pinned
+            .retain(|d| !read_only.iter().any(|r| d.starts_with(r)));
+        self.identities = self
+            .pinned
+            .iter()
+            .chain(&self.read_only)
+            .filter_map(|p| Identity::of(p))
+            .collect();
+        self.repos = repos;
     }
+}
+
+/// Which walk for credentials.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// The home, [`HOME_DEPTH`] levels, but the [`PROJECT_ROOTS`].
+    Home,
+    /// Below the [`PROJECT_ROOTS`], [`ROOTS_DEPTH`] levels.
+    Roots,
+    /// The project, all of it but its dependencies; the watched names found are noted.
+    Project,
+}
+
+/// The sockets `~/.ssh/config` names with `IdentityAgent` (`~`, `%d` and `${HOME}` expanded;
+/// `none` and `SSH_AUTH_SOCK` are not paths). Its `Include`d files are not read.
+fn identity_agents(home: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(home.join(".ssh/config")) else {
+        return Vec::new();
+    };
+    let home_text = home.to_string_lossy();
+    text.lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let (key, value) = line
+                .split_once(|c: char| c == '=' || c.is_whitespace())
+                .map(|(k, v)| (k.trim(), v.trim().trim_start_matches('=').trim()))?;
+            if !key.eq_ignore_ascii_case("IdentityAgent") {
+                return None;
+            }
+            let value = value.trim_matches('"');
+            if value.eq_ignore_ascii_case("none") || value.contains("SSH_AUTH_SOCK") {
+                return None;
+            }
+            let value = value
+                .replace("%d", &home_text)
+                .replace("${HOME}", &home_text);
+            let path = match value.strip_prefix("~/") {
+                Some(rest) => home.join(rest),
+                None => PathBuf::from(value),
+            };
+            path.is_absolute().then_some(path)
+        })
+        .collect()
 }
 
 /// A watched name: exact, or `*.EXT` for a suffix.
@@ -393,17 +568,36 @@ fn watched_names(rules: &Rules) -> Vec<String> {
     out
 }
 
+/// The look after a run through the project: at most [`MAX_WALK_DIRS`] folders entered.
+pub struct Look {
+    /// Folders that may still be entered.
+    pub left: usize,
+    /// A folder was left unentered: what is below it was not seen.
+    pub incomplete: bool,
+}
+
+impl Default for Look {
+    fn default() -> Look {
+        Look {
+            left: MAX_WALK_DIRS,
+            incomplete: false,
+        }
+    }
+}
+
 /// The entries named in `watched` under `dir` that the run made or changed: their status
 /// changed at or after `since` (ctime: a program cannot set it back), or, for a `.git`, that of
-/// one of its places that run code (`git_places`). The project's own `.git` (`skip`) is
-/// fenced by its read-only mounts instead; links are not followed; at most `left` entries.
+/// one of its places that run code (`git_places`). The repositories of `known` (the plan's
+/// `repos`: pinned, their places that run code read-only, and checked by identity after the
+/// run) are not looked at or entered; links are not followed; folders are counted in `look`,
+/// files passed over by their type.
 pub fn changed_watched(
     dir: &Path,
     watched: &[String],
     git_places: &[String],
     since: (i64, i64),
-    skip: &Path,
-    left: &mut usize,
+    known: &[PathBuf],
+    look: &mut Look,
 ) -> Vec<PathBuf> {
     use std::os::unix::fs::MetadataExt;
     let changed =
@@ -413,12 +607,8 @@ pub fn changed_watched(
         return out;
     };
     for entry in entries.flatten() {
-        if *left == 0 {
-            return out;
-        }
-        *left -= 1;
         let path = entry.path();
-        if path == skip {
+        if known.contains(&path) {
             continue;
         }
         let name = entry.file_name();
@@ -431,9 +621,15 @@ pub fn changed_watched(
             out.push(path.clone());
             continue;
         }
+        // The entry's type from the folder itself (d_type): no stat for a file.
         if entry.file_type().is_ok_and(|k| k.is_dir()) {
+            if look.left == 0 {
+                look.incomplete = true;
+                return out;
+            }
+            look.left -= 1;
             out.extend(changed_watched(
-                &path, watched, git_places, since, skip, left,
+                &path, watched, git_places, since, known, look,
             ));
         }
     }
