@@ -9,8 +9,24 @@ use std::path::Path;
 
 /// The credential-list line `path` falls under, if it is a credential.
 pub fn credential<'r>(path: &Path, rules: &'r Rules) -> Option<&'r RuleRef> {
-    rules.credential_paths().matches(path)
+    let list = rules.credential_paths();
+    if let Some(rule) = list.matches(path) {
+        return Some(rule);
+    }
+    // A copy of a credential file is one (`~/.git-credentials.bak`, `.env.orig`, `id_rsa~`).
+    let name = path.file_name()?.to_str()?;
+    BACKUP_SUFFIXES.lines().find_map(|line| {
+        let suffix = line.split(" #").next()?.trim();
+        if suffix.is_empty() || suffix.starts_with('#') {
+            return None;
+        }
+        let original = name.strip_suffix(suffix).filter(|o| !o.is_empty())?;
+        list.matches(&path.with_file_name(original))
+    })
 }
+
+/// The endings a copy of a file gets (`rules/backup_suffixes.txt`).
+const BACKUP_SUFFIXES: &str = include_str!("../../../rules/backup_suffixes.txt");
 
 /// A short name for the credential, for reasons: the list line's path.
 pub fn describe(path: &Path, rule: &RuleRef) -> String {
