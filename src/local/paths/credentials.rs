@@ -15,13 +15,23 @@ pub fn credential<'r>(path: &Path, rules: &'r Rules) -> Option<&'r RuleRef> {
     }
     // A copy of a credential file is one (`~/.git-credentials.bak`, `.env.orig`, `id_rsa~`).
     let name = path.file_name()?.to_str()?;
-    BACKUP_SUFFIXES.lines().find_map(|line| {
-        let suffix = line.split(" #").next()?.trim();
-        if suffix.is_empty() || suffix.starts_with('#') {
-            return None;
-        }
+    backup_suffixes().iter().find_map(|suffix| {
         let original = name.strip_suffix(suffix).filter(|o| !o.is_empty())?;
         list.matches(&path.with_file_name(original))
+    })
+}
+
+/// The endings of `rules/backup_suffixes.txt`, read once.
+fn backup_suffixes() -> &'static [&'static str] {
+    static SUFFIXES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    SUFFIXES.get_or_init(|| {
+        BACKUP_SUFFIXES
+            .lines()
+            .filter_map(|line| {
+                let suffix = line.split(" #").next()?.trim();
+                (!suffix.is_empty() && !suffix.starts_with('#')).then_some(suffix)
+            })
+            .collect()
     })
 }
 

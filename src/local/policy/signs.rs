@@ -123,24 +123,31 @@ fn has_trigger(text: &str) -> bool {
     OVERRIDE_TRIGGERS.iter().any(|t| lower.contains(t))
 }
 
-/// Signs in free text (written file content, a subagent's prompt), read with invisible and
-/// look-alike characters folded away.
+/// Signs in free text (written file content, a subagent's prompt, an MCP tool's input), read
+/// with invisible and look-alike characters folded away.
 pub fn text_signs(text: &str) -> Vec<Sign> {
     let text = crate::local::policy::folded::folded(text);
     let text = text.as_ref();
-    let mut out = Vec::new();
-    if has_trigger(text)
-        && let Some(m) = override_phrases().find(text.as_bytes())
-    {
-        out.push(sign(
-            SignKind::InstructionOverride,
-            &String::from_utf8_lossy(m.as_bytes()),
-        ));
-    }
+    let mut out: Vec<Sign> = override_sign(text).into_iter().collect();
     if let Some(line) = sends_credential(text) {
         out.push(sign(SignKind::SendsCredential, line));
     }
     out
+}
+
+/// An instruction-override phrase in `text` (folded first). A command's credential access and
+/// egress are read from its parsed form ([`shell_signs`]), not from its words as prose.
+fn override_sign(text: &str) -> Option<Sign> {
+    let text = crate::local::policy::folded::folded(text);
+    let text = text.as_ref();
+    if !has_trigger(text) {
+        return None;
+    }
+    let m = override_phrases().find(text.as_bytes())?;
+    Some(sign(
+        SignKind::InstructionOverride,
+        &String::from_utf8_lossy(m.as_bytes()),
+    ))
 }
 
 /// The first line of `text` that names a credential's place and a way to send it out
@@ -149,33 +156,28 @@ pub fn text_signs(text: &str) -> Vec<Sign> {
 fn sends_credential(text: &str) -> Option<&str> {
     static CREDENTIAL: OnceLock<Regex> = OnceLock::new();
     static OUT: OnceLock<Regex> = OnceLock::new();
-    // Cheap words first: most text has none of them.
-    let lower_has = |words: &[&str]| {
-        let t = text.as_bytes();
-        words.iter().any(|w| {
-            t.windows(w.len())
-                .any(|win| win.eq_ignore_ascii_case(w.as_bytes()))
-        })
-    };
-    if text.len() > 256 * 1024
-        || !lower_has(&[
-            ".aws",
-            ".ssh",
-            "id_rsa",
-            "id_ed25519",
-            ".env",
-            "credential",
-            ".netrc",
-            ".npmrc",
-            ".pypirc",
-            "secret",
-            "token",
-            ".kube",
-            "gh/hosts",
-            ".docker/config",
-            "private key",
-        ])
-    {
+    // Cheap first: text without every byte pair of some credential word cannot name one.
+    const WORDS: [&str; 12] = [
+        ".aws",
+        ".ssh",
+        "id_",
+        ".env",
+        "credential",
+        ".netrc",
+        ".npmrc",
+        ".pypirc",
+        "secret",
+        "token",
+        ".kube",
+        "key",
+    ];
+    static MASKS: OnceLock<Vec<Mask>> = OnceLock::new();
+    if text.len() > 256 * 1024 {
+        return None;
+    }
+    let pairs = Mask::of(&text.as_bytes().to_ascii_lowercase());
+    let masks = MASKS.get_or_init(|| WORDS.iter().map(|w| Mask::of(w.as_bytes())).collect());
+    if !masks.iter().any(|m| m.within(&pairs)) {
         return None;
     }
     let credential = CREDENTIAL.get_or_init(|| {
@@ -277,7 +279,7 @@ pub fn shell_signs(
     home: Option<&Path>,
     rules: &crate::rules::Rules,
 ) -> Vec<Sign> {
-    let mut out = text_signs(command);
+    let mut out: Vec<Sign> = override_sign(command).into_iter().collect();
     let mut add = |s: Sign| {
         if !out.iter().any(|o| o.kind == s.kind) {
             out.push(s);
