@@ -429,3 +429,46 @@ fn read_policy(home: &std::path::Path) -> Option<String> {
         &text[..cut]
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::RuleRef;
+    use std::borrow::Cow;
+
+    fn rule(file: &'static str) -> RuleRef {
+        RuleRef {
+            file: Cow::Borrowed(file),
+            line: 1,
+            origin: Cow::Borrowed("bundled"),
+            pattern: Cow::Borrowed("lefthook.yml"),
+            why: None,
+        }
+    }
+
+    #[test]
+    fn a_protected_write_is_asked_where_the_mode_lets_edits_through() {
+        let protected = Decision::local(
+            "Write",
+            Verdict::Uncertain,
+            "protected",
+            Some(rule("protected_paths.txt")),
+        );
+        let outside = Decision::local("Write", Verdict::Uncertain, "outside", None);
+        for (mode, asks) in [
+            (Some("acceptEdits"), true),
+            (Some("auto"), true),
+            (Some("dontAsk"), true),
+            (Some("default"), false),
+            (Some("plan"), false),
+            (None, false),
+        ] {
+            assert_eq!(
+                protected_write_unprompted(&protected, mode),
+                asks,
+                "{mode:?}"
+            );
+            assert!(!protected_write_unprompted(&outside, mode), "{mode:?}");
+        }
+    }
+}
