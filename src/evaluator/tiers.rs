@@ -35,6 +35,26 @@ pub fn agent_has_gate(permission_mode: Option<&str>) -> bool {
     permission_mode.is_some_and(|m| MODES_WITH_A_GATE.contains(&m))
 }
 
+/// Whether deferring `d` to the agent would let a write into a protected place through unseen:
+/// the mode accepts edits (and, in Claude Code, common file commands such as `cp` and `mv`) with
+/// no prompt, and what left the call uncertain includes such a write (a line of
+/// `protected_paths.txt`). SPEC 2.3: protected places are never written without the person, in
+/// any mode; under `default` and `plan` the agent's own prompt shows the write.
+pub fn protected_write_unprompted(d: &Decision, permission_mode: Option<&str>) -> bool {
+    let accepts_edits = permission_mode
+        .is_some_and(|m| crate::evaluator::edits::MODES_THAT_ACCEPT_EDITS.contains(&m));
+    let protected = |r: &Option<crate::decision::RuleRef>| {
+        r.as_ref()
+            .is_some_and(|r| r.file.ends_with("protected_paths.txt"))
+    };
+    accepts_edits
+        && d.verdict == Verdict::Uncertain
+        && (protected(&d.rule)
+            || d.commands
+                .iter()
+                .any(|c| c.verdict == Verdict::Uncertain && protected(&c.rule)))
+}
+
 /// The user's prose policy for the evaluator, in SENTINEL_HOME.
 pub const POLICY_FILE: &str = "evaluator_policy.md";
 /// The largest policy sent (the rest is cut, with a note).
@@ -78,7 +98,20 @@ pub fn resolve(
             None => tier2_and_3(&mut d, call, config, &endpoint, session),
         },
         (Verdict::Uncertain, _, None) => match config.on_uncertain.value {
-            OnUncertain::Auto if agent_has_gate(session.permission_mode) => return None,
+            OnUncertain::Auto
+                if agent_has_gate(session.permission_mode)
+                    && !protected_write_unprompted(&d, session.permission_mode) =>
+            {
+                return None;
+            }
+            OnUncertain::Auto if agent_has_gate(session.permission_mode) => {
+                d.verdict = Verdict::Ask;
+                d.reason = format!(
+                    "{}; permission_mode {} lets edits through without a prompt, and a protected place is never written without the person",
+                    d.reason,
+                    session.permission_mode.unwrap_or("not sent")
+                );
+            }
             OnUncertain::Auto => {
                 d.verdict = Verdict::Ask;
                 d.reason = format!(
@@ -192,7 +225,8 @@ fn tier2_and_3(
     // goes to it (SPEC 2.6).
     let gate = config.on_uncertain.value == OnUncertain::Auto
         && agent_has_gate(session.permission_mode)
-        && d.verdict == Verdict::Uncertain;
+        && d.verdict == Verdict::Uncertain
+        && !protected_write_unprompted(d, session.permission_mode);
     match &outcome {
         ApiOutcome::Answer(a) => {
             d.tier = Tier::Api;
@@ -394,4 +428,47 @@ fn read_policy(home: &std::path::Path) -> Option<String> {
         "{}\n[policy cut at {MAX_POLICY_BYTES} bytes]",
         &text[..cut]
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::RuleRef;
+    use std::borrow::Cow;
+
+    fn rule(file: &'static str) -> RuleRef {
+        RuleRef {
+            file: Cow::Borrowed(file),
+            line: 1,
+            origin: Cow::Borrowed("bundled"),
+            pattern: Cow::Borrowed("lefthook.yml"),
+            why: None,
+        }
+    }
+
+    #[test]
+    fn a_protected_write_is_asked_where_the_mode_lets_edits_through() {
+        let protected = Decision::local(
+            "Write",
+            Verdict::Uncertain,
+            "protected",
+            Some(rule("protected_paths.txt")),
+        );
+        let outside = Decision::local("Write", Verdict::Uncertain, "outside", None);
+        for (mode, asks) in [
+            (Some("acceptEdits"), true),
+            (Some("auto"), true),
+            (Some("dontAsk"), true),
+            (Some("default"), false),
+            (Some("plan"), false),
+            (None, false),
+        ] {
+            assert_eq!(
+                protected_write_unprompted(&protected, mode),
+                asks,
+                "{mode:?}"
+            );
+            assert!(!protected_write_unprompted(&outside, mode), "{mode:?}");
+        }
+    }
 }

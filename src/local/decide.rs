@@ -37,6 +37,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         } => {
             let mut d = write_decision(tool, path, rules, ctx);
             d.signs = signs::text_signs(content);
+            scripts::instruction_imports(&mut d, content, rules, ctx);
             scripts::instruction_write(&mut d, ctx);
             d
         }
@@ -277,7 +278,24 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
             )
             .unwrap_or_else(|| Decision::local("Bash", Verdict::Uncertain, "no decision", None))
         };
-        let part = scripts::with_runs(cmd, part, &mut pending, i < last, rules, ctx, &tier1);
+        let mut part = scripts::with_runs(cmd, part, &mut pending, i < last, rules, ctx, &tier1);
+        // An instruction file written with an `@`-import of a credential: denied, whatever else the command does.
+        if part.verdict < Verdict::Deny && command.contains('@') {
+            let cwd = effective_cwd(cmd, ctx);
+            let written: Vec<std::path::PathBuf> =
+                scripts::writes::pending_of(cmd, &part.effects, cwd.as_deref(), ctx)
+                    .into_iter()
+                    .map(|p| p.path)
+                    .collect();
+            if let Some(why) =
+                scripts::instruction_imports_in_command(command, &written, rules, ctx)
+            {
+                part = Part {
+                    effects: std::mem::take(&mut part.effects),
+                    ..Part::new(Verdict::Deny, why, None)
+                };
+            }
+        }
         credential = credential.or(seen.credential);
         egress = egress.or(seen.egress);
         let runs_in = (cmd.cwd != Cwd::Start).then(|| match effective_cwd(cmd, ctx) {

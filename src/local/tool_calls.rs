@@ -76,8 +76,9 @@ pub(super) fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context
         return make(
             Verdict::Uncertain,
             format!(
-                "{} is a protected place in the project, where a write makes code run later without the person seeing it",
-                path.display()
+                "{} is a protected place in the project, where a write makes code run later without the person seeing it{}",
+                path.display(),
+                policy::protected_why(rule)
             ),
             Some(rule.clone()),
             Some(&path),

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use places::is_url_like;
 pub use places::{
     excluded, guard_file, in_project, in_safe_area, is_local_host, is_temp_ref, protected,
-    resolve_all, resolve_word, socket_path,
+    protected_why, resolve_all, resolve_word, socket_path,
 };
 use reads::{Walking, read};
 
@@ -513,8 +513,9 @@ fn write(
             return Some(Part::new(
                 Verdict::Uncertain,
                 format!(
-                    "{verb} {}, a protected place where a write makes code run later",
-                    p.display()
+                    "{verb} {}, a protected place where a write makes code run later{}",
+                    p.display(),
+                    protected_why(rule)
                 ),
                 Some(rule.clone()),
             ));

@@ -68,6 +68,14 @@ pub fn protected<'r>(path: &Path, rules: &'r Rules, ctx: &Context) -> Option<&'r
     rules.protected_paths().matches(rel)
 }
 
+/// A protected-places line's `# why`, as a reason's tail: ` (hooks pre-commit runs …)`.
+pub fn protected_why(rule: &RuleRef) -> String {
+    rule.why
+        .as_deref()
+        .map(|w| format!(" ({w})"))
+        .unwrap_or_default()
+}
+
 /// `$TMPDIR/…`, `${TMPDIR}/…`, `${TMPDIR:-/tmp}/…`
 pub fn is_temp_ref(text: &str) -> bool {
     [

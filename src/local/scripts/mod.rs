@@ -383,6 +383,78 @@ fn instruction_reason(entry: &str, ctx: &Context) -> String {
     )
 }
 
+/// The first `@`-import in `text`, written to the instruction file `file`, that names a
+/// credential (resolved from the file's folder, `~` from the home), with its list line.
+fn credential_import(
+    text: &str,
+    file: &Path,
+    rules: &crate::rules::Rules,
+    ctx: &Context,
+) -> Option<(String, crate::decision::RuleRef)> {
+    let dir = file.parent()?;
+    crate::local::paths::instruction_files::imports(text)
+        .into_iter()
+        .find_map(|import| {
+            let path = crate::paths::resolve(import, dir, ctx.home)?;
+            let real = ctx.fs.real_path(&path);
+            let rule = crate::local::paths::credentials::credential(&real, rules)
+                .or_else(|| crate::local::paths::credentials::credential(&path, rules))?;
+            Some((import.to_string(), rule.clone()))
+        })
+}
+
+fn import_reason(import: &str, entry: &str) -> String {
+    format!(
+        "the text written to {entry}, a file agents read as instructions, imports the credential file `@{import}`: every later session would read the secret into its context (and may send it on); instead: name the setting the project needs without its value, and ask the person to keep the secret where it is"
+    )
+}
+
+/// A file tool's write to an instruction file whose text `@`-imports a credential is denied, in
+/// every session and mode.
+pub fn instruction_imports(
+    d: &mut crate::decision::Decision,
+    text: &str,
+    rules: &crate::rules::Rules,
+    ctx: &Context,
+) {
+    if d.verdict == Verdict::Deny || !text.contains('@') {
+        return;
+    }
+    let Some(path) = d.path.as_deref().map(Path::new) else {
+        return;
+    };
+    let Some(entry) = crate::local::paths::instruction_files::matches(path, ctx.project()) else {
+        return;
+    };
+    if let Some((import, rule)) = credential_import(text, path, rules, ctx) {
+        d.verdict = Verdict::Deny;
+        d.reason = format!(
+            "sentinel[local]: blocked: {}",
+            import_reason(&import, entry)
+        );
+        d.rule = Some(rule);
+    }
+}
+
+/// A shell command that writes an instruction file and whose text `@`-imports a credential
+/// (`echo '@~/.ssh/id_rsa' >> CLAUDE.md`, a here-doc) is denied: the words written cannot all
+/// be told apart from the rest, so the whole command's text is read.
+pub fn instruction_imports_in_command(
+    command: &str,
+    written: &[PathBuf],
+    rules: &crate::rules::Rules,
+    ctx: &Context,
+) -> Option<String> {
+    if !command.contains('@') {
+        return None;
+    }
+    written.iter().find_map(|file| {
+        let entry = crate::local::paths::instruction_files::matches(file, ctx.project())?;
+        let (import, _) = credential_import(command, file, rules, ctx)?;
+        Some(import_reason(&import, entry))
+    })
+}
+
 /// A file tool's allowed write to an instruction file in a tainted session becomes uncertain.
 pub fn instruction_write(d: &mut crate::decision::Decision, ctx: &Context) {
     if ctx.taint.is_none() || d.verdict != Verdict::Allow {

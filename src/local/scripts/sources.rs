@@ -154,7 +154,9 @@ pub(super) fn up_to_project<'a>(
 
 /// Code given as text to an interpreter: `-c`/`-e` bodies, here-docs, `tinker --execute`.
 pub(super) fn inline_code(cmd: &SimpleCommand) -> Option<(Lang, String)> {
-    let lang = Lang::of_program(cmd.name())?;
+    // `./artisan tinker --execute=…` (and `php artisan …`, judged as `artisan …`): PHP.
+    let lang =
+        Lang::of_program(cmd.name()).or_else(|| (cmd.name() == "artisan").then_some(Lang::Php))?;
     let args = cmd.args();
     if lang == Lang::Php && args.iter().any(|w| w.text == "tinker") {
         for (i, w) in args.iter().enumerate() {

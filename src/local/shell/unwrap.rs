@@ -418,8 +418,8 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
                     "-W" | "-X" => i += 2,
                     // `python manage.py migrate` is Django's command line: judged as
                     // `manage.py migrate`, whose spec is django-admin's.
-                    t if t == "manage.py" || t.ends_with("/manage.py") => {
-                        return inner(i, &format!("{name} manage.py"));
+                    t if entry_point("python", t).is_some() => {
+                        return inner(i, &format!("{name} {t}"));
                     }
                     "-m" => {
                         return match argv.get(i + 1) {
@@ -433,6 +433,16 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
                 }
             }
             Unwrap::No
+        }
+        // `php artisan migrate:fresh`, `node ace db:wipe`: a framework's entry point
+        // (`rules/entry_points.txt`), judged as its own command line.
+        n if interpreter_family(n).is_some_and(|f| f != "python")
+            && argv.get(1).is_some_and(|w| {
+                w.is_literal()
+                    && interpreter_family(n).is_some_and(|f| entry_point(f, &w.text).is_some())
+            }) =>
+        {
+            inner(1, &format!("{name} {}", argv[1].text))
         }
         "eval" => {
             let args = &argv[1..];
@@ -523,6 +533,47 @@ fn xargs_placeholder(opts: &[Word]) -> Option<String> {
 }
 
 /// `python`, `python3`, `python3.12`, `pypy3`.
+/// `rules/entry_points.txt`: scripts an interpreter runs that are command lines of their own.
+const ENTRY_POINTS: &str = include_str!("../../../rules/entry_points.txt");
+
+/// The interpreter family of entry_points.txt a program name belongs to.
+fn interpreter_family(name: &str) -> Option<&'static str> {
+    let versioned = |base: &str| {
+        name.strip_prefix(base)
+            .is_some_and(|r| r.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    };
+    if is_python(name) {
+        Some("python")
+    } else if versioned("php") {
+        Some("php")
+    } else if matches!(name, "node" | "nodejs" | "bun") {
+        Some("node")
+    } else if versioned("ruby") {
+        Some("ruby")
+    } else {
+        None
+    }
+}
+
+/// The entry point `word` is when `family` runs it: its line's script, when the word is that
+/// path or ends with it after a `/`.
+pub(super) fn entry_point(family: &str, word: &str) -> Option<&'static str> {
+    let word = word.strip_prefix("./").unwrap_or(word);
+    ENTRY_POINTS
+        .lines()
+        .map(|l| l.split("   #").next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .find(|(f, script)| {
+            *f == family
+                && (word == *script
+                    || word
+                        .strip_suffix(script)
+                        .is_some_and(|head| head.ends_with('/')))
+        })
+        .map(|(_, script)| script)
+}
+
 fn is_python(name: &str) -> bool {
     let rest = name
         .strip_prefix("python")
