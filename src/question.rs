@@ -114,7 +114,9 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     .with_project(&project_root)
     .with_writes(&writes)
     .with_programs(&programs);
-    let local = layered.decide(q.call, &ctx, user_home.as_deref());
+    let local = layered
+        .decide(q.call, &ctx, user_home.as_deref())
+        .map(|d| unverified_project(d, q.call, &config.home.value, ctx.project()));
     // A run of project code that reading alone leaves uncertain may still run, fenced: judged
     // again as fenced, what the files it runs would do counts only for a deny.
     let project_run = |local: &Decision| {
@@ -271,6 +273,34 @@ impl crate::local::context::SessionWrites for SessionLedger<'_> {
 
 /// Adds what `local`'s call writes to the session's ledger (a write that fails is not a verdict:
 /// the file is then read as any project file is).
+/// A git or direnv call in a project a fenced run left unverified (its look after the run could
+/// not go through every folder): a nested repository's config or a `.envrc` it left may be
+/// unseen, and git and direnv run what they say (docs/containment.md). Asked, whatever Tier 1
+/// found, short of a deny.
+fn unverified_project(
+    mut d: Decision,
+    call: &ToolCall,
+    sentinel_home: &Path,
+    project: &Path,
+) -> Decision {
+    use crate::contain::unverified;
+    if matches!(call, ToolCall::Shell { .. })
+        && d.verdict < Verdict::Ask
+        && d.commands
+            .iter()
+            .any(|c| unverified::runs_hidden_config(&c.text))
+        && unverified::since(sentinel_home, project).is_some()
+    {
+        d.verdict = Verdict::Ask;
+        d.rule = None;
+        d.reason = format!(
+            "sentinel[local]: ask: a fenced run left {} unverified (too many folders to look through for a .git or .envrc it made); git and direnv there run what such files say. A complete look clears it: `sentinel contain --project DIR -- true`",
+            project.display()
+        );
+    }
+    d
+}
+
 /// A file of the project that changed (the session wrote it, or it differs from what the
 /// person had), shown in a reason; None when the project's code is all the person's.
 fn changed_project_file(ctx: &Context) -> Option<String> {

@@ -1006,11 +1006,11 @@ fn the_folder_above_a_read_only_place_cannot_be_renamed() {
     }
     w.put(".cargo/config.toml", "[build]\n");
     w.put(".github/hooks/hooks.json", "{}\n");
-    w.put(".github/workflows/ci.yml", "on: push\n");
+    w.put(".github/ISSUE_TEMPLATE.md", "# Bug\n");
     let script = "mv .cargo .cargo-old 2>/dev/null && echo moved > cargo.txt
          mv .github .github-old 2>/dev/null && echo moved > github.txt
          echo x >> .cargo/config.toml 2>/dev/null && echo wrote > config.txt
-         echo '# note' >> .github/workflows/ci.yml && echo '[x]' > .cargo/notes.toml && echo ok > neighbour.txt";
+         echo '# note' >> .github/ISSUE_TEMPLATE.md && echo '[x]' > .cargo/notes.toml && echo ok > neighbour.txt";
     let (code, err) = w.contain(&[], script);
     assert_eq!(code, 0, "{err}");
     let p = w.project();

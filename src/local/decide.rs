@@ -115,23 +115,6 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
             );
         }
     }
-    if matches!(call, ToolCall::Shell { .. })
-        && decision.verdict < Verdict::Ask
-        && decision
-            .commands
-            .iter()
-            .any(|c| crate::contain::unverified::runs_hidden_config(&c.text))
-        && crate::contain::unverified::since(ctx.sentinel_home, ctx.project()).is_some()
-    {
-        // A fenced run made more folders than its look after it could go through: a nested
-        // repository's config or a `.envrc` it left there may be unseen (docs/containment.md).
-        decision.verdict = Verdict::Ask;
-        decision.rule = None;
-        decision.reason = format!(
-            "sentinel[local]: ask: a fenced run left {} unverified (too many folders to look through for a .git or .envrc it made); git and direnv there run what such files say. A complete look clears it: `sentinel contain --project DIR -- true`",
-            ctx.project().display()
-        );
-    }
     if decision.verdict == Verdict::Allow && !rules.errors.is_empty() {
         // A broken rule file never widens what is allowed: every local allow becomes ask.
         let first = &rules.errors[0];
