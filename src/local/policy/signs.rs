@@ -135,11 +135,9 @@ pub fn text_signs(text: &str) -> Vec<Sign> {
     out
 }
 
-/// An instruction-override phrase in `text` (folded first). A command's credential access and
+/// An instruction-override phrase in `text`, already folded. A command's credential access and
 /// egress are read from its parsed form ([`shell_signs`]), not from its words as prose.
 fn override_sign(text: &str) -> Option<Sign> {
-    let text = crate::local::policy::folded::folded(text);
-    let text = text.as_ref();
     if !has_trigger(text) {
         return None;
     }
@@ -279,7 +277,9 @@ pub fn shell_signs(
     home: Option<&Path>,
     rules: &crate::rules::Rules,
 ) -> Vec<Sign> {
-    let mut out: Vec<Sign> = override_sign(command).into_iter().collect();
+    let mut out: Vec<Sign> = override_sign(&crate::local::policy::folded::folded(command))
+        .into_iter()
+        .collect();
     let mut add = |s: Sign| {
         if !out.iter().any(|o| o.kind == s.kind) {
             out.push(s);
