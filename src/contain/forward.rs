@@ -32,34 +32,41 @@ pub fn listeners(ports: &[u16]) -> Vec<OwnedFd> {
 /// Room for one control message carrying one fd, in 8-byte words.
 const CONTROL_WORDS: usize = 8;
 
+/// Calls `f` with a message header over `byte` and room for one control message of one fd: the
+/// one setup [`send_fds`] and [`recv_message`] share.
+fn with_message<R>(byte: &mut [u8; 1], f: impl FnOnce(&mut libc::msghdr) -> R) -> R {
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    // SAFETY: CMSG_SPACE only computes a size.
+    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
+    // A cmsghdr's alignment (a plain byte buffer may not have it: undefined behaviour).
+    let mut control = [0u64; CONTROL_WORDS];
+    debug_assert!(space <= std::mem::size_of_val(&control));
+    // SAFETY: a zeroed msghdr is valid; the buffers it points to outlive `f`.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = space as _;
+    f(&mut msg)
+}
+
 /// Sends `fds` over the Unix socket `sock` (SCM_RIGHTS), one message each, its byte `tag`.
 pub fn send_fds(sock: RawFd, fds: &[RawFd], tag: u8) -> io::Result<()> {
     for &fd in fds {
-        let mut byte = [tag];
-        let mut iov = libc::iovec {
-            iov_base: byte.as_mut_ptr().cast(),
-            iov_len: 1,
-        };
-        // SAFETY: CMSG_SPACE only computes a size.
-        let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
-        // A cmsghdr's alignment (a plain byte buffer may not have it: undefined behaviour).
-        let mut control = [0u64; CONTROL_WORDS];
-        debug_assert!(space <= std::mem::size_of_val(&control));
-        // SAFETY: a zeroed msghdr is valid; the pointers below outlive the call.
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = space as _;
-        // SAFETY: the control buffer holds one cmsg of one fd (CMSG_SPACE above).
-        unsafe {
-            let cmsg = libc::CMSG_FIRSTHDR(&msg);
-            (*cmsg).cmsg_level = libc::SOL_SOCKET;
-            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-            (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
-            std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
-            sys::sendmsg(sock, &msg)?;
-        }
+        with_message(&mut [tag], |msg| {
+            // SAFETY: the control buffer holds one cmsg of one fd (CMSG_SPACE above).
+            unsafe {
+                let cmsg = libc::CMSG_FIRSTHDR(msg);
+                (*cmsg).cmsg_level = libc::SOL_SOCKET;
+                (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+                (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
+                std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
+                sys::sendmsg(sock, msg)
+            }
+        })?;
     }
     Ok(())
 }
@@ -69,42 +76,36 @@ pub fn send_fds(sock: RawFd, fds: &[RawFd], tag: u8) -> io::Result<()> {
 pub fn recv_message(sock: RawFd) -> Option<(u8, Vec<OwnedFd>)> {
     loop {
         let mut byte = [0u8; 1];
-        let mut iov = libc::iovec {
-            iov_base: byte.as_mut_ptr().cast(),
-            iov_len: 1,
-        };
-        // SAFETY: CMSG_SPACE only computes a size.
-        let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
-        // A cmsghdr's alignment (a plain byte buffer may not have it: undefined behaviour).
-        let mut control = [0u64; CONTROL_WORDS];
-        debug_assert!(space <= std::mem::size_of_val(&control));
-        // SAFETY: a zeroed msghdr is valid; the buffers outlive the call.
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = space as _;
-        // SAFETY: recvmsg into the buffers above; MSG_CMSG_CLOEXEC keeps the fds from children.
-        let n = unsafe { sys::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
-        if n <= 0 {
-            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
+        let got = with_message(&mut byte, |msg| {
+            // SAFETY: recvmsg into the buffers above; MSG_CMSG_CLOEXEC keeps the fds from
+            // children.
+            let n = unsafe { sys::recvmsg(sock, msg, libc::MSG_CMSG_CLOEXEC) };
+            if n <= 0 {
+                let interrupted =
+                    n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted;
+                return Err(interrupted);
             }
-            return None;
-        }
-        let mut fds = Vec::new();
-        // SAFETY: the kernel filled the control buffer; each SCM_RIGHTS cmsg carries fds.
-        unsafe {
-            let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
-            while !cmsg.is_null() {
-                if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                    let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
-                    fds.push(OwnedFd::from_raw_fd(fd));
+            let mut fds = Vec::new();
+            // SAFETY: the kernel filled the control buffer; each SCM_RIGHTS cmsg carries fds.
+            unsafe {
+                let mut cmsg = libc::CMSG_FIRSTHDR(msg);
+                while !cmsg.is_null() {
+                    if (*cmsg).cmsg_level == libc::SOL_SOCKET
+                        && (*cmsg).cmsg_type == libc::SCM_RIGHTS
+                    {
+                        let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
+                        fds.push(OwnedFd::from_raw_fd(fd));
+                    }
+                    cmsg = libc::CMSG_NXTHDR(msg, cmsg);
                 }
-                cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
             }
+            Ok(fds)
+        });
+        match got {
+            Ok(fds) => return Some((byte[0], fds)),
+            Err(true) => continue,
+            Err(false) => return None,
         }
-        return Some((byte[0], fds));
     }
 }
 
