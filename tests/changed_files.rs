@@ -49,6 +49,33 @@ impl World {
         w
     }
 
+    /// A real git repository: `committed` in its one commit, then `open` put beside it without
+    /// a commit (untracked, or changed when also committed), all before sentinel's first look.
+    fn git(committed: &[(&str, &str)], open: &[(&str, &str)]) -> World {
+        let w = World::new(committed);
+        std::fs::remove_dir(w.project().join(".git")).unwrap();
+        let git = |args: &[&str]| {
+            let ok = Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .current_dir(w.project())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .stdout(std::process::Stdio::null())
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["add", "."]);
+        git(&["commit", "-qm", "first"]);
+        for (rel, text) in open {
+            w.put(rel, text);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        w
+    }
+
     fn project(&self) -> PathBuf {
         self.dir.path().join("proj")
     }
@@ -221,6 +248,35 @@ fn a_file_untouched_since_the_baseline_counts_only_for_a_deny() {
         let (v, why) = w.pytest("s");
         assert_eq!(v, "deny", "{why}");
     }
+}
+
+#[test]
+fn a_file_not_committed_at_the_first_look_is_the_agents() {
+    // Untracked, placed before sentinel ever looked (by another program, an unguarded session).
+    let w = World::git(&[], &[("tests/conftest.py", VAGUE)]);
+    for session in ["first", "later"] {
+        let (v, why) = w.pytest(session);
+        assert_eq!(v, "ask", "{session}: {why}");
+        assert!(why.contains("conftest.py"), "{why}");
+    }
+    // Changed from its committed text, before the first look.
+    let w = World::git(
+        &[("tests/conftest.py", BENIGN_TEST)],
+        &[("tests/conftest.py", VAGUE)],
+    );
+    let (v, why) = w.pytest("first");
+    assert_eq!(v, "ask", "{why}");
+    // Committed as it is: the person's, read only for a deny.
+    let w = World::git(&[("tests/conftest.py", VAGUE)], &[]);
+    let (v, why) = w.pytest("first");
+    assert_eq!(v, "allow", "{why}");
+    // Ignored by git: what a build made, not work in progress.
+    let w = World::git(
+        &[(".gitignore", "generated/\n")],
+        &[("generated/conftest.py", VAGUE)],
+    );
+    let (v, why) = w.pytest("first");
+    assert_eq!(v, "allow", "{why}");
 }
 
 #[test]

@@ -413,8 +413,8 @@ impl Fence {
                 }
                 // Installed dependencies hold no secret of the person's (a `*.pem` there is a
                 // public CA bundle a test may load); `.git` none either.
-                Walk::Roots => path == self.project || crate::ledger::changed::skipped(&name),
-                Walk::Project => crate::ledger::changed::skipped(&name),
+                Walk::Roots => path == self.project || crate::ledger::unobserved::skipped(&name),
+                Walk::Project => crate::ledger::unobserved::skipped(&name),
             };
             if !skipped {
                 self.walk_for_credentials(root, &path, depth - 1, left, rules, walk);

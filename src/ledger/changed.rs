@@ -6,7 +6,9 @@
 //! - **The baseline** is the time sentinel first observed the project, kept in
 //!   `SENTINEL_HOME/projects/<sha256 of the project's real path>.baseline` (a state file: 0600 in
 //!   a 0700 folder, never through a link). What is there at that first look is what the person
-//!   had: that observation reports nothing. A damaged or unreadable baseline, or a `projects/`
+//!   had, except what git shows as not committed then ([`super::uncommitted`]: untracked,
+//!   modified or staged), which is recorded in the baseline and counts as changed while it
+//!   exists. A damaged or unreadable baseline, or a `projects/`
 //!   that is not a plain folder, makes every file count as changed, and is left as it is.
 //! - **Changed** is a file whose ctime is at or after the baseline. Not mtime: `touch -d` sets
 //!   mtime, nothing but the kernel sets ctime.
@@ -15,10 +17,9 @@
 //!   the dependency folders of `rules/contain/dependency_dirs.txt`. Past [`MAX_ENTRIES`] it stops,
 //!   and any file may be changed.
 
+use super::unobserved::skipped;
 use serde::{Deserialize, Serialize};
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The most directory entries one observation looks at.
@@ -32,8 +33,6 @@ const FILE_CLOCK_LAG: Duration = Duration::from_millis(20);
 /// A ctime with no nanoseconds may come from a file system that keeps whole seconds (FAT keeps
 /// two): it may stand for any time up to this much later.
 const COARSE_STAMP: Duration = Duration::from_secs(2);
-
-const DEPENDENCY_DIRS: &str = include_str!("../../rules/contain/dependency_dirs.txt");
 
 /// The project files that changed since the baseline.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -55,34 +54,50 @@ impl Changed {
 }
 
 /// The baseline file's content.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Baseline {
     /// The project's real path, for the person reading the file (the name is its hash).
     project: String,
     /// Files changed at or after this time (ns since the epoch) count as changed.
     since_ns: u64,
+    /// Files not committed at the first look, relative to the project: changed too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    uncommitted: Vec<PathBuf>,
+    /// More were not committed than are recorded: any file may be changed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    uncommitted_beyond_record: bool,
 }
 
 /// The files of `project` that changed since the baseline kept in `sentinel_home`; the first
-/// observation of a project records the baseline at `now` and reports nothing.
+/// observation of a project records the baseline at `now` and reports what was not committed
+/// then.
 pub fn observe(sentinel_home: &Path, project: &Path, now: SystemTime) -> Changed {
     let Ok(project) = std::fs::canonicalize(project) else {
         return Changed::any_file();
     };
-    let since = match baseline(sentinel_home, &project, now) {
-        Since::Recorded(since) => since,
-        Since::FirstLook => return Changed::default(),
+    let own = std::fs::canonicalize(sentinel_home).ok();
+    let (mut seen, first) = match baseline(sentinel_home, &project, own.as_deref(), now) {
+        Since::Recorded(b) => (walk(&project, own.as_deref(), b.since_ns, MAX_ENTRIES), b),
+        Since::FirstLook(b) => (Changed::default(), b),
         Since::Unknown => return Changed::any_file(),
     };
-    let own = std::fs::canonicalize(sentinel_home).ok();
-    walk(&project, own.as_deref(), since, MAX_ENTRIES)
+    seen.full |= first.uncommitted_beyond_record;
+    for rel in first.uncommitted {
+        let path = project.join(rel);
+        // Still there (a link counts as itself), and not already seen.
+        if std::fs::symlink_metadata(&path).is_ok() && !seen.paths.contains(&path) {
+            seen.paths.push(path);
+        }
+    }
+    seen.paths.sort();
+    seen
 }
 
 enum Since {
-    Recorded(u64),
-    /// Recorded now: everything there is the person's.
-    FirstLook,
+    Recorded(Baseline),
+    /// Recorded now: everything there is the person's but what was not committed.
+    FirstLook(Baseline),
     Unknown,
 }
 
@@ -94,7 +109,7 @@ fn baseline_path(sentinel_home: &Path, project: &Path) -> PathBuf {
         .join(format!("{key}.baseline"))
 }
 
-fn baseline(sentinel_home: &Path, project: &Path, now: SystemTime) -> Since {
+fn baseline(sentinel_home: &Path, project: &Path, own: Option<&Path>, now: SystemTime) -> Since {
     let path = baseline_path(sentinel_home, project);
     // The folder is sentinel's own: a link there (or anything but a folder) is not followed.
     match std::fs::symlink_metadata(sentinel_home.join("projects")) {
@@ -105,24 +120,28 @@ fn baseline(sentinel_home: &Path, project: &Path, now: SystemTime) -> Since {
     let shown = project.to_string_lossy().into_owned();
     let fits = |b: &Baseline| b.project == shown && b.since_ns <= ns(now);
     match crate::ledger::state::read::<Baseline>(&path) {
-        Ok(Some(b)) if fits(&b) => return Since::Recorded(b.since_ns),
+        Ok(Some(b)) if fits(&b) => return Since::Recorded(b),
         Ok(None) => {}
         // Damaged, from another project, in the future, refused: never a fresh start.
         _ => return Since::Unknown,
     }
     let since_ns = ns(now.checked_sub(FILE_CLOCK_LAG).unwrap_or(UNIX_EPOCH));
-    // Under the state's lock: of two first looks at once, the first one's time stays.
+    // Looked at before the time is taken: a file changed meanwhile is in one or the other.
+    let open = super::uncommitted::now(project, own, MAX_ENTRIES);
+    // Under the state's lock: of two first looks at once, the first one's record stays.
     let kept = crate::ledger::state::update(&path, |b: &mut Option<Baseline>| {
         let first = b.is_none();
         let b = b.get_or_insert_with(|| Baseline {
             project: shown.clone(),
             since_ns,
+            uncommitted: open.paths,
+            uncommitted_beyond_record: open.full,
         });
-        (first, fits(b).then_some(b.since_ns))
+        (first, fits(b).then(|| b.clone()))
     });
     match kept {
-        Ok((true, Some(_))) => Since::FirstLook,
-        Ok((false, Some(since))) => Since::Recorded(since),
+        Ok((true, Some(b))) => Since::FirstLook(b),
+        Ok((false, Some(b))) => Since::Recorded(b),
         _ => Since::Unknown,
     }
 }
@@ -155,23 +174,6 @@ fn latest(secs: i64, nanos: i64) -> u64 {
         nanos
     };
     secs.saturating_mul(1_000_000_000).saturating_add(late)
-}
-
-/// Whether a folder of this name is a dependency tree, not observed.
-/// `.git`, or a dependency folder of `rules/contain/dependency_dirs.txt`.
-pub fn skipped(name: &OsStr) -> bool {
-    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
-    name == ".git"
-        || NAMES
-            .get_or_init(|| {
-                DEPENDENCY_DIRS
-                    .lines()
-                    .map(|l| l.split('#').next().unwrap_or("").trim())
-                    .filter(|l| !l.is_empty())
-                    .collect()
-            })
-            .iter()
-            .any(|n| name == *n)
 }
 
 /// The files under `root` changed at or after `since` (ns), looking at `max` entries at most.
@@ -407,14 +409,5 @@ mod tests {
         assert_eq!(latest(10, 5), 10_000_000_005);
         assert_eq!(latest(10, 0), 11_999_999_999);
         assert_eq!(latest(-1, 5), 5);
-    }
-
-    #[test]
-    fn the_dependency_list_names_folders() {
-        assert!(skipped(OsStr::new("node_modules")));
-        assert!(skipped(OsStr::new(".git")));
-        assert!(skipped(OsStr::new("__pycache__")));
-        assert!(!skipped(OsStr::new("src")));
-        assert!(!skipped(OsStr::new("Node_Modules")));
     }
 }

@@ -1,16 +1,20 @@
 //! What sentinel keeps between calls, in SENTINEL_HOME: the [`stats`] of every decision and the
 //! hash-chained [`audit`] log (both [`journal`]s, written by [`record`]), a session's [`taint`] and the [`secrets`] it read (fingerprints),
 //! the person's [`allow_once`] grants, per-session [`state`], the files a session [`written`]
-//! and the project files [`changed`] since the person's baseline; each opened through
+//! and the project files [`changed`] since the person's baseline (or [`uncommitted`] at it, read
+//! from the [`git_index`]); each opened through
 //! [`crate::config::files`].
 
 pub mod allow_once;
 pub mod audit;
 pub mod changed;
+pub mod git_index;
 pub mod journal;
 pub mod record;
 pub mod secrets;
 pub mod state;
 pub mod stats;
 pub mod taint;
+pub mod uncommitted;
+pub mod unobserved;
 pub mod written;
