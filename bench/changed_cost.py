@@ -5,6 +5,10 @@ the project) in generated projects of 10, 1,000 and 20,000 files, and on `ls -la
 project code: it must cost the same in the biggest project as in the smallest), as ratios to
 the floor binary in the same interleaved rounds.
 
+Last, the first look (once per project: it records the baseline and what git shows as not
+committed, src/ledger/uncommitted.rs) in real git repositories of 1,000 and 20,000 committed
+files, the baseline removed before each run.
+
     python3 bench/changed_cost.py            # after bench/run.sh's two builds
     BENCH_ROUNDS=50 python3 bench/changed_cost.py
 
@@ -13,7 +17,7 @@ Each project has a session, a baseline taken by a first run, and 3 text files ch
 files) is skipped by the walk. One more row has a changed `.py` too, which every later run of
 the project's code reads (the code reader's own cost, the same as for a file in the ledger).
 The projects live under the target dir (not a temp dir: sentinel judges /tmp differently)."""
-import json, os, random, re, shutil, statistics, subprocess, sys, time
+import hashlib, json, os, random, re, shutil, statistics, subprocess, sys, time
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 target = os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target"))
@@ -63,6 +67,12 @@ for n, p in projects.items():
 paths["pytest, 1,000 files, a .py changed"] = ([sentinel, "hook"], event(with_code, "pytest"))
 for n in (10, 20000):
     paths[f"ls -la src, {n:,} files"] = ([sentinel, "hook"], event(projects[n], "ls -la src"))
+
+
+def run_event(stdin):
+    start = time.perf_counter()
+    subprocess.run([sentinel, "hook"], input=stdin, capture_output=True, env=env)
+    return time.perf_counter() - start
 
 
 def run(name):
@@ -117,4 +127,30 @@ print(f"{'path':<36} {'median':>9} {'× floor':>8} {'instructions':>13} {'× flo
 for n in paths:
     ri = instr[n] / instr[floor_name] if instr[floor_name] else 0
     print(f"{n:<36} {median[n] * 1000:>7.2f}ms {median[n] / median[floor_name]:>8.2f} {instr[n]:>13,} {ri:>8.2f}")
+
+
+def git_project(files):
+    p = project(files, f"git{files}")
+    shutil.rmtree(os.path.join(p, ".git"))
+    git = ["git", "-c", "user.name=b", "-c", "user.email=b@b"]
+    with open(os.path.join(p, ".gitignore"), "w") as f:
+        f.write("node_modules/\n")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "all"], ["status", "--porcelain"]):
+        subprocess.run(git + args, cwd=p, check=True, capture_output=True)
+    return p
+
+
+first = {}
+for n in (1000, 20000):
+    p = git_project(n)
+    kept = os.path.join(home, "projects", hashlib.sha256(os.path.realpath(p).encode()).hexdigest() + ".baseline")
+    samples = []
+    for _ in range(min(rounds, 15)):
+        if os.path.exists(kept):
+            os.remove(kept)
+        samples.append(run_event(event(p, "pytest")))
+    first[n] = statistics.median(samples)
+print("first look (baseline removed before each run), median:")
+for n, t in first.items():
+    print(f"  git repository of {n:,} files: {t * 1000:.2f}ms, {t / median[floor_name]:.2f}x floor")
 shutil.rmtree(work)
