@@ -14,6 +14,7 @@ mod outside;
 mod places;
 mod reads;
 pub mod signs;
+mod tasks;
 pub mod token_hosts;
 
 use crate::decision::effect::Effect;
@@ -102,63 +103,6 @@ pub const TEMP_DIRS: &[&str] = &[
     "/private/var/folders",
     "/dev/shm",
 ];
-
-/// Task names that reach beyond this machine: `npm run deploy`, `make release`.
-const RISKY_TASKS: &[&str] = &[
-    "deploy",
-    "publish",
-    "release",
-    "upload",
-    "push",
-    "ship",
-    "prod",
-    "destroy",
-    "teardown",
-    "drop",
-    "reset",
-    "purge",
-    "wipe",
-    "truncate",
-    "flush",
-    "fresh",
-    "rollback",
-    "nuke",
-    "schema:load",
-];
-
-/// A local build of a release or production variant (`assembleRelease`, `bundleRelease`,
-/// `build:prod`): a build verb first, then only variant names; any other word (`buildAndDeploy`,
-/// `build-push`) keeps the task risky.
-fn builds_a_variant(task: &str) -> bool {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    for c in task.chars() {
-        if c.is_ascii_uppercase() && !cur.is_empty() {
-            words.push(std::mem::take(&mut cur));
-        }
-        if c.is_ascii_alphanumeric() {
-            cur.push(c.to_ascii_lowercase());
-        } else if !cur.is_empty() {
-            words.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.is_empty() {
-        words.push(cur);
-    }
-    let Some((verb, rest)) = words.split_first() else {
-        return false;
-    };
-    matches!(
-        verb.as_str(),
-        "assemble" | "bundle" | "build" | "compile" | "lint" | "test"
-    ) && !rest.is_empty()
-        && rest.iter().all(|w| {
-            matches!(
-                w.as_str(),
-                "release" | "prod" | "production" | "debug" | "staging"
-            )
-        })
-}
 
 /// The verdict over a command's effects: the first effect at the highest verdict decides.
 /// `cwd` is where the command runs (None after a `cd` sentinel cannot follow).
@@ -329,16 +273,18 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             "installs `{package}`, a new dependency named on the command line"
         ))),
         Effect::Task { name } => {
-            let n = name.known_value().unwrap_or("").to_ascii_lowercase();
-            // `env` prints the environment, secrets included (`npm run env`).
-            let prints_env = n.split([':', '-', '_', '.']).any(|part| part == "env");
-            let risky = RISKY_TASKS.iter().any(|r| n.contains(r))
-                && !builds_a_variant(name.known_value().unwrap_or(""));
-            (n.is_empty() || prints_env || risky).then(|| {
-                Part::uncertain(format!(
-                    "runs the project task `{}`, which may reach beyond this machine",
+            let Some(task) = name.known_value().filter(|n| !n.is_empty()) else {
+                return Some(Part::uncertain(format!(
+                    "runs the project task `{}`, whose name is not known until it runs",
                     name.text
-                ))
+                )));
+            };
+            tasks::judge(task).map(|(verdict, why, rule)| {
+                Part::new(
+                    verdict,
+                    format!("runs the project task `{task}`: {why}"),
+                    rule,
+                )
             })
         }
         Effect::Destroy { why, rule } => {

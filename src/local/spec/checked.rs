@@ -117,6 +117,9 @@ pub enum Kind {
     /// A database name or connection string (`postgres://host/db`, `host=… dbname=…`): a host
     /// in it is where the client connects.
     Database,
+    /// A build property `key=value` (`mvn -Dkey=value`): judged by
+    /// `rules/build_properties.txt`.
+    Property,
     /// The first operand names a subcommand, which has its own section.
     Subcommand,
     /// From here on every word is an argument for the script or task before it, not an option
@@ -151,6 +154,7 @@ impl Kind {
             "user" => Kind::User,
             "package" => Kind::Package,
             "task" => Kind::Task,
+            "property" => Kind::Property,
             "sed-script" => Kind::SedScript,
             "awk-program" => Kind::AwkProgram,
             "awk-library" => Kind::AwkLibrary,

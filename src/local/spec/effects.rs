@@ -479,6 +479,23 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 },
             },
             Kind::Task => Effect::Task { name: w.clone() },
+            Kind::Property => {
+                // A property whose text is not known is judged on what is known of it (its key).
+                let text = w.known_value().unwrap_or(&w.text);
+                match crate::local::spec::build_properties::judge(text) {
+                    None => continue,
+                    Some((verdict, why, rule)) => {
+                        let why =
+                            format!("the build property `{}`: {why}", crate::text::excerpt(text));
+                        let rule = rule.unwrap_or_else(|| spec.rule.clone());
+                        if verdict == crate::decision::Verdict::Deny {
+                            Effect::Destroy { why, rule }
+                        } else {
+                            Effect::Review { why, rule }
+                        }
+                    }
+                }
+            }
             Kind::SedScript => match w.known_value() {
                 Some(s) if sed_is_plain(s) => continue,
                 _ => Effect::RunCode {

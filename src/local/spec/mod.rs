@@ -12,11 +12,13 @@
 //! by the same code (`spec::check`) once, and cached in SENTINEL_HOME (`spec::cache`): a call
 //! decodes the person's sections it names the same way.
 
+pub mod build_properties;
 pub(crate) mod cache;
 pub mod check;
 pub mod checked;
 pub mod effects;
 pub mod env_vars;
+pub mod name_rules;
 pub mod options;
 pub mod raw;
 pub mod scan;
