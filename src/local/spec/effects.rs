@@ -9,6 +9,7 @@ use crate::local::spec::options::{self, Reading};
 use crate::local::spec::{Kind, Network, OptKind, Runs, Specs};
 use crate::shell::{RedirectKind, SimpleCommand, Word, WordKind};
 
+mod carried;
 mod programs;
 mod words;
 pub use programs::{awk_is_plain, sed_is_plain};
@@ -239,7 +240,10 @@ fn from_reading(r: &Reading, out: &mut Effects) {
     }
     match spec.network {
         Network::None => {}
-        Network::Fetch => out.list.push(Effect::Fetch),
+        Network::Fetch => {
+            out.list.push(Effect::Fetch);
+            out.list.extend(carried::built_name(r));
+        }
         Network::Send => out.list.push(Effect::Send {
             what: format!("`{}` sends to a remote", spec.name),
             remote: true,
