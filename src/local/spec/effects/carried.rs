@@ -45,7 +45,7 @@ fn is_own_name(text: &str) -> bool {
         return false;
     };
     let inner = inner.split_whitespace().collect::<Vec<_>>().join(" ");
-    own.iter().any(|o| *o == inner)
+    own.contains(&inner)
 }
 
 /// A value a fetching program sends to its remote as part of the request: a name, a query, a
