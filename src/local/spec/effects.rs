@@ -423,6 +423,21 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 if is_method && matches!(method.as_str(), "GET" | "HEAD") {
                     continue;
                 }
+                if is_method && method == "DELETE" {
+                    // The request line, as a server reads it: `DELETE …/_all` wipes every index.
+                    for u in r.values.iter().filter(|u| u.kind == Kind::Url) {
+                        if let Some(rule) = u.word.known_value().and_then(|url| {
+                            crate::local::destructive_words::destructive_text(&format!(
+                                "DELETE {url}"
+                            ))
+                        }) {
+                            out.list.push(Effect::Destroy {
+                                why: rule.why.as_deref().unwrap_or("destroys data").to_string(),
+                                rule,
+                            });
+                        }
+                    }
+                }
                 if is_method && matches!(method.as_str(), "DELETE" | "PUT" | "PATCH") {
                     Effect::Review {
                         why: format!(
