@@ -16,6 +16,7 @@
 
 pub mod agents;
 pub mod call;
+pub mod carried_secrets;
 pub mod clock;
 pub mod config;
 pub mod contain;

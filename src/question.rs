@@ -116,7 +116,15 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     .with_programs(&programs);
     let local = layered
         .decide(q.call, &ctx, user_home.as_deref())
-        .map(|d| unverified_project(d, q.call, &config.home.value, ctx.project()));
+        .map(|d| unverified_project(d, q.call, &config.home.value, ctx.project()))
+        .map(|d| {
+            crate::carried_secrets::refuse_carried_secrets(
+                d,
+                q.call,
+                &config.home.value,
+                q.session.id.unwrap_or(""),
+            )
+        });
     // A run of project code that reading alone leaves uncertain may still run, fenced: judged
     // again as fenced, what the files it runs would do counts only for a deny.
     let project_run = |local: &Decision| {
