@@ -4,7 +4,7 @@
 //! `--settings`, a self-test through the registered hook, a documented JSON shape). Through the
 //! built binary, with scratch homes under the target dir.
 
-#[path = "issue31/env.rs"]
+#[path = "person_home/env.rs"]
 mod env;
 
 use env::{Env, PLUGIN_ON, hook, read, text};

@@ -3,7 +3,7 @@
 //! spec's deny without `instead` is a warning, `check` speaks the hook's words, `stats` knows its
 //! sessions. Through the built binary, with scratch homes under the target dir.
 
-#[path = "issue31/env.rs"]
+#[path = "person_home/env.rs"]
 mod env;
 
 use env::{Env, check, common, hook, text};

@@ -1,4 +1,4 @@
-//! What the issue-31 tests share: a scratch home under the target dir (a person's home with
+//! What the tests of the person in charge share: a scratch home under the target dir (a person's home with
 //! `.claude/`, a project), sentinel run there as the person or as the agent's hook.
 
 // Each test crate uses a part of this module.

@@ -1,4 +1,4 @@
-//! The classes of wrong allows issue 28 lists, each closed as a principle, through `sentinel
+//! Classes of wrong allows, each closed as a principle, through `sentinel
 //! hook` on a real file system: a project with a `config/.env`, a link to the decoy home's
 //! `.ssh`, and a home with credentials. Each class has the issue's examples, neighbours of our
 //! own (other spellings and programs), and the everyday forms nearby that stay allowed. The
@@ -21,7 +21,7 @@ struct World {
 impl World {
     fn new() -> World {
         let root = tempfile::Builder::new()
-            .prefix("issue28")
+            .prefix("wrong-allows")
             .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
             .unwrap();
         let base = root.path().canonicalize().unwrap();
