@@ -2,6 +2,7 @@
 //! decision reports.
 
 use super::RuleRef;
+use super::reach::Reach;
 use crate::call::word::Word;
 
 /// One thing a command does.
@@ -24,8 +25,10 @@ pub enum Effect {
         names_only: bool,
         /// Symlinks below it are followed.
         links: bool,
-        /// Hidden files and directories below it are skipped (`rg` without `--hidden`).
-        skips_hidden: bool,
+        /// Which files below it are opened: all, unless filters, a listing or the program's
+        /// own file types rule some out (`rg` skips hidden and ignored ones).
+        #[serde(skip_serializing_if = "Reach::is_everything")]
+        reach: Reach,
     },
     /// Writes or creates a file or directory.
     Write {
@@ -53,6 +56,9 @@ pub enum Effect {
         links: bool,
         /// The tests as written, for the reason (`-name *.pyc`).
         picked_by: String,
+        /// Each entry picked is deleted with everything in it (`-exec rm -rf {} +`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        tree: bool,
     },
     /// Reads a credential file on its own to log in (`wget` reads `~/.netrc`), when it exists.
     LogsInWith {

@@ -12,6 +12,7 @@ pub mod listing;
 pub mod outcome;
 mod outside;
 mod places;
+mod reach;
 mod reads;
 pub mod signs;
 pub mod token_hosts;
@@ -201,12 +202,12 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             path,
             names_only,
             links,
-            skips_hidden,
+            reach,
         } => {
             let walk = Walking {
                 names_only: *names_only,
                 links: *links,
-                skips_hidden: *skips_hidden,
+                reach,
             };
             read(path, Some(walk), base, rules, ctx)
         }
@@ -219,9 +220,10 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             ignore_case,
             links,
             picked_by,
+            tree,
         } => delete_below(
             path,
-            (names, *ignore_case, *links),
+            (names, *ignore_case, *links, *tree),
             picked_by,
             base,
             rules,
@@ -361,7 +363,7 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
 /// patterns, in any case, following links); with no names to list, uncertain.
 fn delete_below(
     path: &Word,
-    (names, ignore_case, links): (&[String], bool, bool),
+    (names, ignore_case, links, tree): (&[String], bool, bool, bool),
     picked_by: &str,
     base: Option<&Path>,
     rules: &Rules,
@@ -408,9 +410,10 @@ fn delete_below(
                 to.display()
             )));
         }
+        let verb = if tree { "deletes the tree" } else { "deletes" };
         for entry in &picked.entries {
             let word = Word::literal(entry.display().to_string());
-            if let Some(part) = write(&word, "deletes", base, rules, ctx) {
+            if let Some(part) = write(&word, verb, base, rules, ctx) {
                 return Some(part);
             }
         }

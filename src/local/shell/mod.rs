@@ -99,6 +99,17 @@ pub struct Redirect {
     pub target: Word,
 }
 
+/// A command that lists paths (`find . -name '*.py'`, `git ls-files '*.ts'`) whose output
+/// becomes another command's arguments (`-exec … {}`, `| xargs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// Its words (find's own, without the commands its `-exec` runs).
+    pub argv: Vec<Word>,
+    /// Each name arrives whole: `find -exec`, or NUL-separated into `xargs -0`. Otherwise xargs
+    /// splits names at blanks and quotes, so a name holding one hands on other paths.
+    pub whole_names: bool,
+}
+
 /// The working directory a command runs in, relative to where the whole command started.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase", tag = "kind", content = "path")]
@@ -151,6 +162,10 @@ pub struct SimpleCommand {
     /// never options.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub extra_args_from_find: bool,
+    /// The listing the run-time arguments come from (`find ROOT TESTS`, `git ls-files …`),
+    /// whose tests say which entries under `extra_args_under` they can be.
+    #[serde(skip)]
+    pub extra_args_listing: Option<Listing>,
     /// How deep in nested code (`$( )`, `bash -c`, a decoded script …) it was found; 0 at the top.
     #[serde(skip)]
     pub depth: usize,

@@ -122,6 +122,17 @@ pub enum Kind {
     /// From here on every word is an argument for the script or task before it, not an option
     /// of this program (`node app.js --port 3000`, `yarn dev --host`).
     Args,
+    /// A wildcard over base names of the files a recursive read opens (grep's `--include`): with
+    /// one, the others are skipped.
+    Include,
+    /// A wildcard over base names of the files a recursive read skips (grep's `--exclude`).
+    Exclude,
+    /// A wildcard over base names of the directories a recursive read does not enter (grep's
+    /// `--exclude-dir`).
+    ExcludeDir,
+    /// A wildcard over the whole path that picks entries (`find -path`, `-wholename`): a test as
+    /// `filter` is, whose entries can be listed.
+    PathFilter,
 }
 
 impl Kind {
@@ -166,6 +177,10 @@ impl Kind {
             "database" => Kind::Database,
             "subcommand" => Kind::Subcommand,
             "args" => Kind::Args,
+            "include" => Kind::Include,
+            "exclude" => Kind::Exclude,
+            "exclude-dir" => Kind::ExcludeDir,
+            "path-filter" => Kind::PathFilter,
             _ => return None,
         })
     }

@@ -5,11 +5,13 @@
 
 use crate::decision::RuleRef;
 use crate::decision::effect::Effect;
+use crate::decision::reach::{Reach, Test};
 use crate::local::spec::options::{self, Reading};
 use crate::local::spec::{Kind, Network, OptKind, Runs, Specs};
 use crate::shell::{RedirectKind, SimpleCommand, Word, WordKind};
 
 mod programs;
+mod reach;
 mod words;
 pub use programs::{awk_is_plain, sed_is_plain};
 use words::*;
@@ -50,16 +52,20 @@ pub fn of(cmd: &SimpleCommand, specs: &Specs) -> Effects {
         return out;
     };
     out.known = true;
-    from_reading(&reading, &mut out);
+    let placeholder = cmd
+        .extra_args
+        .then(|| reach::Placeholder::of(cmd, specs))
+        .flatten();
+    from_reading(&reading, &cmd.argv, placeholder.as_ref(), &mut out);
     into_directory(&reading, &mut out);
     if cmd.extra_args {
-        appended(cmd, &reading, &mut out);
+        appended(cmd, &reading, specs, &mut out);
     }
     out
 }
 
 /// Operands added at run time: under `find`'s roots for `find -exec`, unknown for `xargs`.
-fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
+fn appended(cmd: &SimpleCommand, reading: &Reading, specs: &Specs, out: &mut Effects) {
     let spec = reading.spec();
     if spec
         .operands
@@ -110,16 +116,23 @@ fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
         });
         return;
     }
+    // What the listing hands on, when its tests say (`find . -name '*.py' | xargs grep`): a
+    // program that reads a directory whole reads all below one it is handed.
+    let whole_dirs = !matches!(kind, Kind::Read);
+    let handed = reach::handed(cmd, specs, whole_dirs);
     for root in &cmd.extra_args_under {
         let path = root.clone();
-        out.list.push(match kind {
-            Kind::Read | Kind::Tree => Effect::Read { path, tree: true },
-            Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow => {
-                walk(path, kind)
+        out.list.push(match (kind, &handed) {
+            (Kind::Read | Kind::Tree | Kind::TreeFollow | Kind::TreeVisible, Some(h)) => {
+                walk(path, if kind == Kind::Read { Kind::Tree } else { kind }, h)
             }
-            Kind::Write | Kind::Link | Kind::Symlink => Effect::Write { path },
-            Kind::Delete | Kind::Move => Effect::Delete { path, tree: false },
-            Kind::DeleteTree => Effect::Delete { path, tree: true },
+            (Kind::Read | Kind::Tree, None) => Effect::Read { path, tree: true },
+            (Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow, _) => {
+                walk(path, kind, &Reach::default())
+            }
+            (Kind::Write | Kind::Link | Kind::Symlink, _) => Effect::Write { path },
+            (Kind::Delete | Kind::Move, _) => Effect::Delete { path, tree: false },
+            (Kind::DeleteTree, _) => Effect::Delete { path, tree: true },
             // A script, task, package, URL … chosen at run time is not known.
             _ => Effect::Unknown {
                 why: format!(
@@ -186,8 +199,27 @@ fn into_directory(r: &Reading, out: &mut Effects) {
     }
 }
 
-fn from_reading(r: &Reading, out: &mut Effects) {
+/// `argv`: the command's words (for what its walks open); `placeholder`: what find's `{}`
+/// stands for in them, when find's tests say.
+fn from_reading(
+    r: &Reading,
+    argv: &[Word],
+    placeholder: Option<&reach::Placeholder>,
+    out: &mut Effects,
+) {
     let spec = r.spec();
+    // What its recursive reads open, worked out only for a command that has one.
+    let walks = r.values.iter().any(|v| {
+        matches!(
+            v.kind,
+            Kind::Tree | Kind::TreeFollow | Kind::TreeVisible | Kind::DeleteTree
+        )
+    });
+    let own = if walks {
+        reach::own(r, argv)
+    } else {
+        Reach::default()
+    };
     let rule = spec.rule.clone();
     out.spec = Some(rule.clone());
     let at = |line: usize| RuleRef {
@@ -257,6 +289,13 @@ fn from_reading(r: &Reading, out: &mut Effects) {
     let picked = picked_entries(r);
     for v in &r.values {
         let w = &v.word;
+        if let Some(p) = placeholder
+            && p.stands_in(w)
+            && let Some(effects) = p.effects(v.kind)
+        {
+            out.list.extend(effects);
+            continue;
+        }
         if let Some(pick) = &picked
             && v.kind == Kind::DeleteTree
             && v.from == "operand"
@@ -267,6 +306,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 ignore_case: pick.ignore_case,
                 links: r.follows_links,
                 picked_by: pick.shown.clone(),
+                tree: false,
             });
             continue;
         }
@@ -302,18 +342,21 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             | Kind::Args
             | Kind::AwkLibrary
             | Kind::Filter
-            | Kind::NameFilter => continue,
+            | Kind::NameFilter
+            | Kind::PathFilter
+            | Kind::Include
+            | Kind::Exclude
+            | Kind::ExcludeDir => continue,
             Kind::Read => Effect::Read {
                 path: w.clone(),
                 tree: false,
             },
-            Kind::Tree => Effect::Read {
+            Kind::Tree if own.is_everything() => Effect::Read {
                 path: w.clone(),
                 tree: true,
             },
-            Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow => {
-                walk(w.clone(), v.kind)
-            }
+            Kind::Tree | Kind::TreeFollow | Kind::TreeVisible => walk(w.clone(), v.kind, &own),
+            Kind::List | Kind::ListFollow => walk(w.clone(), v.kind, &Reach::default()),
             Kind::Write => Effect::Write { path: w.clone() },
             // Checked as a write: a link to a place makes any later write through it land
             // there, and a read through it read there.
@@ -543,7 +586,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
 
 /// A walk of a directory tree: for names only, or following links (see [`Kind`]).
 /// What a reading's tests pick, when it has any.
-struct Picked {
+pub(super) struct Picked {
     names: Vec<String>,
     ignore_case: bool,
     shown: String,
@@ -558,7 +601,7 @@ fn picked_entries(r: &Reading) -> Option<Picked> {
     let before = r.delete_tree_at.unwrap_or(r.values.len());
     let tests: Vec<&options::Value> = r.values[..before.min(r.values.len())]
         .iter()
-        .filter(|v| matches!(v.kind, Kind::Filter | Kind::NameFilter))
+        .filter(|v| matches!(v.kind, Kind::Filter | Kind::NameFilter | Kind::PathFilter))
         .collect();
     if tests.is_empty() {
         return None;
@@ -597,12 +640,18 @@ fn picked_entries(r: &Reading) -> Option<Picked> {
     })
 }
 
-fn walk(path: Word, kind: Kind) -> Effect {
+/// A walk of `path`, opening what `reach` lets through (and, for `tree-visible`, no hidden
+/// name).
+fn walk(path: Word, kind: Kind, reach: &Reach) -> Effect {
+    let mut reach = reach.clone();
+    if kind == Kind::TreeVisible {
+        reach.tests.push(Test::Visible);
+    }
     Effect::Walk {
         path,
         names_only: matches!(kind, Kind::List | Kind::ListFollow),
         links: kind.follows_links(),
-        skips_hidden: kind == Kind::TreeVisible,
+        reach,
     }
 }
 

@@ -17,6 +17,7 @@ pub mod check;
 pub mod checked;
 pub mod effects;
 pub mod env_vars;
+pub mod file_types;
 pub mod options;
 pub mod raw;
 pub mod scan;
