@@ -35,6 +35,19 @@ pub enum Effect {
         /// The path as written.
         path: Word,
     },
+    /// Writes into the directory `dir` an entry named as each path the glob `from` matches
+    /// (`cp -r tmpl/* .` writes `./NAME` for each `tmpl/NAME`).
+    WriteInto {
+        /// The directory as written.
+        dir: Word,
+        /// The glob whose matches' names land there.
+        from: Word,
+    },
+    /// Changes the mode, owner or group of a file or directory; its content stays.
+    Mode {
+        /// The path as written.
+        path: Word,
+    },
     /// Deletes (or moves away) a file or directory.
     Delete {
         /// The path as written.
@@ -64,6 +77,10 @@ pub enum Effect {
     LogsInWith {
         /// The file, `~/` or absolute.
         path: Word,
+        /// Where it logs in, when that is the repository's own remotes: these names or URLs
+        /// (none: the remote it defaults to). None: anywhere else, or not known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        remotes: Option<Vec<Word>>,
     },
     /// Creates a directory of its own outside the project when it is missing (`top` makes
     /// `~/.config/procps`).
@@ -157,6 +174,10 @@ impl Effect {
                 if *links { ", following links" } else { "" }
             ),
             Effect::Write { path } => format!("writes {}", path.text),
+            Effect::Mode { path } => format!("changes the mode of {}", path.text),
+            Effect::WriteInto { dir, from } => {
+                format!("writes into {} what {} names", dir.text, from.text)
+            }
             Effect::Delete { path, tree: false } => format!("deletes {}", path.text),
             Effect::Delete { path, tree: true } => {
                 format!("deletes {} and everything in it", path.text)
@@ -164,7 +185,9 @@ impl Effect {
             Effect::DeleteBelow {
                 path, picked_by, ..
             } => format!("deletes what `{picked_by}` picks below {}", path.text),
-            Effect::LogsInWith { path } => format!("logs in with {} when it exists", path.text),
+            Effect::LogsInWith { path, .. } => {
+                format!("logs in with {} when it exists", path.text)
+            }
             Effect::Creates { path } => format!("creates {} when it is missing", path.text),
             Effect::RunProject => "runs the project's own tooling".into(),
             Effect::RunFile { path } => format!("runs the file {}", path.text),

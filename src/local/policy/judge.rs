@@ -138,6 +138,8 @@ pub(in crate::local) fn judge_inner(
                 Effect::Read { .. }
                     | Effect::Walk { .. }
                     | Effect::Write { .. }
+                    | Effect::WriteInto { .. }
+                    | Effect::Mode { .. }
                     | Effect::Delete { .. }
                     | Effect::DeleteBelow { .. }
                     | Effect::AsUser { .. }
@@ -287,11 +289,32 @@ fn judge_effects(
     // Writes into excluded paths are denied whatever else is known: by the spec's effects, or,
     // for a program without a spec, by what its arguments look like.
     for e in &effects.list {
+        let found = match e {
+            Effect::Delete { path, .. } => policy::resolve_all_unfollowed(path, cwd, ctx),
+            Effect::Write { path } | Effect::Mode { path } | Effect::DeleteBelow { path, .. } => {
+                policy::resolve_all(path, cwd, ctx)
+            }
+            Effect::WriteInto { dir, from } => {
+                let found: Vec<_> = policy::landed(dir, from, cwd, ctx)
+                    .iter()
+                    .filter_map(|w| policy::resolve_all(w, cwd, ctx))
+                    .flatten()
+                    .collect();
+                for p in found {
+                    if let Some(part) = excluded(&p, &dir.text, rules, ctx) {
+                        return part;
+                    }
+                }
+                None
+            }
+            _ => None,
+        };
         if let Effect::Write { path }
+        | Effect::Mode { path }
         | Effect::Delete { path, .. }
         | Effect::DeleteBelow { path, .. } = e
             && policy::socket_path(&path.text).is_none()
-            && let Some(found) = policy::resolve_all(path, cwd, ctx)
+            && let Some(found) = found
         {
             for p in found {
                 if let Some(part) = excluded(&p, &path.text, rules, ctx) {
@@ -369,6 +392,8 @@ fn judge_effects(
                         Effect::Read { .. }
                             | Effect::Walk { .. }
                             | Effect::Write { .. }
+                            | Effect::WriteInto { .. }
+                            | Effect::Mode { .. }
                             | Effect::Delete { .. }
                             | Effect::DeleteBelow { .. }
                             | Effect::Destroy { .. }

@@ -14,6 +14,7 @@ mod outside;
 mod places;
 mod reach;
 mod reads;
+mod remotes;
 pub mod signs;
 pub mod token_hosts;
 
@@ -32,7 +33,8 @@ use std::path::{Path, PathBuf};
 use places::is_url_like;
 pub use places::{
     excluded, guard_file, in_project, in_safe_area, is_local_host, is_temp_ref, protected,
-    protected_why, resolve_all, resolve_word, socket_path,
+    protected_why, resolve_all, resolve_all_unfollowed, resolve_word, resolve_word_unfollowed,
+    socket_path,
 };
 use reads::{Walking, read};
 
@@ -212,6 +214,13 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             read(path, Some(walk), base, rules, ctx)
         }
         Effect::Write { path } => write(path, "writes", base, rules, ctx),
+        Effect::Mode { path } => write(path, "changes the mode of", base, rules, ctx),
+        Effect::WriteInto { dir, from } => {
+            let names = landed(dir, from, base, ctx);
+            names
+                .iter()
+                .find_map(|w| write(w, "writes", base, rules, ctx))
+        }
         Effect::Delete { path, tree: false } => write(path, "deletes", base, rules, ctx),
         Effect::Delete { path, tree: true } => write(path, "deletes the tree", base, rules, ctx),
         Effect::DeleteBelow {
@@ -229,9 +238,16 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             rules,
             ctx,
         ),
-        Effect::LogsInWith { path } => {
+        Effect::LogsInWith { path, remotes } => {
             let p = resolve_word(path, base, ctx)?;
             let rule = credentials::credential(&p, rules)?;
+            // The person's own login sent to the remote their repository names is what it is
+            // for; to any other place it is a question.
+            if let Some(names) = remotes
+                && remotes::all_configured(names, base, ctx)
+            {
+                return None;
+            }
             matches!(
                 ctx.fs.read_text(&p, 0),
                 FileText::Text(_) | FileText::TooBig | FileText::Binary
@@ -443,7 +459,13 @@ fn write(
             path.text
         )));
     }
-    let Some(found) = resolve_all(path, base, ctx) else {
+    // `rm link`, `mv link x`: the link is what goes, not where it leads.
+    let found = if verb.starts_with("deletes") {
+        resolve_all_unfollowed(path, base, ctx)
+    } else {
+        resolve_all(path, base, ctx)
+    };
+    let Some(found) = found else {
         return Some(Part::uncertain(format!(
             "{verb} `{}`, a path not known before it runs",
             shell::excerpt(&path.text)
@@ -604,3 +626,39 @@ pub fn egress(effects: &Effects) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+/// The paths a copy into `dir` of what the glob `from` matches writes: `dir/NAME` for each
+/// match's name. When the matches cannot be listed, the glob's own last part under `dir`
+/// (which names at least as much there).
+pub(crate) fn landed(dir: &Word, from: &Word, base: Option<&Path>, ctx: &Context) -> Vec<Word> {
+    let dir_text = dir.text.trim_end_matches('/');
+    let under = |name: &str| Word {
+        text: format!("{dir_text}/{name}"),
+        kind: dir.kind,
+        value: None,
+    };
+    let listed = base.and_then(|b| {
+        let lexical = paths::resolve(&from.text, b, ctx.home)?;
+        ctx.fs.glob(&lexical)
+    });
+    match listed {
+        Some(found) => found
+            .iter()
+            .filter_map(|p| p.file_name())
+            .map(|n| under(&n.to_string_lossy()))
+            .collect(),
+        None => {
+            let last = from
+                .text
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("");
+            vec![Word {
+                text: format!("{dir_text}/{last}"),
+                kind: WordKind::Glob,
+                value: None,
+            }]
+        }
+    }
+}

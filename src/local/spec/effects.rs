@@ -58,7 +58,11 @@ pub fn of(cmd: &SimpleCommand, specs: &Specs) -> Effects {
         .flatten();
     from_reading(&reading, &cmd.argv, placeholder.as_ref(), &mut out);
     into_directory(&reading, &mut out);
-    if cmd.extra_args {
+    // `find -exec CMD {} +` puts what it picks in place of `{}`, and appends nothing more.
+    let in_place = placeholder
+        .as_ref()
+        .is_some_and(|p| cmd.argv.iter().any(|w| p.stands_in(w)));
+    if cmd.extra_args && !in_place {
         appended(cmd, &reading, specs, &mut out);
     }
     out
@@ -131,6 +135,7 @@ fn appended(cmd: &SimpleCommand, reading: &Reading, specs: &Specs, out: &mut Eff
                 walk(path, kind, &Reach::default())
             }
             (Kind::Write | Kind::Link | Kind::Symlink, _) => Effect::Write { path },
+            (Kind::Mode, _) => Effect::Mode { path },
             (Kind::Delete | Kind::Move, _) => Effect::Delete { path, tree: false },
             (Kind::DeleteTree, _) => Effect::Delete { path, tree: true },
             // A script, task, package, URL … chosen at run time is not known.
@@ -183,6 +188,15 @@ fn into_directory(r: &Reading, out: &mut Effects) {
             .next()
             .unwrap_or("");
         if base.is_empty() || base == "." || base == ".." {
+            continue;
+        }
+        // `cp -r tmpl/* .`: the names that land are those the glob matches in `tmpl`, not
+        // whatever the same glob would match in the destination.
+        if src.kind == WordKind::Glob && base.contains(['*', '?', '[']) {
+            out.list.push(Effect::WriteInto {
+                dir: (*dest).clone(),
+                from: src.clone(),
+            });
             continue;
         }
         out.list.push(Effect::Write {
@@ -259,10 +273,16 @@ fn from_reading(
     if spec.runs == Runs::Project {
         out.list.push(Effect::RunProject);
     }
-    for p in &spec.logs_in_with {
-        out.list.push(Effect::LogsInWith {
-            path: Word::literal(p.clone()),
-        });
+    // A section with a `logs-in` option logs in only when one is given (`git remote add -f`).
+    let gated = spec.options.iter().any(|o| o.kind == OptKind::LogsIn);
+    if !gated || r.marked.iter().any(|m| m.kind == OptKind::LogsIn) {
+        let remotes = own_remotes(r, argv);
+        for p in &spec.logs_in_with {
+            out.list.push(Effect::LogsInWith {
+                path: Word::literal(p.clone()),
+                remotes: remotes.clone(),
+            });
+        }
     }
     for p in &spec.creates {
         out.list.push(Effect::Creates {
@@ -358,6 +378,7 @@ fn from_reading(
             Kind::Tree | Kind::TreeFollow | Kind::TreeVisible => walk(w.clone(), v.kind, &own),
             Kind::List | Kind::ListFollow => walk(w.clone(), v.kind, &Reach::default()),
             Kind::Write => Effect::Write { path: w.clone() },
+            Kind::Mode => Effect::Mode { path: w.clone() },
             // Checked as a write: a link to a place makes any later write through it land
             // there, and a read through it read there.
             Kind::Link | Kind::Symlink => {
@@ -657,3 +678,22 @@ fn walk(path: Word, kind: Kind, reach: &Reach) -> Effect {
 
 #[cfg(test)]
 mod tests;
+
+/// Where a command that logs in goes, when that is the repository's own remotes: the names or
+/// URLs of its `repository` slot (none given: the remote it defaults to). None for a command
+/// without one (`git clone URL`), or pointed at another repository (`--git-dir`).
+fn own_remotes(r: &Reading, argv: &[Word]) -> Option<Vec<Word>> {
+    let has_slot = r.spec().operands.iter().any(|s| s.kind == Kind::Repository);
+    let elsewhere = argv.iter().any(|w| {
+        w.text.starts_with("--git-dir")
+            || w.text.starts_with("--work-tree")
+            || w.text.starts_with("--upload-pack")
+    });
+    (has_slot && !elsewhere).then(|| {
+        r.values
+            .iter()
+            .filter(|v| v.kind == Kind::Repository && v.from == "operand")
+            .map(|v| v.word.clone())
+            .collect()
+    })
+}
