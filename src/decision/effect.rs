@@ -90,6 +90,14 @@ pub enum Effect {
     },
     /// Runs the project's own code: its build, tests, scripts.
     RunProject,
+    /// Runs programs, a compiler or a runtime from a folder a variable names
+    /// (`PATH=/opt/x/bin:$PATH`, `JAVA_HOME=/usr/lib/jvm/x`).
+    RunsFrom {
+        /// The variable.
+        variable: String,
+        /// The folder as written.
+        folder: Word,
+    },
     /// Runs a file as a program or script.
     RunFile {
         /// The file as written.
@@ -191,6 +199,9 @@ impl Effect {
             Effect::Creates { path } => format!("creates {} when it is missing", path.text),
             Effect::RunProject => "runs the project's own tooling".into(),
             Effect::RunFile { path } => format!("runs the file {}", path.text),
+            Effect::RunsFrom { variable, folder } => {
+                format!("runs programs from {} ({variable})", folder.text)
+            }
             Effect::RunProgram { program } => format!("runs the program {program}"),
             Effect::RunCode { code } => format!("runs code given as text: {code}"),
             Effect::Fetch => "fetches from the sources the project names".into(),

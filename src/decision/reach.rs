@@ -15,6 +15,10 @@ pub struct Reach {
     /// cat` of what `find` lists): where it leads is read.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub through_links: bool,
+    /// The program reads a directory it is handed with everything in it (`xargs grep -r`):
+    /// a link it is handed that leads to a folder of credentials reaches them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub whole_dirs: bool,
     /// The names reach the program split at blanks and quotes (`xargs` without `-0`): the
     /// tests hold only while no name below holds one, or a piece of it could name any path.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -31,6 +35,7 @@ impl Reach {
     pub fn and(mut self, other: Reach) -> Reach {
         self.tests.extend(other.tests);
         self.through_links |= other.through_links;
+        self.whole_dirs |= other.whole_dirs;
         self.split_names |= other.split_names;
         self
     }

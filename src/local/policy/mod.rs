@@ -17,6 +17,7 @@ mod reads;
 mod remotes;
 pub mod signs;
 pub mod token_hosts;
+mod toolchain;
 
 use crate::decision::effect::Effect;
 use crate::decision::{CommandReport, RuleRef, Verdict};
@@ -215,6 +216,9 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         }
         Effect::Write { path } => write(path, "writes", base, rules, ctx),
         Effect::Mode { path } => write(path, "changes the mode of", base, rules, ctx),
+        Effect::RunsFrom { variable, folder } => {
+            toolchain::runs_from(variable, folder, base, rules, ctx)
+        }
         Effect::WriteInto { dir, from } => {
             let names = landed(dir, from, base, ctx);
             names

@@ -18,6 +18,7 @@ pub(super) struct Walking<'r> {
 static EVERYTHING: Reach = Reach {
     tests: Vec::new(),
     through_links: false,
+    whole_dirs: false,
     split_names: false,
 };
 
@@ -25,6 +26,7 @@ static EVERYTHING: Reach = Reach {
 static EVERYTHING_THROUGH_LINKS: Reach = Reach {
     tests: Vec::new(),
     through_links: true,
+    whole_dirs: true,
     split_names: false,
 };
 
@@ -132,14 +134,23 @@ pub(super) fn tree_below(
                 credentials::describe(entry, rule)
             )));
         }
-        let through = walk.links || (reach.through_links && walked.opens(reach, entry));
-        if through && *is_link {
+        let handed = reach.through_links && walked.opens(reach, entry);
+        if (walk.links || handed) && *is_link {
             let target = ctx.fs.real_path(entry);
-            if credentials::credential(&target, rules).is_some()
-                || credentials::tree_holds_credentials(&target, ctx.home, rules)
+            // A folder a link leads to is read only by a walk that goes on through it, or a
+            // program that reads a folder it is handed whole.
+            let whole = walk.links || reach.whole_dirs;
+            let opened = whole || ctx.fs.is_dir(&target) != Some(true);
+            if (opened && credentials::credential(&target, rules).is_some())
+                || (whole && credentials::tree_holds_credentials(&target, ctx.home, rules))
             {
+                let how = if walk.links {
+                    "recursively following links"
+                } else {
+                    "as it is handed the files below it"
+                };
                 return Some(Part::uncertain(format!(
-                    "reads {} recursively following links, and {} leads to {}, which holds credentials",
+                    "reads {} {how}, and {} leads to {}, which holds credentials",
                     dir.display(),
                     entry.display(),
                     target.display()

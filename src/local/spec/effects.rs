@@ -556,7 +556,8 @@ fn from_reading(
                 let name = w.text.split('=').next().unwrap_or("");
                 let known = w.is_literal()
                     || (w.text.contains('=') && !name.contains(['$', '`']) && !name.is_empty());
-                if known && !crate::shell::is_dangerous_variable(name) {
+                if known && let Some(found) = assigned(name, w) {
+                    out.list.extend(found);
                     continue;
                 }
                 Effect::Review {
@@ -696,4 +697,34 @@ fn own_remotes(r: &Reading, argv: &[Word]) -> Option<Vec<Word>> {
             .map(|v| v.word.clone())
             .collect()
     })
+}
+
+/// What `export NAME=VALUE` (or `declare`, `local` …) does by its name (`rules/env_vars.txt`):
+/// nothing for an inert or unknown name; a folder programs run from or code loads from, for
+/// each entry of a value that says so (`export PATH="$HOME/.cargo/bin:$PATH"`). None: it
+/// changes what later commands run in ways its value does not show.
+fn assigned(name: &str, w: &Word) -> Option<Vec<Effect>> {
+    use crate::local::spec::env_vars::{self, Known};
+    let value = || {
+        w.text.split_once('=').map(|(_, v)| Word {
+            text: v.to_string(),
+            kind: w.kind,
+            value: None,
+        })
+    };
+    match env_vars::known(name) {
+        Known::Inert | Known::Unknown => Some(Vec::new()),
+        Known::Programs => Some(
+            env_vars::entries(name, &value()?)
+                .into_iter()
+                .map(|folder| Effect::RunsFrom {
+                    variable: name.to_string(),
+                    folder,
+                })
+                .collect(),
+        ),
+        // Code loaded by every later run of the interpreter, which each of those runs does not
+        // show: reviewed, where `PYTHONPATH=src python …` for one command is judged with it.
+        Known::Code | Known::Loads | Known::Command | Known::Options(_) => None,
+    }
 }

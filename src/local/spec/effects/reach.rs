@@ -64,6 +64,7 @@ pub(super) fn handed(cmd: &SimpleCommand, specs: &Specs, whole_dirs: bool) -> Op
     Some(Reach {
         tests,
         through_links: true,
+        whole_dirs,
         split_names: !listing.whole_names,
     })
 }
@@ -205,6 +206,7 @@ impl Placeholder {
                         whole_dirs: kind != Kind::Read,
                     }],
                     through_links: true,
+                    whole_dirs: kind != Kind::Read,
                     split_names: false,
                 };
                 let walk_kind = if kind == Kind::Read { Kind::Tree } else { kind };
