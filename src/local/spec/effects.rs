@@ -10,9 +10,15 @@ use crate::local::spec::options::{self, Reading};
 use crate::local::spec::{Kind, Network, OptKind, Runs, Specs};
 use crate::shell::{RedirectKind, SimpleCommand, Word, WordKind};
 
+mod appended;
+mod copies;
+mod picked;
 mod programs;
 mod reach;
 mod words;
+use appended::appended;
+use copies::into_directory;
+use picked::{Picked, picked_entries};
 pub use programs::{awk_is_plain, sed_is_plain};
 use words::*;
 
@@ -66,151 +72,6 @@ pub fn of(cmd: &SimpleCommand, specs: &Specs) -> Effects {
         appended(cmd, &reading, specs, &mut out);
     }
     out
-}
-
-/// Operands added at run time: under `find`'s roots for `find -exec`, unknown for `xargs`.
-fn appended(cmd: &SimpleCommand, reading: &Reading, specs: &Specs, out: &mut Effects) {
-    let spec = reading.spec();
-    if spec
-        .operands
-        .first()
-        .is_some_and(|s| s.kind == Kind::Subcommand)
-    {
-        out.list.push(Effect::Unknown {
-            why: format!(
-                "a word added at run time would choose what `{}` does",
-                reading.name()
-            ),
-        });
-        return;
-    }
-    if !reading.options_closed
-        && !cmd.extra_args_from_find
-        && !reading.chain.iter().all(|s| s.options_are_inert())
-    {
-        out.list.push(Effect::Unknown {
-            why: format!(
-                "words added at run time may be options of `{}` (end its options with `--`)",
-                reading.name()
-            ),
-        });
-        return;
-    }
-    let Some(kind) = reading.appended else {
-        out.list.push(Effect::Unknown {
-            why: format!(
-                "`{}` gets operands at run time it does not take",
-                reading.name()
-            ),
-        });
-        return;
-    };
-    if matches!(
-        kind,
-        Kind::Text | Kind::Path | Kind::Subcommand | Kind::Args
-    ) {
-        return;
-    }
-    if cmd.extra_args_under.is_empty() {
-        out.list.push(Effect::Unknown {
-            why: format!(
-                "`{}` gets paths at run time (xargs) that sentinel cannot see",
-                reading.name()
-            ),
-        });
-        return;
-    }
-    // What the listing hands on, when its tests say (`find . -name '*.py' | xargs grep`): a
-    // program that reads a directory whole reads all below one it is handed.
-    let whole_dirs = !matches!(kind, Kind::Read);
-    let handed = reach::handed(cmd, specs, whole_dirs);
-    for root in &cmd.extra_args_under {
-        let path = root.clone();
-        out.list.push(match (kind, &handed) {
-            (Kind::Read | Kind::Tree | Kind::TreeFollow | Kind::TreeVisible, Some(h)) => {
-                walk(path, if kind == Kind::Read { Kind::Tree } else { kind }, h)
-            }
-            (Kind::Read | Kind::Tree, None) => Effect::Read { path, tree: true },
-            (Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow, _) => {
-                walk(path, kind, &Reach::default())
-            }
-            (Kind::Write | Kind::Link | Kind::Symlink, _) => Effect::Write { path },
-            (Kind::Mode, _) => Effect::Mode { path },
-            (Kind::Delete | Kind::Move, _) => Effect::Delete { path, tree: false },
-            (Kind::DeleteTree, _) => Effect::Delete { path, tree: true },
-            // A script, task, package, URL … chosen at run time is not known.
-            _ => Effect::Unknown {
-                why: format!(
-                    "`{}` gets a {kind:?} operand chosen at run time",
-                    reading.name()
-                ),
-            },
-        });
-    }
-}
-
-/// `cp SRC… DEST`, `mv`, `install`: when DEST is a directory each source lands at
-/// DEST/basename(SRC), so those paths are written too (`cp -r tmpl/.vscode .` writes
-/// `./.vscode`). When DEST is a file the extra paths lie under a file and cannot exist: checking
-/// them only ever adds caution.
-fn into_directory(r: &Reading, out: &mut Effects) {
-    let dests: Vec<&Word> = r
-        .values
-        .iter()
-        .filter(|v| v.kind == Kind::Write)
-        .map(|v| &v.word)
-        .collect();
-    let [dest] = dests.as_slice() else {
-        return;
-    };
-    let sources: Vec<&Word> = r
-        .values
-        .iter()
-        .filter(|v| {
-            v.from == "operand"
-                && matches!(
-                    v.kind,
-                    Kind::Read
-                        | Kind::Tree
-                        | Kind::TreeFollow
-                        | Kind::Move
-                        | Kind::Link
-                        | Kind::Symlink
-                )
-        })
-        .map(|v| &v.word)
-        .collect();
-    for src in sources {
-        let base = src
-            .text
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or("");
-        if base.is_empty() || base == "." || base == ".." {
-            continue;
-        }
-        // `cp -r tmpl/* .`: the names that land are those the glob matches in `tmpl`, not
-        // whatever the same glob would match in the destination.
-        if src.kind == WordKind::Glob && base.contains(['*', '?', '[']) {
-            out.list.push(Effect::WriteInto {
-                dir: (*dest).clone(),
-                from: src.clone(),
-            });
-            continue;
-        }
-        out.list.push(Effect::Write {
-            path: Word {
-                text: format!("{}/{base}", dest.text.trim_end_matches('/')),
-                kind: if src.kind == WordKind::Literal {
-                    dest.kind
-                } else {
-                    src.kind
-                },
-                value: None,
-            },
-        });
-    }
 }
 
 /// `argv`: the command's words (for what its walks open); `placeholder`: what find's `{}`
@@ -606,62 +467,6 @@ fn from_reading(
     }
 }
 
-/// A walk of a directory tree: for names only, or following links (see [`Kind`]).
-/// What a reading's tests pick, when it has any.
-pub(super) struct Picked {
-    names: Vec<String>,
-    ignore_case: bool,
-    shown: String,
-}
-
-/// The tests that pick which entries a `delete-tree` of the operands deletes (`find . -name
-/// '*.pyc' -delete` deletes the `.pyc` files below `.`, not `.`). Tests are joined by "and"
-/// unless something negates or joins them otherwise (`!`, `( )`: operands to the reader; `-not`,
-/// `-o`), so the entries any name pattern picks hold every entry deleted. Only the tests read
-/// before the option that deletes count: find evaluates from the left.
-fn picked_entries(r: &Reading) -> Option<Picked> {
-    let before = r.delete_tree_at.unwrap_or(r.values.len());
-    let tests: Vec<&options::Value> = r.values[..before.min(r.values.len())]
-        .iter()
-        .filter(|v| matches!(v.kind, Kind::Filter | Kind::NameFilter | Kind::PathFilter))
-        .collect();
-    if tests.is_empty() {
-        return None;
-    }
-    let grouped = r.values.iter().any(|v| {
-        (v.from == "operand" && matches!(v.word.text.as_str(), "!" | "(" | ")" | ","))
-            || (v.kind == Kind::Filter && matches!(v.word.text.as_str(), "-not" | "-o" | "-or"))
-    });
-    let names: Option<Vec<String>> = tests
-        .iter()
-        .filter(|v| v.kind == Kind::NameFilter)
-        .map(|v| v.word.known_value().map(str::to_string))
-        .collect();
-    let shown = tests
-        .iter()
-        .map(|v| {
-            if v.kind == Kind::Filter && v.word.text == v.from {
-                v.from.to_string()
-            } else {
-                format!("{} {}", v.from, crate::text::excerpt(&v.word.text))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    let shown = if grouped {
-        format!("{shown}` with `!` or `( )")
-    } else {
-        shown
-    };
-    Some(Picked {
-        names: names.filter(|_| !grouped).unwrap_or_default(),
-        ignore_case: tests
-            .iter()
-            .any(|v| v.kind == Kind::NameFilter && v.from.starts_with("-i")),
-        shown,
-    })
-}
-
 /// A walk of `path`, opening what `reach` lets through (and, for `tree-visible`, no hidden
 /// name).
 fn walk(path: Word, kind: Kind, reach: &Reach) -> Effect {
@@ -679,52 +484,3 @@ fn walk(path: Word, kind: Kind, reach: &Reach) -> Effect {
 
 #[cfg(test)]
 mod tests;
-
-/// Where a command that logs in goes, when that is the repository's own remotes: the names or
-/// URLs of its `repository` slot (none given: the remote it defaults to). None for a command
-/// without one (`git clone URL`), or pointed at another repository (`--git-dir`).
-fn own_remotes(r: &Reading, argv: &[Word]) -> Option<Vec<Word>> {
-    let has_slot = r.spec().operands.iter().any(|s| s.kind == Kind::Repository);
-    let elsewhere = argv.iter().any(|w| {
-        w.text.starts_with("--git-dir")
-            || w.text.starts_with("--work-tree")
-            || w.text.starts_with("--upload-pack")
-    });
-    (has_slot && !elsewhere).then(|| {
-        r.values
-            .iter()
-            .filter(|v| v.kind == Kind::Repository && v.from == "operand")
-            .map(|v| v.word.clone())
-            .collect()
-    })
-}
-
-/// What `export NAME=VALUE` (or `declare`, `local` …) does by its name (`rules/env_vars.txt`):
-/// nothing for an inert or unknown name; a folder programs run from or code loads from, for
-/// each entry of a value that says so (`export PATH="$HOME/.cargo/bin:$PATH"`). None: it
-/// changes what later commands run in ways its value does not show.
-fn assigned(name: &str, w: &Word) -> Option<Vec<Effect>> {
-    use crate::local::spec::env_vars::{self, Known};
-    let value = || {
-        w.text.split_once('=').map(|(_, v)| Word {
-            text: v.to_string(),
-            kind: w.kind,
-            value: None,
-        })
-    };
-    match env_vars::known(name) {
-        Known::Inert | Known::Unknown => Some(Vec::new()),
-        Known::Programs => Some(
-            env_vars::entries(name, &value()?)
-                .into_iter()
-                .map(|folder| Effect::RunsFrom {
-                    variable: name.to_string(),
-                    folder,
-                })
-                .collect(),
-        ),
-        // Code loaded by every later run of the interpreter, which each of those runs does not
-        // show: reviewed, where `PYTHONPATH=src python …` for one command is judged with it.
-        Known::Code | Known::Loads | Known::Command | Known::Options(_) => None,
-    }
-}
