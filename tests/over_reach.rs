@@ -270,3 +270,37 @@ fn a_copy_writes_only_what_it_copies() {
     std::fs::write(w.project.join("tmpl/notes"), "template notes\n").unwrap();
     w.expect("!allow", &["cp -r tmpl/* ."], "outside the project");
 }
+
+/// Cases written after the principles, not tuned on (all held when first measured).
+#[test]
+fn held_out() {
+    let w = World::new();
+    w.expect(
+        "allow",
+        &[
+            "git fetch --prune origin",
+            "git pull --rebase origin main",
+            "git ls-remote --heads origin",
+            "git fetch -q",
+            "unlink out",
+            "rm -f notes out",
+            "find . -name '*.log' -type f -exec rm -f {} +",
+            "find . -name 'node_modules' -type d -prune -exec rm -rf '{}' +",
+            "dd if=/dev/zero of=disk.img bs=1M count=0 seek=100",
+            "chmod u+x build.sh && ./build.sh",
+            "cp -R tmpl/* ./",
+        ],
+        "",
+    );
+    w.expect(
+        "!allow",
+        &[
+            "git fetch git@github.com:them/x.git",
+            "git pull https://gitlab.com/other/repo.git",
+            "mv notes ../notes-backup",
+            "find . -exec rm -rf {} +",
+            "rm -rf out/",
+        ],
+        "",
+    );
+}

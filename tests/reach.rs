@@ -218,3 +218,53 @@ fn names_xargs_splits_can_reach_other_paths() {
         ],
     );
 }
+
+/// Cases written after the mechanism, not tuned on (measured first: all but the last `!allow`
+/// one held; that one, a link to a folder of credentials handed to `cat`, was an over-reach
+/// and is fixed: `cat` does not read a folder).
+#[test]
+fn held_out() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.home.join(".aws")).unwrap();
+    expect(
+        &p,
+        "allow",
+        &[
+            "grep -rl \"TODO\" --include=\"*.js\" --include=\"*.jsx\" .",
+            "grep -r --exclude-dir={node_modules,dist} --include=*.ts \"api\" .",
+            "find . -type f -name \"*.md\" -exec grep -l \"TODO\" {} \\;",
+            "find src -name \"*.test.ts\" | xargs wc -l",
+            "git ls-files -z '*.py' | xargs -0 grep -n \"def \"",
+            "npx eslint src --ext .ts,.tsx",
+            "pylint .",
+            "bandit -r .",
+            "grep -r KEY --include=.env.local .",
+            "grep -rn \"password\" --include=*.yaml .",
+            "git ls-files --others --exclude-standard | xargs cat",
+            "git grep -n KEY",
+        ],
+    );
+    expect(
+        &p,
+        "!allow",
+        &[
+            "find . -name \"*.env*\" -exec cat {} +",
+            "grep -r \"SECRET\" --include=\"*\" .",
+            "find . -not -name '*.go' | xargs cat",
+            "ag --hidden KEY",
+            "grep -rn --include='.*' KEY .",
+        ],
+    );
+    // An untracked link to a folder of credentials: `cat` cannot read a folder, `grep -r` can.
+    std::os::unix::fs::symlink(p.home.join(".aws"), p.dir.join("aws")).unwrap();
+    expect(
+        &p,
+        "allow",
+        &["git ls-files --others --exclude-standard | xargs cat"],
+    );
+    expect(
+        &p,
+        "!allow",
+        &["git ls-files --others --exclude-standard | xargs grep -r KEY"],
+    );
+}
