@@ -30,10 +30,16 @@ fn verdict(rules: &Rules, command: &str) -> (Verdict, String) {
 }
 
 /// Peer `block` cases sentinel allows on purpose, each with the reason.
-const DELIBERATE_ALLOWS: &[(&str, &str)] = &[(
-    "find . -name \"*.pyc\" -delete",
-    "issue 28: a find whose -name patterns alone pick what it deletes is judged by the entries they pick below the project (none protected, none outside), as `rm` of each would be",
-)];
+const DELIBERATE_ALLOWS: &[(&str, &str)] = &[
+    (
+        "find . -name \"*.pyc\" -delete",
+        "issue 28: a find whose -name patterns alone pick what it deletes is judged by the entries they pick below the project (none protected, none outside), as `rm` of each would be",
+    ),
+    (
+        "find . -name '*.tmp' -exec rm -r --force {} \\;",
+        "`{}` is what find's -name test picks below `.`, never `.` itself: each entry it picks is judged as `rm -r` of it (one git does not ignore is uncertain, outside the project or protected is not allowed)",
+    ),
+];
 
 /// Peer `allow` cases sentinel denies on purpose, each with the reason (see README, Rules).
 const DELIBERATE_DENIALS: &[(&str, &str)] = &[

@@ -122,14 +122,15 @@ fn a_default_operand_is_an_operand() {
     );
     w.refused(&["find -delete", "find . -delete"], "the whole project");
     w.refused(&["find -mindepth 1 -delete"], "may be every entry there");
-    // `grep -r PAT`, `rg PAT`, `ag PAT` with no path read `.`, which holds `config/.env`.
+    // `grep -r PAT`, `rg --hidden PAT`, `ag --hidden PAT` with no path read `.`, which holds
+    // `config/.env` (without `--hidden`, rg and ag skip it: `rules/file_types.txt`).
     w.refused(
         &[
             "grep -R TOKEN",
             "grep -r TOKEN",
             "grep -rn TOKEN",
             "rg --hidden TOKEN",
-            "ag TOKEN",
+            "ag --hidden TOKEN",
             "ack TOKEN",
         ],
         "config/.env",
@@ -395,7 +396,7 @@ fn what_a_program_reads_or_runs_or_creates_on_its_own_is_named() {
             "wget -q --spider http://localhost:3000/",
             "git ls-remote http://127.0.0.1:8080/x",
             "git fetch http://127.0.0.1:8080/x",
-            "git pull --ff-only",
+            "git pull --ff-only http://127.0.0.1:8080/x",
             "git clone --depth 1 http://127.0.0.1:8080/x",
             "git remote show http://127.0.0.1:8080/x",
             "git submodule add http://127.0.0.1:8080/x",

@@ -2,6 +2,7 @@
 //! decision reports.
 
 use super::RuleRef;
+use super::reach::Reach;
 use crate::call::word::Word;
 
 /// One thing a command does.
@@ -24,11 +25,26 @@ pub enum Effect {
         names_only: bool,
         /// Symlinks below it are followed.
         links: bool,
-        /// Hidden files and directories below it are skipped (`rg` without `--hidden`).
-        skips_hidden: bool,
+        /// Which files below it are opened: all, unless filters, a listing or the program's
+        /// own file types rule some out (`rg` skips hidden and ignored ones).
+        #[serde(skip_serializing_if = "Reach::is_everything")]
+        reach: Reach,
     },
     /// Writes or creates a file or directory.
     Write {
+        /// The path as written.
+        path: Word,
+    },
+    /// Writes into the directory `dir` an entry named as each path the glob `from` matches
+    /// (`cp -r tmpl/* .` writes `./NAME` for each `tmpl/NAME`).
+    WriteInto {
+        /// The directory as written.
+        dir: Word,
+        /// The glob whose matches' names land there.
+        from: Word,
+    },
+    /// Changes the mode, owner or group of a file or directory; its content stays.
+    Mode {
         /// The path as written.
         path: Word,
     },
@@ -53,11 +69,18 @@ pub enum Effect {
         links: bool,
         /// The tests as written, for the reason (`-name *.pyc`).
         picked_by: String,
+        /// Each entry picked is deleted with everything in it (`-exec rm -rf {} +`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        tree: bool,
     },
     /// Reads a credential file on its own to log in (`wget` reads `~/.netrc`), when it exists.
     LogsInWith {
         /// The file, `~/` or absolute.
         path: Word,
+        /// Where it logs in, when that is the repository's own remotes: these names or URLs
+        /// (none: the remote it defaults to). None: anywhere else, or not known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        remotes: Option<Vec<Word>>,
     },
     /// Creates a directory of its own outside the project when it is missing (`top` makes
     /// `~/.config/procps`).
@@ -67,6 +90,14 @@ pub enum Effect {
     },
     /// Runs the project's own code: its build, tests, scripts.
     RunProject,
+    /// Runs programs, a compiler or a runtime from a folder a variable names
+    /// (`PATH=/opt/x/bin:$PATH`, `JAVA_HOME=/usr/lib/jvm/x`).
+    RunsFrom {
+        /// The variable.
+        variable: String,
+        /// The folder as written.
+        folder: Word,
+    },
     /// Runs a file as a program or script.
     RunFile {
         /// The file as written.
@@ -151,6 +182,10 @@ impl Effect {
                 if *links { ", following links" } else { "" }
             ),
             Effect::Write { path } => format!("writes {}", path.text),
+            Effect::Mode { path } => format!("changes the mode of {}", path.text),
+            Effect::WriteInto { dir, from } => {
+                format!("writes into {} what {} names", dir.text, from.text)
+            }
             Effect::Delete { path, tree: false } => format!("deletes {}", path.text),
             Effect::Delete { path, tree: true } => {
                 format!("deletes {} and everything in it", path.text)
@@ -158,10 +193,15 @@ impl Effect {
             Effect::DeleteBelow {
                 path, picked_by, ..
             } => format!("deletes what `{picked_by}` picks below {}", path.text),
-            Effect::LogsInWith { path } => format!("logs in with {} when it exists", path.text),
+            Effect::LogsInWith { path, .. } => {
+                format!("logs in with {} when it exists", path.text)
+            }
             Effect::Creates { path } => format!("creates {} when it is missing", path.text),
             Effect::RunProject => "runs the project's own tooling".into(),
             Effect::RunFile { path } => format!("runs the file {}", path.text),
+            Effect::RunsFrom { variable, folder } => {
+                format!("runs programs from {} ({variable})", folder.text)
+            }
             Effect::RunProgram { program } => format!("runs the program {program}"),
             Effect::RunCode { code } => format!("runs code given as text: {code}"),
             Effect::Fetch => "fetches from the sources the project names".into(),

@@ -1,6 +1,7 @@
 //! The vocabulary of a decision: verdicts, tiers, the rule that decided, and the record itself.
 
 pub mod effect;
+pub mod reach;
 pub mod sign;
 pub mod taint;
 pub mod tier2;

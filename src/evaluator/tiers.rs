@@ -331,7 +331,10 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
                 Effect::Delete { .. } | Effect::DeleteBelow { .. } | Effect::Destroy { .. } => {
                     "deletes"
                 }
-                Effect::Write { .. } | Effect::Creates { .. } => "writes files",
+                Effect::Write { .. }
+                | Effect::WriteInto { .. }
+                | Effect::Mode { .. }
+                | Effect::Creates { .. } => "writes files",
                 Effect::LogsInWith { .. } => "logs in with a credential file",
                 Effect::Send { .. } => "sends data out",
                 Effect::RunCode { .. } => "runs code given as text",

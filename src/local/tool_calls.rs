@@ -36,6 +36,7 @@ pub(super) fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -
             extra_args_under: Vec::new(),
             extra_args_piped: false,
             extra_args_from_find: false,
+            extra_args_listing: None,
             depth: 0,
             name_dir: None,
         };

@@ -30,6 +30,12 @@ pub trait Fs {
         FileText::Unknown
     }
 
+    /// The bytes of the file `p`, when it is at most `max` long (git's index); None when it is
+    /// not there, larger, or the file system was not asked.
+    fn read_bytes(&self, _p: &Path, _max: u64) -> Option<Vec<u8>> {
+        None
+    }
+
     /// What lies below the directory `dir`, breadth first (shallow names first), each path with
     /// whether it is a symlink (never entered), `.git` not entered; at most `max` entries, and
     /// whether that was all of them. Nothing for a file or a path that does not exist.
@@ -236,6 +242,17 @@ impl Fs for RealFs {
             Ok(t) => FileText::Text(t),
             Err(_) => FileText::Binary,
         }
+    }
+
+    fn read_bytes(&self, p: &Path, max: u64) -> Option<Vec<u8>> {
+        use std::io::Read;
+        let file = std::fs::File::open(p).ok()?;
+        if file.metadata().ok()?.len() > max {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        file.take(max + 1).read_to_end(&mut bytes).ok()?;
+        (bytes.len() as u64 <= max).then_some(bytes)
     }
 
     fn entries_under(&self, dir: &Path, max: usize) -> (Vec<(PathBuf, bool)>, bool) {

@@ -4,7 +4,9 @@
 //! through a [`Fs`](crate::local::paths::fs::Fs) so symlinks are followed.
 
 pub mod credentials;
+pub mod fnmatch;
 pub mod fs;
+pub mod git;
 pub mod instruction_files;
 pub mod list;
 pub mod programs;

@@ -19,31 +19,6 @@ use crate::rules::Rules;
 use crate::shell::{self, SimpleCommand, Word, WordKind};
 use std::path::Path;
 
-/// Variables whose value a program runs as a command.
-const COMMAND_VARIABLES: &[&str] = &[
-    "BROWSER",
-    "EDITOR",
-    "VISUAL",
-    "PAGER",
-    "MANPAGER",
-    "GIT_PAGER",
-    "GIT_EDITOR",
-    "GIT_SEQUENCE_EDITOR",
-    "GIT_SSH_COMMAND",
-    "GIT_SSH",
-    "GIT_ASKPASS",
-    "SSH_ASKPASS",
-    "SUDO_ASKPASS",
-    "GIT_EXTERNAL_DIFF",
-    "KUBECTL_EXTERNAL_DIFF",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "PROMPT_COMMAND",
-    "RSYNC_RSH",
-    "CVS_RSH",
-    "TERMINAL",
-];
-
 /// Whether an uncertain command's words may hide a command of their own, from what Tier 1
 /// found: no spec for it (no effects), a computed name, or an effect that runs something or
 /// that Tier 1 could not read. Anything else is uncertain for a reason of its own (a write
@@ -80,7 +55,8 @@ pub(in crate::local) fn check(
 ) {
     let mut candidates: Vec<(String, String)> = Vec::new();
     for (name, value) in &cmd.assignments {
-        if COMMAND_VARIABLES.contains(&name.as_str()) {
+        if crate::local::spec::env_vars::known(name) == crate::local::spec::env_vars::Known::Command
+        {
             candidates.push((value.text.clone(), format!("`{name}` names")));
         }
     }

@@ -138,6 +138,8 @@ pub(in crate::local) fn judge_inner(
                 Effect::Read { .. }
                     | Effect::Walk { .. }
                     | Effect::Write { .. }
+                    | Effect::WriteInto { .. }
+                    | Effect::Mode { .. }
                     | Effect::Delete { .. }
                     | Effect::DeleteBelow { .. }
                     | Effect::AsUser { .. }
@@ -182,22 +184,49 @@ pub(in crate::local) fn judge_inner(
                 .iter()
                 .any(|e| matches!(e, Effect::RunProject | Effect::RunFile { .. }))
     };
-    let mut unknown_vars = Vec::new();
-    for (name, _) in &cmd.assignments {
-        if cmd.argv.is_empty() || shell::LOAD_PATH_VARIABLES.contains(&name.as_str()) {
-            continue;
-        }
+    let mut from_env = Vec::new();
+    for (name, value) in &cmd.assignments {
+        // A bare assignment (`PATH=…`) lasts for what follows, and reaches the programs it
+        // runs when the variable is already exported (PATH always is).
+        let bare = cmd.argv.is_empty();
         let why = match env_vars::known(name) {
             Known::Inert => continue,
-            Known::Unknown if runs_project() => continue,
+            Known::Unknown if bare || runs_project() => continue,
+            Known::Programs => {
+                from_env.extend(env_vars::entries(name, value).into_iter().map(|folder| {
+                    Effect::RunsFrom {
+                        variable: name.clone(),
+                        folder,
+                    }
+                }));
+                continue;
+            }
+            // `PYTHONPATH=src python x.py`: code is loaded from each entry, which must be the
+            // project's own.
+            Known::Code => {
+                from_env.extend(
+                    env_vars::entries(name, value)
+                        .into_iter()
+                        .map(|path| Effect::RunFile { path }),
+                );
+                continue;
+            }
+            Known::Options(program) if options_are_plain(program, value, rules) => continue,
+            Known::Options(_) => "whose options may load or run code",
             Known::Loads => "which loads config or code, or picks a program",
+            Known::Command => "a command line it runs",
             Known::Unknown => "a variable sentinel does not know to be inert",
         };
-        unknown_vars.push(Effect::Unknown {
-            why: format!("sets {name} for `{}`, {why}", cmd.name()),
+        let to = if bare {
+            String::new()
+        } else {
+            format!(" for `{}`", cmd.name())
+        };
+        from_env.push(Effect::Unknown {
+            why: format!("sets {name}{to}, {why}"),
         });
     }
-    effects.list.extend(unknown_vars);
+    effects.list.extend(from_env);
     // Every process's environment (`ps auxeww`), a secret key (`gpg --export-secret-keys`): as
     // a read of a credential file, what it prints reaches the agent's transcript. (The shell's
     // own dumps are the specs' `bare`; the tools' token printers their reviews.)
@@ -220,21 +249,6 @@ pub(in crate::local) fn judge_inner(
                 cmd.name()
             ),
         });
-    }
-    for (name, value) in &cmd.assignments {
-        if shell::LOAD_PATH_VARIABLES.contains(&name.as_str()) {
-            // `PYTHONPATH=src python x.py`: code is loaded from each entry, which must be the
-            // project's own.
-            for entry in value.text.split([':', ';']).filter(|e| !e.is_empty()) {
-                effects.list.push(Effect::RunFile {
-                    path: Word {
-                        text: entry.to_string(),
-                        kind: value.kind,
-                        value: None,
-                    },
-                });
-            }
-        }
     }
     // The effects found are the command's record; what follows only adds to them for its
     // own checks (a safe rule's generic reads), so they are cut back and moved, not copied.
@@ -287,11 +301,32 @@ fn judge_effects(
     // Writes into excluded paths are denied whatever else is known: by the spec's effects, or,
     // for a program without a spec, by what its arguments look like.
     for e in &effects.list {
+        let found = match e {
+            Effect::Delete { path, .. } => policy::resolve_all_unfollowed(path, cwd, ctx),
+            Effect::Write { path } | Effect::Mode { path } | Effect::DeleteBelow { path, .. } => {
+                policy::resolve_all(path, cwd, ctx)
+            }
+            Effect::WriteInto { dir, from } => {
+                let found: Vec<_> = policy::landed(dir, from, cwd, ctx)
+                    .iter()
+                    .filter_map(|w| policy::resolve_all(w, cwd, ctx))
+                    .flatten()
+                    .collect();
+                for p in found {
+                    if let Some(part) = excluded(&p, &dir.text, rules, ctx) {
+                        return part;
+                    }
+                }
+                None
+            }
+            _ => None,
+        };
         if let Effect::Write { path }
+        | Effect::Mode { path }
         | Effect::Delete { path, .. }
         | Effect::DeleteBelow { path, .. } = e
             && policy::socket_path(&path.text).is_none()
-            && let Some(found) = policy::resolve_all(path, cwd, ctx)
+            && let Some(found) = found
         {
             for p in found {
                 if let Some(part) = excluded(&p, &path.text, rules, ctx) {
@@ -369,6 +404,8 @@ fn judge_effects(
                         Effect::Read { .. }
                             | Effect::Walk { .. }
                             | Effect::Write { .. }
+                            | Effect::WriteInto { .. }
+                            | Effect::Mode { .. }
                             | Effect::Delete { .. }
                             | Effect::DeleteBelow { .. }
                             | Effect::Destroy { .. }
@@ -481,4 +518,24 @@ pub(in crate::local) fn safe_match(list: &RuleList, text: &str, pairs: Mask) -> 
         }
     }
     positive
+}
+
+/// Whether `value`, read as options of `program` (`NODE_OPTIONS` as node's), holds only plain
+/// flags and values by that program's spec: nothing it loads, runs, reads or writes.
+fn options_are_plain(program: &str, value: &Word, rules: &Rules) -> bool {
+    let Some(text) = value.known_value() else {
+        return false;
+    };
+    let mut argv = vec![Word::literal(program)];
+    argv.extend(text.split_whitespace().map(Word::literal));
+    if argv.len() == 1 {
+        return true;
+    }
+    crate::local::spec::options::read(&argv, &rules.specs).is_some_and(|r| {
+        r.problems.is_empty()
+            && r.marked.is_empty()
+            && r.values
+                .iter()
+                .all(|v| v.from != "operand" && v.kind.is_inert())
+    })
 }

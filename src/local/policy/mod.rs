@@ -12,10 +12,14 @@ pub mod listing;
 pub mod outcome;
 mod outside;
 mod places;
+mod reach;
 mod reads;
+mod remotes;
 pub mod signs;
 mod tasks;
 pub mod token_hosts;
+mod toolchain;
+mod writes;
 
 use crate::decision::effect::Effect;
 use crate::decision::{CommandReport, RuleRef, Verdict};
@@ -32,9 +36,12 @@ use std::path::{Path, PathBuf};
 use places::is_url_like;
 pub use places::{
     excluded, guard_file, in_project, in_safe_area, is_local_host, is_temp_ref, protected,
-    protected_why, resolve_all, resolve_word, socket_path,
+    protected_why, resolve_all, resolve_all_unfollowed, resolve_word, resolve_word_unfollowed,
+    socket_path,
 };
 use reads::{Walking, read};
+pub(crate) use writes::landed;
+use writes::{delete_below, write};
 
 /// One part's conclusion while a command is being judged.
 #[derive(Clone, Debug)]
@@ -145,16 +152,26 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             path,
             names_only,
             links,
-            skips_hidden,
+            reach,
         } => {
             let walk = Walking {
                 names_only: *names_only,
                 links: *links,
-                skips_hidden: *skips_hidden,
+                reach,
             };
             read(path, Some(walk), base, rules, ctx)
         }
         Effect::Write { path } => write(path, "writes", base, rules, ctx),
+        Effect::Mode { path } => write(path, "changes the mode of", base, rules, ctx),
+        Effect::RunsFrom { variable, folder } => {
+            toolchain::runs_from(variable, folder, base, rules, ctx)
+        }
+        Effect::WriteInto { dir, from } => {
+            let names = landed(dir, from, base, ctx);
+            names
+                .iter()
+                .find_map(|w| write(w, "writes", base, rules, ctx))
+        }
         Effect::Delete { path, tree: false } => write(path, "deletes", base, rules, ctx),
         Effect::Delete { path, tree: true } => write(path, "deletes the tree", base, rules, ctx),
         Effect::DeleteBelow {
@@ -163,17 +180,25 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             ignore_case,
             links,
             picked_by,
+            tree,
         } => delete_below(
             path,
-            (names, *ignore_case, *links),
+            (names, *ignore_case, *links, *tree),
             picked_by,
             base,
             rules,
             ctx,
         ),
-        Effect::LogsInWith { path } => {
+        Effect::LogsInWith { path, remotes } => {
             let p = resolve_word(path, base, ctx)?;
             let rule = credentials::credential(&p, rules)?;
+            // The person's own login sent to the remote their repository names is what it is
+            // for; to any other place it is a question.
+            if let Some(names) = remotes
+                && remotes::all_configured(names, base, ctx)
+            {
+                return None;
+            }
             matches!(
                 ctx.fs.read_text(&p, 0),
                 FileText::Text(_) | FileText::TooBig | FileText::Binary
@@ -300,196 +325,6 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         )),
         Effect::Unknown { why } => Some(Part::uncertain(why.clone())),
     }
-}
-
-/// A delete of what `picked_by` picks below `path` (`find DIR -name '*.pyc' -delete`): judged
-/// by where the directory lies, then by a delete of each entry the names pick (`names`: the
-/// patterns, in any case, following links); with no names to list, uncertain.
-fn delete_below(
-    path: &Word,
-    (names, ignore_case, links): (&[String], bool, bool),
-    picked_by: &str,
-    base: Option<&Path>,
-    rules: &Rules,
-    ctx: &Context,
-) -> Option<Part> {
-    let what = format!("deletes what `{picked_by}` picks below");
-    let Some(found) = resolve_all(path, base, ctx) else {
-        return Some(Part::uncertain(format!(
-            "{what} `{}`, a path not known before it runs",
-            shell::excerpt(&path.text)
-        )));
-    };
-    for dir in found {
-        if let Some(part) = excluded(&dir, &path.text, rules, ctx) {
-            return Some(part);
-        }
-        let dir_shown = dir.display();
-        let place = if !in_safe_area(&dir, rules, ctx) {
-            Some("outside the project")
-        } else if protected(&dir, rules, ctx).is_some() {
-            Some("a protected place where a delete changes what runs later")
-        } else if names.is_empty() {
-            Some("which may be every entry there: sentinel cannot list them before it runs")
-        } else {
-            None
-        };
-        if let Some(place) = place {
-            return Some(Part::uncertain(format!("{what} {dir_shown}, {place}")));
-        }
-        let picked = match crate::local::policy::delete_below::picked(&dir, names, ignore_case, ctx)
-        {
-            Ok(p) => p,
-            Err(why) => return Some(Part::uncertain(format!("{what} {dir_shown}, {why}"))),
-        };
-        if links
-            && let Some((link, to)) = picked
-                .links
-                .iter()
-                .find(|(_, to)| !in_safe_area(to, rules, ctx))
-        {
-            return Some(Part::uncertain(format!(
-                "{what} {dir_shown} following links, and {} leads to {}, outside the project",
-                link.display(),
-                to.display()
-            )));
-        }
-        for entry in &picked.entries {
-            let word = Word::literal(entry.display().to_string());
-            if let Some(part) = write(&word, "deletes", base, rules, ctx) {
-                return Some(part);
-            }
-        }
-    }
-    None
-}
-
-fn write(
-    path: &Word,
-    verb: &str,
-    base: Option<&Path>,
-    rules: &Rules,
-    ctx: &Context,
-) -> Option<Part> {
-    if SINKS.contains(&path.text.as_str()) || path.text.starts_with("/dev/fd/") {
-        return None;
-    }
-    if let Some(rest) = socket_path(&path.text) {
-        // bash opens a socket and writes to it: a send, to this machine as to any other.
-        return Some(Part::uncertain(format!(
-            "sends data over the network to {rest}"
-        )));
-    }
-    if is_temp_ref(&path.text) && path.value.is_none() {
-        return Some(Part::uncertain(format!(
-            "{verb} `{}` in a temp dir, not the project",
-            path.text
-        )));
-    }
-    let Some(found) = resolve_all(path, base, ctx) else {
-        return Some(Part::uncertain(format!(
-            "{verb} `{}`, a path not known before it runs",
-            shell::excerpt(&path.text)
-        )));
-    };
-    if path.kind == WordKind::Glob && path.text.contains(".*") {
-        return Some(Part::uncertain(format!(
-            "{verb} `{}`, a glob that can match `..`",
-            path.text
-        )));
-    }
-    for p in found {
-        if let Some(part) = excluded(&p, &path.text, rules, ctx) {
-            return Some(part);
-        }
-        // A secret is the person's to set: `cp .env.example .env` over a `.env` loses it, and
-        // a write there is how keys and tokens get planted or swapped.
-        if verb == "writes"
-            && let Some(rule) = credentials::credential(&p, rules)
-        {
-            return Some(Part::uncertain(format!(
-                "{verb} the credential file {}",
-                credentials::describe(&p, rule)
-            )));
-        }
-        // The project itself (or a directory that holds it) deleted with everything in it,
-        // however it is spelled (`rm -rf ../webapp` from inside webapp, `find -delete`): as
-        // `rm -rf .` is. A move or an unlink of it is a question, not a wipe.
-        if verb.starts_with("deletes") && paths::is_within(ctx.project(), &p) {
-            let what = if p == ctx.project() {
-                "the whole project"
-            } else {
-                "which holds the whole project"
-            };
-            let shown = format!("deletes {}, {what}", p.display());
-            return Some(if verb == "deletes the tree" {
-                Part::new(
-                    Verdict::Deny,
-                    format!(
-                        "{shown}; instead: delete the exact paths inside the project you mean, by name"
-                    ),
-                    None,
-                )
-            } else {
-                Part::uncertain(shown)
-            });
-        }
-        if verb == "deletes the tree" && in_project(&p, ctx) {
-            // A directory in the project deleted with everything in it: fine for what git
-            // ignores (build output, dependencies: regenerable), not for what it may track,
-            // where uncommitted work would be lost.
-            match ctx.fs.is_dir(&p) {
-                Some(false) => {}
-                Some(true) if ctx.fs.git_ignored(ctx.project(), &p) == Some(true) => {}
-                Some(true) => {
-                    return Some(Part::uncertain(format!(
-                        "deletes the directory {} and everything in it, which git does not ignore: uncommitted work there would be lost",
-                        p.display()
-                    )));
-                }
-                None => {
-                    return Some(Part::uncertain(format!(
-                        "deletes {} and everything in it, and sentinel cannot tell whether it is regenerable output",
-                        p.display()
-                    )));
-                }
-            }
-        }
-        if let Some(rule) = protected(&p, rules, ctx) {
-            return Some(Part::new(
-                Verdict::Uncertain,
-                format!(
-                    "{verb} {}, a protected place where a write makes code run later{}",
-                    p.display(),
-                    protected_why(rule)
-                ),
-                Some(rule.clone()),
-            ));
-        }
-        if in_safe_area(&p, rules, ctx) {
-            continue;
-        }
-        let in_temp = TEMP_DIRS.iter().any(|t| paths::is_within(&p, Path::new(t)));
-        // A tree deleted outside the project, however it is spelled (`tar --remove-files`,
-        // `zip -rm`, `rsync --remove-source-files`): as `rm -r` of it is.
-        if verb == "deletes the tree" && !in_temp {
-            return Some(Part::new(
-                Verdict::Deny,
-                format!(
-                    "deletes the tree {} outside the project; instead: keep deletes inside the project, naming each path, or ask the person to run it",
-                    p.display()
-                ),
-                None,
-            ));
-        }
-        let what = if in_temp {
-            "in a temp dir, not the project"
-        } else {
-            "outside the project"
-        };
-        return Some(Part::uncertain(format!("{verb} {} {what}", p.display())));
-    }
-    None
 }
 
 /// The first credential the effects read, if any (for the exfiltration check).

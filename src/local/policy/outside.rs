@@ -3,7 +3,9 @@
 
 use super::Part;
 use crate::local::context::Context;
-use crate::local::policy::{TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word};
+use crate::local::policy::{
+    TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word, resolve_word_unfollowed,
+};
 use crate::paths;
 use crate::rules::Rules;
 use crate::shell::{Cwd, SimpleCommand, Word, WordKind};
@@ -136,13 +138,31 @@ pub(in crate::local) fn outside_safe_area(
         // `find ROOT -exec rm -r {} ;`: every path lies under one of find's roots.
         words.extend(cmd.extra_args_under.iter().cloned());
     }
+    // What `rm`, `unlink`, `rmdir` remove and what `mv` moves away is the link itself when
+    // it is one, not where it leads.
+    let to_dir = cmd
+        .args()
+        .iter()
+        .any(|w| w.text == "-t" || w.text.starts_with("--target-directory"));
+    let count = words.len();
+    let removed = |i: usize| match cmd.name() {
+        "rm" | "unlink" | "rmdir" => i < count,
+        "mv" => i + 1 < count && !to_dir,
+        _ => false,
+    };
+    let given = path_args(cmd).len();
     let mut scratch = None;
-    for w in words {
+    for (i, w) in words.into_iter().enumerate() {
         if is_temp_ref(&w.text) && w.value.is_none() {
             scratch.get_or_insert_with(|| w.text.clone());
             continue;
         }
-        match resolve_word(&w, Some(cwd), ctx) {
+        let resolved = if i < given && removed(i) {
+            resolve_word_unfollowed(&w, Some(cwd), ctx)
+        } else {
+            resolve_word(&w, Some(cwd), ctx)
+        };
+        match resolved {
             None => {
                 return Some(Outside::Blocked(format!(
                     "the path `{}` is not known before it runs",

@@ -7,7 +7,43 @@ use super::*;
 /// glob (the glob itself when nothing matches, as bash passes it on). None when it cannot be
 /// known before the command runs.
 pub fn resolve_all(word: &Word, base: Option<&Path>, ctx: &Context) -> Option<Vec<PathBuf>> {
-    let literal = resolve_word(word, base, ctx)?;
+    resolve_all_as(word, base, ctx, true)
+}
+
+/// As [`resolve_all`], for a path a program removes or renames (`rm`, `unlink`, `mv`): a link
+/// at its end is the link itself, not where it leads (`rm link` removes the link). Written
+/// with a trailing `/` (`rm -r link/`) the link is followed, as the system call does.
+pub fn resolve_all_unfollowed(
+    word: &Word,
+    base: Option<&Path>,
+    ctx: &Context,
+) -> Option<Vec<PathBuf>> {
+    resolve_all_as(word, base, ctx, follows_last(&word.text))
+}
+
+/// Whether the last component of a path written so is followed even by a call that does not
+/// follow links (`link/`, `link/.`).
+pub fn follows_last(text: &str) -> bool {
+    text.ends_with('/')
+        || text.ends_with("/.")
+        || text == "."
+        || text.ends_with("/..")
+        || text == ".."
+}
+
+fn resolve_all_as(
+    word: &Word,
+    base: Option<&Path>,
+    ctx: &Context,
+    follow: bool,
+) -> Option<Vec<PathBuf>> {
+    let real = |p: &Path| -> PathBuf {
+        match (follow, p.parent(), p.file_name()) {
+            (false, Some(dir), Some(name)) => ctx.fs.real_path(dir).join(name),
+            _ => ctx.fs.real_path(p),
+        }
+    };
+    let literal = real(&lexical_path(word, base, ctx)?);
     if word.kind != WordKind::Glob {
         return Some(vec![literal]);
     }
@@ -18,7 +54,7 @@ pub fn resolve_all(word: &Word, base: Option<&Path>, ctx: &Context) -> Option<Ve
     };
     match ctx.fs.glob(&lexical) {
         Some(found) if !found.is_empty() => {
-            let mut out: Vec<PathBuf> = found.iter().map(|p| ctx.fs.real_path(p)).collect();
+            let mut out: Vec<PathBuf> = found.iter().map(|p| real(p)).collect();
             out.push(literal);
             Some(out)
         }
@@ -26,8 +62,25 @@ pub fn resolve_all(word: &Word, base: Option<&Path>, ctx: &Context) -> Option<Ve
     }
 }
 
+/// As [`resolve_word`], for a path a program removes or renames: a link at its end is the link
+/// itself (see [`resolve_all_unfollowed`]).
+pub fn resolve_word_unfollowed(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
+    let p = lexical_path(word, cwd, ctx)?;
+    Some(
+        match (follows_last(&word.text), p.parent(), p.file_name()) {
+            (false, Some(dir), Some(name)) => ctx.fs.real_path(dir).join(name),
+            _ => ctx.fs.real_path(&p),
+        },
+    )
+}
+
 /// Resolves a word to a real path, or None when its value is not known.
 pub fn resolve_word(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
+    Some(ctx.fs.real_path(&lexical_path(word, cwd, ctx)?))
+}
+
+/// A word made absolute, `~`, `$HOME`, `$PWD` and `..` resolved, no link followed.
+fn lexical_path(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
     let text = match word.kind {
         WordKind::Computed if shell::is_home_ref(&word.text) || paths::is_pwd_ref(&word.text) => {
             word.text.as_str()
@@ -45,8 +98,7 @@ pub fn resolve_word(word: &Word, cwd: Option<&Path>, ctx: &Context) -> Option<Pa
         None if absolute => ctx.cwd,
         None => return None,
     };
-    let p = paths::resolve(text, base, ctx.home)?;
-    Some(ctx.fs.real_path(&p))
+    paths::resolve(text, base, ctx.home)
 }
 
 /// Inside the project, where the agent works.

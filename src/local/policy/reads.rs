@@ -1,23 +1,40 @@
 //! Reads: a file, or a tree walked below a directory, judged by the credentials it reaches.
 
+use super::reach::Walked;
 use super::*;
+use crate::decision::reach::Reach;
 
 /// How a recursive read walks the tree below a directory.
 #[derive(Clone, Copy)]
-pub(super) struct Walking {
+pub(super) struct Walking<'r> {
     /// Only names are read (`find`): no file below is opened.
     pub(super) names_only: bool,
     /// Every symlink below is followed (`grep -R`, `find -L`).
     pub(super) links: bool,
-    /// Hidden names below are skipped (`rg`): a `.env` there is not read.
-    pub(super) skips_hidden: bool,
+    /// Which files below it opens (`rg` skips hidden ones: a `.env` there is not read).
+    pub(super) reach: &'r Reach,
 }
 
-impl Walking {
-    pub(super) const CONTENT: Walking = Walking {
+static EVERYTHING: Reach = Reach {
+    tests: Vec::new(),
+    through_links: false,
+    whole_dirs: false,
+    split_names: false,
+};
+
+/// Every file, through the links it is handed.
+static EVERYTHING_THROUGH_LINKS: Reach = Reach {
+    tests: Vec::new(),
+    through_links: true,
+    whole_dirs: true,
+    split_names: false,
+};
+
+impl Walking<'static> {
+    pub(super) const CONTENT: Walking<'static> = Walking {
         names_only: false,
         links: false,
-        skips_hidden: false,
+        reach: &EVERYTHING,
     };
 }
 
@@ -62,35 +79,46 @@ pub(super) fn read(
                 None,
             ));
         }
-        if let Some(part) = tree_below(&p, walk, rules, ctx) {
+        if let Some(part) = tree_below(&p, &path.text, walk, rules, ctx) {
             return Some(part);
         }
     }
     None
 }
 
-/// A name below `dir` that starts with a dot, or lies in a directory that does.
-pub(super) fn is_hidden_below(entry: &Path, dir: &Path) -> bool {
-    entry.strip_prefix(dir).is_ok_and(|rel| {
-        rel.components()
-            .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
-    })
-}
-
-/// What a recursive read of `dir` meets below it: a credential file it opens (`config/.env`
-/// under `grep -r = config`), or a symlink it follows to a credential or to a place that holds
-/// them (`keys -> ~/.ssh` under `grep -R`).
-pub(super) fn tree_below(dir: &Path, walk: Walking, rules: &Rules, ctx: &Context) -> Option<Part> {
+/// What a recursive read of `dir` (written `written`) meets below it: a credential file it opens
+/// (`config/.env` under `grep -r = config`; not one its filters or file types rule out), or a
+/// symlink it follows to a credential or to a place that holds them (`keys -> ~/.ssh` under
+/// `grep -R`; under `xargs cat` of a listing, a link it is handed).
+pub(super) fn tree_below(
+    dir: &Path,
+    written: &str,
+    walk: Walking,
+    rules: &Rules,
+    ctx: &Context,
+) -> Option<Part> {
     if walk.names_only && !walk.links {
         return None;
     }
     let (entries, complete) = ctx.fs.entries_under(dir, TREE_ENTRIES);
+    // Names split at blanks and quotes (`xargs` without `-0`) hand on pieces that may name
+    // any path: the listing's tests hold only when no name there has one.
+    let reach = if walk.reach.split_names
+        && (!complete
+            || splits(written)
+            || entries.iter().any(|(e, _)| {
+                e.strip_prefix(dir)
+                    .is_ok_and(|rel| splits(&rel.to_string_lossy()))
+            })) {
+        &EVERYTHING_THROUGH_LINKS
+    } else {
+        walk.reach
+    };
+    let walked = Walked::new(dir, written, ctx);
     for (entry, is_link) in &entries {
-        if walk.skips_hidden && is_hidden_below(entry, dir) {
-            continue;
-        }
         if !walk.names_only
             && let Some(rule) = credentials::credential(entry, rules)
+            && walked.opens(reach, entry)
         {
             return Some(Part::uncertain(format!(
                 "reads {} recursively, which holds the credential file {}",
@@ -98,13 +126,23 @@ pub(super) fn tree_below(dir: &Path, walk: Walking, rules: &Rules, ctx: &Context
                 credentials::describe(entry, rule)
             )));
         }
-        if walk.links && *is_link {
+        let handed = reach.through_links && walked.opens(reach, entry);
+        if (walk.links || handed) && *is_link {
             let target = ctx.fs.real_path(entry);
-            if credentials::credential(&target, rules).is_some()
-                || credentials::tree_holds_credentials(&target, ctx.home, rules)
+            // A folder a link leads to is read only by a walk that goes on through it, or a
+            // program that reads a folder it is handed whole.
+            let whole = walk.links || reach.whole_dirs;
+            let opened = whole || ctx.fs.is_dir(&target) != Some(true);
+            if (opened && credentials::credential(&target, rules).is_some())
+                || (whole && credentials::tree_holds_credentials(&target, ctx.home, rules))
             {
+                let how = if walk.links {
+                    "recursively following links"
+                } else {
+                    "as it is handed the files below it"
+                };
                 return Some(Part::uncertain(format!(
-                    "reads {} recursively following links, and {} leads to {}, which holds credentials",
+                    "reads {} {how}, and {} leads to {}, which holds credentials",
                     dir.display(),
                     entry.display(),
                     target.display()
@@ -118,4 +156,9 @@ pub(super) fn tree_below(dir: &Path, walk: Walking, rules: &Rules, ctx: &Context
             dir.display()
         ))
     })
+}
+
+/// Whether xargs would split a name: a blank, a quote or a backslash in it.
+fn splits(name: &str) -> bool {
+    name.contains(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '\\'))
 }

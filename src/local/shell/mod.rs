@@ -99,6 +99,17 @@ pub struct Redirect {
     pub target: Word,
 }
 
+/// A command that lists paths (`find . -name '*.py'`, `git ls-files '*.ts'`) whose output
+/// becomes another command's arguments (`-exec … {}`, `| xargs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// Its words (find's own, without the commands its `-exec` runs).
+    pub argv: Vec<Word>,
+    /// Each name arrives whole: `find -exec`, or NUL-separated into `xargs -0`. Otherwise xargs
+    /// splits names at blanks and quotes, so a name holding one hands on other paths.
+    pub whole_names: bool,
+}
+
 /// The working directory a command runs in, relative to where the whole command started.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase", tag = "kind", content = "path")]
@@ -151,6 +162,10 @@ pub struct SimpleCommand {
     /// never options.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub extra_args_from_find: bool,
+    /// The listing the run-time arguments come from (`find ROOT TESTS`, `git ls-files …`),
+    /// whose tests say which entries under `extra_args_under` they can be.
+    #[serde(skip)]
+    pub extra_args_listing: Option<Listing>,
     /// How deep in nested code (`$( )`, `bash -c`, a decoded script …) it was found; 0 at the top.
     #[serde(skip)]
     pub depth: usize,
@@ -286,128 +301,10 @@ pub fn is_home_ref(text: &str) -> bool {
     })
 }
 
-/// Variables under a dangerous prefix that only change formatting or buffering.
-const HARMLESS_VARIABLES: &[&str] = &[
-    "PYTHONIOENCODING",
-    "PYTHONUNBUFFERED",
-    "PYTHONDONTWRITEBYTECODE",
-    "PYTHONUTF8",
-    "PYTHONHASHSEED",
-    "PYTHONWARNINGS",
-    "PYTHONFAULTHANDLER",
-    "PYTHONTRACEMALLOC",
-    "CARGO_TERM_COLOR",
-    "CARGO_INCREMENTAL",
-    "CARGO_TERM_VERBOSE",
-    "CARGO_TERM_QUIET",
-    "RUST_BACKTRACE",
-    "GIT_PAGER_IN_USE",
-];
-
-/// Variables that name where code is loaded from: harmless when every entry is inside the
-/// project, which Tier 1 checks for a `VAR=value cmd` prefix (not for `export`, which lasts).
-pub const LOAD_PATH_VARIABLES: &[&str] = &["PYTHONPATH", "NODE_PATH"];
-
-/// Environment variables that decide which program runs, or inject code into one.
+/// Environment variables that decide which program runs, load code into one, or name a
+/// command or options it takes (`rules/env_vars.txt`): setting one is never plain data.
 pub fn is_dangerous_variable(name: &str) -> bool {
-    if HARMLESS_VARIABLES.contains(&name) {
-        return false;
-    }
-    const EXACT: &[&str] = &[
-        "PATH",
-        "IFS",
-        "ENV",
-        "BASH_ENV",
-        "PS4",
-        "PROMPT_COMMAND",
-        "SHELLOPTS",
-        "BASHOPTS",
-        "PAGER",
-        "EDITOR",
-        "VISUAL",
-        "LESSOPEN",
-        "LESSCLOSE",
-        "MANPAGER",
-        "NODE_OPTIONS",
-        "NODE_PATH",
-        "RUSTFLAGS",
-        "RUSTDOCFLAGS",
-        "CC",
-        "CXX",
-        "LD",
-        "MAKEFLAGS",
-        "GOFLAGS",
-        "CDPATH",
-        "GLOBIGNORE",
-        "OLDPWD",
-        "HOME",
-        "ZDOTDIR",
-        "TERMINFO",
-        // Where tools read their configuration, which can name programs or hosts.
-        "XDG_CONFIG_HOME",
-        "XDG_CONFIG_DIRS",
-        "KUBECONFIG",
-        "AWS_CONFIG_FILE",
-        "AWS_SHARED_CREDENTIALS_FILE",
-        "DOCKER_HOST",
-        "DOCKER_CONTEXT",
-        "DOCKER_CONFIG",
-        "MAKEFILES",
-        "PHPRC",
-        "PHP_INI_SCAN_DIR",
-        "LUA_INIT",
-        // Code loaded into a runtime.
-        "JAVA_TOOL_OPTIONS",
-        "_JAVA_OPTIONS",
-        "JDK_JAVA_OPTIONS",
-        "MAVEN_OPTS",
-        "GRADLE_OPTS",
-        "GOPROXY",
-        "GOTOOLCHAIN",
-        "GOPATH",
-        "GONOSUMDB",
-        "GOINSECURE",
-        // Where requests go, and whether they are checked.
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-        "NODE_TLS_REJECT_UNAUTHORIZED",
-        "SSL_CERT_FILE",
-        "SSL_CERT_DIR",
-        "REQUESTS_CA_BUNDLE",
-        "CURL_CA_BUNDLE",
-    ];
-    const PREFIXES: &[&str] = &[
-        "LD_",
-        "DYLD_",
-        "BASH_FUNC_",
-        "GIT_",
-        "PYTHON",
-        "PERL5",
-        "PERLLIB",
-        "RUBY",
-        "RUSTC",
-        "CARGO_",
-        "npm_config_",
-        "NPM_CONFIG_",
-        "PIP_",
-        "UV_",
-        "POETRY_",
-        "YARN_",
-        "BUN_CONFIG_",
-        "DOTNET_",
-        "CORECLR_",
-        "BUNDLE_",
-        "GEM_",
-        "CMAKE_",
-        "PYTEST_",
-        "AWS_ENDPOINT_URL",
-        "CLOUDSDK_",
-    ];
-    EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
+    crate::local::spec::env_vars::known(name).may_change_what_runs()
 }
 
 // Tier 1 names its excerpts through `shell::` (short texts in reasons).

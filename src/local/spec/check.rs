@@ -239,6 +239,14 @@ pub fn check(
 }
 
 fn check_name(name: &str, syntax: Syntax) -> Result<(), String> {
+    // dd's `if=FILE`: in `single` syntax a word that starts `KEY=` is an option, written `if=*`.
+    if syntax == Syntax::Single
+        && let Some(key) = name.strip_suffix("=*")
+        && !key.is_empty()
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Ok(());
+    }
     let name = name.strip_suffix('*').unwrap_or(name);
     let ok = name == "+" || (name.starts_with('-') && name.len() > 1);
     let _ = syntax;
@@ -331,6 +339,7 @@ fn opt_kind(s: &str) -> Result<OptKind, String> {
         "flag" => return Ok(OptKind::Flag),
         "no-first-operand" => return Ok(OptKind::NoFirstOperand),
         "narrows" => return Ok(OptKind::Narrows),
+        "logs-in" => return Ok(OptKind::LogsIn),
         _ => {}
     }
     let (s, as_first) = match s.strip_suffix("as-first") {

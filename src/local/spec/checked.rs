@@ -125,6 +125,20 @@ pub enum Kind {
     /// From here on every word is an argument for the script or task before it, not an option
     /// of this program (`node app.js --port 3000`, `yarn dev --host`).
     Args,
+    /// A file whose mode, owner or group changes, not its content (`chmod +x f`): judged as a
+    /// write, but a run of it later in the same command reads what it holds now.
+    Mode,
+    /// A wildcard over base names of the files a recursive read opens (grep's `--include`): with
+    /// one, the others are skipped.
+    Include,
+    /// A wildcard over base names of the files a recursive read skips (grep's `--exclude`).
+    Exclude,
+    /// A wildcard over base names of the directories a recursive read does not enter (grep's
+    /// `--exclude-dir`).
+    ExcludeDir,
+    /// A wildcard over the whole path that picks entries (`find -path`, `-wholename`): a test as
+    /// `filter` is, whose entries can be listed.
+    PathFilter,
 }
 
 impl Kind {
@@ -170,6 +184,11 @@ impl Kind {
             "database" => Kind::Database,
             "subcommand" => Kind::Subcommand,
             "args" => Kind::Args,
+            "mode" => Kind::Mode,
+            "include" => Kind::Include,
+            "exclude" => Kind::Exclude,
+            "exclude-dir" => Kind::ExcludeDir,
+            "path-filter" => Kind::PathFilter,
             _ => return None,
         })
     }
@@ -227,6 +246,9 @@ pub enum OptKind {
     NoFirstOperand,
     /// A flag that picks entries, as a `filter` value does (`find -empty`, `-not`, `-o`).
     Narrows,
+    /// A flag that makes it contact a remote, logging in with the section's `logs_in_with`
+    /// files (`git remote add -f`): a section with one logs in only when one is given.
+    LogsIn,
     /// With no operand in its first repeated path slot the program works on this path
     /// (`grep -r PAT` searches `.`): written `default-operand=.`.
     /// `default-operand=. operands=tree-follow` also turns the operands, as `operands=` does.

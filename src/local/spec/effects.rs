@@ -5,13 +5,21 @@
 
 use crate::decision::RuleRef;
 use crate::decision::effect::Effect;
+use crate::decision::reach::{Reach, Test};
 use crate::local::spec::options::{self, Reading};
 use crate::local::spec::{Kind, Network, OptKind, Runs, Specs};
 use crate::shell::{RedirectKind, SimpleCommand, Word, WordKind};
 
+mod appended;
 mod carried;
+mod copies;
+mod picked;
 mod programs;
+mod reach;
 mod words;
+use appended::appended;
+use copies::into_directory;
+use picked::{Picked, picked_entries};
 pub use programs::{awk_is_plain, sed_is_plain};
 use words::*;
 
@@ -51,144 +59,43 @@ pub fn of(cmd: &SimpleCommand, specs: &Specs) -> Effects {
         return out;
     };
     out.known = true;
-    from_reading(&reading, &mut out);
+    let placeholder = cmd
+        .extra_args
+        .then(|| reach::Placeholder::of(cmd, specs))
+        .flatten();
+    from_reading(&reading, &cmd.argv, placeholder.as_ref(), &mut out);
     into_directory(&reading, &mut out);
-    if cmd.extra_args {
-        appended(cmd, &reading, &mut out);
+    // `find -exec CMD {} +` puts what it picks in place of `{}`, and appends nothing more.
+    let in_place = placeholder
+        .as_ref()
+        .is_some_and(|p| cmd.argv.iter().any(|w| p.stands_in(w)));
+    if cmd.extra_args && !in_place {
+        appended(cmd, &reading, specs, &mut out);
     }
     out
 }
 
-/// Operands added at run time: under `find`'s roots for `find -exec`, unknown for `xargs`.
-fn appended(cmd: &SimpleCommand, reading: &Reading, out: &mut Effects) {
-    let spec = reading.spec();
-    if spec
-        .operands
-        .first()
-        .is_some_and(|s| s.kind == Kind::Subcommand)
-    {
-        out.list.push(Effect::Unknown {
-            why: format!(
-                "a word added at run time would choose what `{}` does",
-                reading.name()
-            ),
-        });
-        return;
-    }
-    if !reading.options_closed
-        && !cmd.extra_args_from_find
-        && !reading.chain.iter().all(|s| s.options_are_inert())
-    {
-        out.list.push(Effect::Unknown {
-            why: format!(
-                "words added at run time may be options of `{}` (end its options with `--`)",
-                reading.name()
-            ),
-        });
-        return;
-    }
-    let Some(kind) = reading.appended else {
-        out.list.push(Effect::Unknown {
-            why: format!(
-                "`{}` gets operands at run time it does not take",
-                reading.name()
-            ),
-        });
-        return;
-    };
-    if matches!(
-        kind,
-        Kind::Text | Kind::Path | Kind::Subcommand | Kind::Args
-    ) {
-        return;
-    }
-    if cmd.extra_args_under.is_empty() {
-        out.list.push(Effect::Unknown {
-            why: format!(
-                "`{}` gets paths at run time (xargs) that sentinel cannot see",
-                reading.name()
-            ),
-        });
-        return;
-    }
-    for root in &cmd.extra_args_under {
-        let path = root.clone();
-        out.list.push(match kind {
-            Kind::Read | Kind::Tree => Effect::Read { path, tree: true },
-            Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow => {
-                walk(path, kind)
-            }
-            Kind::Write | Kind::Link | Kind::Symlink => Effect::Write { path },
-            Kind::Delete | Kind::Move => Effect::Delete { path, tree: false },
-            Kind::DeleteTree => Effect::Delete { path, tree: true },
-            // A script, task, package, URL … chosen at run time is not known.
-            _ => Effect::Unknown {
-                why: format!(
-                    "`{}` gets a {kind:?} operand chosen at run time",
-                    reading.name()
-                ),
-            },
-        });
-    }
-}
-
-/// `cp SRC… DEST`, `mv`, `install`: when DEST is a directory each source lands at
-/// DEST/basename(SRC), so those paths are written too (`cp -r tmpl/.vscode .` writes
-/// `./.vscode`). When DEST is a file the extra paths lie under a file and cannot exist: checking
-/// them only ever adds caution.
-fn into_directory(r: &Reading, out: &mut Effects) {
-    let dests: Vec<&Word> = r
-        .values
-        .iter()
-        .filter(|v| v.kind == Kind::Write)
-        .map(|v| &v.word)
-        .collect();
-    let [dest] = dests.as_slice() else {
-        return;
-    };
-    let sources: Vec<&Word> = r
-        .values
-        .iter()
-        .filter(|v| {
-            v.from == "operand"
-                && matches!(
-                    v.kind,
-                    Kind::Read
-                        | Kind::Tree
-                        | Kind::TreeFollow
-                        | Kind::Move
-                        | Kind::Link
-                        | Kind::Symlink
-                )
-        })
-        .map(|v| &v.word)
-        .collect();
-    for src in sources {
-        let base = src
-            .text
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or("");
-        if base.is_empty() || base == "." || base == ".." {
-            continue;
-        }
-        out.list.push(Effect::Write {
-            path: Word {
-                text: format!("{}/{base}", dest.text.trim_end_matches('/')),
-                kind: if src.kind == WordKind::Literal {
-                    dest.kind
-                } else {
-                    src.kind
-                },
-                value: None,
-            },
-        });
-    }
-}
-
-fn from_reading(r: &Reading, out: &mut Effects) {
+/// `argv`: the command's words (for what its walks open); `placeholder`: what find's `{}`
+/// stands for in them, when find's tests say.
+fn from_reading(
+    r: &Reading,
+    argv: &[Word],
+    placeholder: Option<&reach::Placeholder>,
+    out: &mut Effects,
+) {
     let spec = r.spec();
+    // What its recursive reads open, worked out only for a command that has one.
+    let walks = r.values.iter().any(|v| {
+        matches!(
+            v.kind,
+            Kind::Tree | Kind::TreeFollow | Kind::TreeVisible | Kind::DeleteTree
+        )
+    });
+    let own = if walks {
+        reach::own(r, argv)
+    } else {
+        Reach::default()
+    };
     let rule = spec.rule.clone();
     out.spec = Some(rule.clone());
     let at = |line: usize| RuleRef {
@@ -228,10 +135,16 @@ fn from_reading(r: &Reading, out: &mut Effects) {
     if spec.runs == Runs::Project {
         out.list.push(Effect::RunProject);
     }
-    for p in &spec.logs_in_with {
-        out.list.push(Effect::LogsInWith {
-            path: Word::literal(p.clone()),
-        });
+    // A section with a `logs-in` option logs in only when one is given (`git remote add -f`).
+    let gated = spec.options.iter().any(|o| o.kind == OptKind::LogsIn);
+    if !gated || r.marked.iter().any(|m| m.kind == OptKind::LogsIn) {
+        let remotes = own_remotes(r, argv);
+        for p in &spec.logs_in_with {
+            out.list.push(Effect::LogsInWith {
+                path: Word::literal(p.clone()),
+                remotes: remotes.clone(),
+            });
+        }
     }
     for p in &spec.creates {
         out.list.push(Effect::Creates {
@@ -261,6 +174,13 @@ fn from_reading(r: &Reading, out: &mut Effects) {
     let picked = picked_entries(r);
     for v in &r.values {
         let w = &v.word;
+        if let Some(p) = placeholder
+            && p.stands_in(w)
+            && let Some(effects) = p.effects(v.kind)
+        {
+            out.list.extend(effects);
+            continue;
+        }
         if let Some(pick) = &picked
             && v.kind == Kind::DeleteTree
             && v.from == "operand"
@@ -271,6 +191,7 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 ignore_case: pick.ignore_case,
                 links: r.follows_links,
                 picked_by: pick.shown.clone(),
+                tree: false,
             });
             continue;
         }
@@ -306,19 +227,23 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             | Kind::Args
             | Kind::AwkLibrary
             | Kind::Filter
-            | Kind::NameFilter => continue,
+            | Kind::NameFilter
+            | Kind::PathFilter
+            | Kind::Include
+            | Kind::Exclude
+            | Kind::ExcludeDir => continue,
             Kind::Read => Effect::Read {
                 path: w.clone(),
                 tree: false,
             },
-            Kind::Tree => Effect::Read {
+            Kind::Tree if own.is_everything() => Effect::Read {
                 path: w.clone(),
                 tree: true,
             },
-            Kind::TreeFollow | Kind::TreeVisible | Kind::List | Kind::ListFollow => {
-                walk(w.clone(), v.kind)
-            }
+            Kind::Tree | Kind::TreeFollow | Kind::TreeVisible => walk(w.clone(), v.kind, &own),
+            Kind::List | Kind::ListFollow => walk(w.clone(), v.kind, &Reach::default()),
             Kind::Write => Effect::Write { path: w.clone() },
+            Kind::Mode => Effect::Mode { path: w.clone() },
             // Checked as a write: a link to a place makes any later write through it land
             // there, and a read through it read there.
             Kind::Link | Kind::Symlink => {
@@ -528,7 +453,8 @@ fn from_reading(r: &Reading, out: &mut Effects) {
                 let name = w.text.split('=').next().unwrap_or("");
                 let known = w.is_literal()
                     || (w.text.contains('=') && !name.contains(['$', '`']) && !name.is_empty());
-                if known && !crate::shell::is_dangerous_variable(name) {
+                if known && let Some(found) = assigned(name, w) {
+                    out.list.extend(found);
                     continue;
                 }
                 Effect::Review {
@@ -577,68 +503,18 @@ fn from_reading(r: &Reading, out: &mut Effects) {
     }
 }
 
-/// A walk of a directory tree: for names only, or following links (see [`Kind`]).
-/// What a reading's tests pick, when it has any.
-struct Picked {
-    names: Vec<String>,
-    ignore_case: bool,
-    shown: String,
-}
-
-/// The tests that pick which entries a `delete-tree` of the operands deletes (`find . -name
-/// '*.pyc' -delete` deletes the `.pyc` files below `.`, not `.`). Tests are joined by "and"
-/// unless something negates or joins them otherwise (`!`, `( )`: operands to the reader; `-not`,
-/// `-o`), so the entries any name pattern picks hold every entry deleted. Only the tests read
-/// before the option that deletes count: find evaluates from the left.
-fn picked_entries(r: &Reading) -> Option<Picked> {
-    let before = r.delete_tree_at.unwrap_or(r.values.len());
-    let tests: Vec<&options::Value> = r.values[..before.min(r.values.len())]
-        .iter()
-        .filter(|v| matches!(v.kind, Kind::Filter | Kind::NameFilter))
-        .collect();
-    if tests.is_empty() {
-        return None;
+/// A walk of `path`, opening what `reach` lets through (and, for `tree-visible`, no hidden
+/// name).
+fn walk(path: Word, kind: Kind, reach: &Reach) -> Effect {
+    let mut reach = reach.clone();
+    if kind == Kind::TreeVisible {
+        reach.tests.push(Test::Visible);
     }
-    let grouped = r.values.iter().any(|v| {
-        (v.from == "operand" && matches!(v.word.text.as_str(), "!" | "(" | ")" | ","))
-            || (v.kind == Kind::Filter && matches!(v.word.text.as_str(), "-not" | "-o" | "-or"))
-    });
-    let names: Option<Vec<String>> = tests
-        .iter()
-        .filter(|v| v.kind == Kind::NameFilter)
-        .map(|v| v.word.known_value().map(str::to_string))
-        .collect();
-    let shown = tests
-        .iter()
-        .map(|v| {
-            if v.kind == Kind::Filter && v.word.text == v.from {
-                v.from.to_string()
-            } else {
-                format!("{} {}", v.from, crate::text::excerpt(&v.word.text))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    let shown = if grouped {
-        format!("{shown}` with `!` or `( )")
-    } else {
-        shown
-    };
-    Some(Picked {
-        names: names.filter(|_| !grouped).unwrap_or_default(),
-        ignore_case: tests
-            .iter()
-            .any(|v| v.kind == Kind::NameFilter && v.from.starts_with("-i")),
-        shown,
-    })
-}
-
-fn walk(path: Word, kind: Kind) -> Effect {
     Effect::Walk {
         path,
         names_only: matches!(kind, Kind::List | Kind::ListFollow),
         links: kind.follows_links(),
-        skips_hidden: kind == Kind::TreeVisible,
+        reach,
     }
 }
 

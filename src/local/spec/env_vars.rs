@@ -1,7 +1,10 @@
-//! Environment variables set for one command (`NAME=value cmd`), judged from
-//! `rules/env_vars.txt`: known inert, known to load config or code, or neither (SPEC 2.2: an
-//! environment variable is allowed only when known to be inert).
+//! Environment variables a command is given (`NAME=value cmd`, `export NAME=value`), judged from
+//! `rules/env_vars.txt`: known inert, known to load config or code, a class whose value is
+//! judged (folders programs run from, folders code loads from, a command line, a program's
+//! options), or none of these (SPEC 2.2: an environment variable is allowed only when known to
+//! be inert, or its value is).
 
+use crate::shell::{Word, WordKind};
 use std::sync::OnceLock;
 
 /// What sentinel knows of a variable's name.
@@ -11,57 +14,143 @@ pub enum Known {
     Inert,
     /// Loads config or code, or picks a program.
     Loads,
+    /// Folders programs are run from (`PATH`, `JAVA_HOME`): each must be a known place outside
+    /// the project, the temp dirs and the safe paths.
+    Programs,
+    /// Folders or files code is loaded from (`PYTHONPATH`): each is a file the command runs.
+    Code,
+    /// A command line a program runs (`PAGER`): never inert; the command is judged too.
+    Command,
+    /// Options this program reads (`NODE_OPTIONS`: node's): inert when its spec reads them so.
+    Options(&'static str),
     /// Not in the list.
     Unknown,
 }
 
-/// The list's lines: (name or prefix, is a prefix, loads).
-type Lines = Vec<(&'static str, bool, bool)>;
-
-fn lines() -> &'static Lines {
-    static LINES: OnceLock<Lines> = OnceLock::new();
-    LINES.get_or_init(|| {
-        include_str!("../../../rules/env_vars.txt")
-            .lines()
-            .map(|l| l.split('#').next().unwrap_or("").trim())
-            .filter(|l| !l.is_empty())
-            .map(|l| {
-                let (l, loads) = match l.strip_prefix('!') {
-                    Some(rest) => (rest, true),
-                    None => (l, false),
-                };
-                match l.strip_suffix('*') {
-                    Some(p) => (p, true, loads),
-                    None => (l, false, loads),
-                }
-            })
-            .collect()
-    })
+impl Known {
+    /// Whether setting it may change what runs or loads, beyond the project's configuration.
+    pub fn may_change_what_runs(self) -> bool {
+        !matches!(self, Known::Inert | Known::Unknown)
+    }
 }
 
-/// What the list says of `name`: an exact line first, then a `!` prefix, then an inert one
-/// (`PYTHONUNBUFFERED` is inert though `PYTHON*` loads code).
+/// One line: the name or its prefix (`*` at the end) or suffix (`*` at the start), and what
+/// it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Line {
+    name: &'static str,
+    shape: Shape,
+    known: Known,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Exact,
+    Prefix,
+    Suffix,
+}
+
+const TEXT: &str = include_str!("../../../rules/env_vars.txt");
+
+/// Reads the list; an error names `env_vars.txt:LINE`.
+fn parse(text: &'static str) -> Result<Vec<Line>, String> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let body = raw.split('#').next().unwrap_or("").trim();
+        if body.is_empty() {
+            continue;
+        }
+        let at = format!("env_vars.txt:{}", i + 1);
+        let mut words = body.split_whitespace();
+        let first = words.next().unwrap_or_default();
+        let (loads, name) = match first.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, first),
+        };
+        let (name, shape) = if let Some(p) = name.strip_suffix('*') {
+            (p, Shape::Prefix)
+        } else if let Some(s) = name.strip_prefix('*') {
+            (s, Shape::Suffix)
+        } else {
+            (name, Shape::Exact)
+        };
+        if name.is_empty() && shape != Shape::Prefix
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(format!("{at}: `{first}` is not a variable name"));
+        }
+        let known = match (words.next(), words.next(), words.next()) {
+            (None, ..) if loads => Known::Loads,
+            (None, ..) => Known::Inert,
+            (Some(_), ..) if loads => {
+                return Err(format!("{at}: a `!` line takes no class"));
+            }
+            (Some("programs"), None, _) => Known::Programs,
+            (Some("code"), None, _) => Known::Code,
+            (Some("command"), None, _) => Known::Command,
+            (Some("options"), Some(program), None) => Known::Options(program),
+            (Some(other), ..) => {
+                return Err(format!(
+                    "{at}: `{other}` is not a class (programs, code, command, options PROGRAM)"
+                ));
+            }
+        };
+        out.push(Line { name, shape, known });
+    }
+    Ok(out)
+}
+
+fn lines() -> &'static [Line] {
+    static LINES: OnceLock<Vec<Line>> = OnceLock::new();
+    // The bundled list is checked by a test: a bad line there never ships.
+    LINES.get_or_init(|| parse(TEXT).unwrap_or_default())
+}
+
+/// What the list says of `name`: an exact line first, then a `!` prefix, then another line
+/// that matches it (`PYTHONUNBUFFERED` is inert though `PYTHON*` loads code).
 pub fn known(name: &str) -> Known {
     let lines = lines();
-    if let Some(&(_, _, loads)) = lines.iter().find(|(n, p, _)| !p && *n == name) {
-        return if loads { Known::Loads } else { Known::Inert };
-    }
-    let prefixed = |loads: bool| {
-        lines.iter().any(|&(n, p, l)| {
-            p && l == loads && (name.starts_with(n) || (n.is_empty() && !name.is_empty()))
-        })
-    };
-    // `*_TELEMETRY`: a line that starts with `*` matches the end of a name.
-    let suffixed = lines
+    if let Some(l) = lines
         .iter()
-        .any(|&(n, p, l)| !p && !l && n.starts_with('*') && name.ends_with(&n[1..]));
-    if prefixed(true) {
-        Known::Loads
-    } else if prefixed(false) || suffixed {
-        Known::Inert
-    } else {
-        Known::Unknown
+        .find(|l| l.shape == Shape::Exact && l.name == name)
+    {
+        return l.known;
     }
+    let matches = |l: &&Line| match l.shape {
+        Shape::Exact => false,
+        Shape::Prefix => name.starts_with(l.name) && name.len() > l.name.len(),
+        Shape::Suffix => name.ends_with(l.name) && name.len() > l.name.len(),
+    };
+    let all: Vec<&Line> = lines.iter().filter(matches).collect();
+    all.iter()
+        .find(|l| l.known == Known::Loads)
+        .or_else(|| all.iter().find(|l| l.known != Known::Inert))
+        .or_else(|| all.first())
+        .map_or(Known::Unknown, |l| l.known)
+}
+
+/// The entries of a `:`-separated value (`/opt/x/bin:$PATH`), each a word of its own: an empty
+/// one is `.` (the folder the command runs in), and `$NAME` or `${NAME}` (what the variable
+/// already held) is left out.
+pub fn entries(name: &str, value: &Word) -> Vec<Word> {
+    let own = [format!("${name}"), format!("${{{name}}}")];
+    value
+        .text
+        .split([':', ';'])
+        .filter(|e| !own.iter().any(|o| o == e))
+        .map(|e| {
+            let text = if e.is_empty() { "." } else { e };
+            Word {
+                text: text.to_string(),
+                kind: if value.kind == WordKind::Literal || !text.contains(['$', '`']) {
+                    WordKind::Literal
+                } else {
+                    WordKind::Computed
+                },
+                value: None,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -70,6 +159,7 @@ mod tests {
 
     #[test]
     fn the_bundled_list() {
+        parse(TEXT).unwrap_or_else(|e| panic!("{e}"));
         for n in [
             "RUST_LOG",
             "NODE_ENV",
@@ -77,7 +167,9 @@ mod tests {
             "LC_ALL",
             "PORT",
             "PYTHONUNBUFFERED",
+            "PYTHONWARNINGS",
             "EXPO_NO_TELEMETRY",
+            "CARGO_TERM_COLOR",
         ] {
             assert_eq!(known(n), Known::Inert, "{n}");
         }
@@ -85,15 +177,44 @@ mod tests {
             "TAR_OPTIONS",
             "CURL_HOME",
             "RUSTUP_TOOLCHAIN",
-            "GIT_SSH_COMMAND",
             "LD_PRELOAD",
-            "PYTHONSTARTUP",
+            "LD_LIBRARY_PATH",
+            "BASH_ENV",
+            "ENV",
             "PSQLRC",
+            "CC",
+            "GIT_DIR",
+            "PYTHONHOME",
+            "CARGO_BUILD_RUSTC",
         ] {
             assert_eq!(known(n), Known::Loads, "{n}");
         }
+        for n in ["PATH", "JAVA_HOME", "ANDROID_HOME", "GOPATH", "CARGO_HOME"] {
+            assert_eq!(known(n), Known::Programs, "{n}");
+        }
+        for n in ["PYTHONPATH", "NODE_PATH", "PYTHONSTARTUP"] {
+            assert_eq!(known(n), Known::Code, "{n}");
+        }
+        for n in ["PAGER", "EDITOR", "GIT_SSH_COMMAND", "GIT_PAGER"] {
+            assert_eq!(known(n), Known::Command, "{n}");
+        }
+        assert_eq!(known("NODE_OPTIONS"), Known::Options("node"));
         for n in ["MCP_REQUIRE_AUTH", "FOO"] {
             assert_eq!(known(n), Known::Unknown, "{n}");
         }
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        assert_eq!(
+            parse("A\n!B programs\n").unwrap_err(),
+            "env_vars.txt:2: a `!` line takes no class"
+        );
+        assert!(
+            parse("X frob\n")
+                .unwrap_err()
+                .starts_with("env_vars.txt:1:")
+        );
+        assert!(parse("A-B\n").unwrap_err().contains("not a variable name"));
     }
 }

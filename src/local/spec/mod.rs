@@ -18,6 +18,7 @@ pub mod check;
 pub mod checked;
 pub mod effects;
 pub mod env_vars;
+pub mod file_types;
 pub mod name_rules;
 pub mod options;
 pub mod raw;

@@ -410,6 +410,10 @@ fn could_be_option(w: &Word, text: &str, spec: &CommandSpec, syntax: Syntax) -> 
     if text.starts_with('+') && text.len() > 1 {
         return matches!(spec.long("+", syntax), Matched::Exact(_));
     }
+    // `if=/dev/zero`: a `KEY=` word a `single` spec names as an option (`if=*`).
+    if syntax == Syntax::Single && !text.starts_with('-') && text.contains('=') {
+        return matches!(spec.long(text, syntax), Matched::Prefixed(..));
+    }
     text.starts_with('-') && text.len() > 1
 }
 
@@ -524,7 +528,7 @@ fn apply(
                 turn(operand_kind, *k);
             }
         }
-        OptKind::Deny(_) | OptKind::Review(_) => marked(r),
+        OptKind::Deny(_) | OptKind::Review(_) | OptKind::LogsIn => marked(r),
         OptKind::Value {
             kinds,
             optional,

@@ -18,6 +18,7 @@ impl Walker {
         let first = self.out.commands.len();
         let mut under: Vec<Word> = Vec::new();
         let mut under_from_find = false;
+        let mut listing: Option<Listing> = None;
         let mut hops = 0;
         loop {
             let name_dir = self.normalise_name(&mut argv);
@@ -73,7 +74,7 @@ impl Walker {
                 );
                 if !cmd.is_empty() {
                     self.via.push(label);
-                    self.emit_extra(cmd, &below);
+                    self.emit_extra(cmd, &below, None);
                     self.via.pop();
                 }
                 break;
@@ -84,6 +85,10 @@ impl Walker {
                     .any(|w| w.text.starts_with("-exec") || w.text.starts_with("-ok"))
             {
                 let (mut own, execs) = split_find(argv);
+                let listed = Listing {
+                    argv: own.clone(),
+                    whole_names: true,
+                };
                 // `-exec rm {} \;` removes what find picks, as `-delete` does: find is judged as
                 // if it had `-delete` there too (outside the project, or before a test, that is a
                 // delete of a whole tree), and the `rm` on its own as before.
@@ -108,7 +113,7 @@ impl Walker {
                         continue;
                     }
                     self.via.push(label);
-                    self.emit_extra(cmd, &roots);
+                    self.emit_extra(cmd, &roots, Some(listed.clone()));
                     self.via.pop();
                 }
                 break;
@@ -168,6 +173,16 @@ impl Walker {
                     {
                         self.cwd = Cwd::Unknown;
                     }
+                    // `xargs -a FILE` takes its words from the file, not the pipe.
+                    let from_file = more
+                        && argv[1..].iter().any(|w| {
+                            w.text == "-a"
+                                || w.text.starts_with("--arg-file")
+                                || (w.text.starts_with("-a") && !w.text.starts_with("--"))
+                        });
+                    let nul = argv[1..]
+                        .iter()
+                        .any(|w| w.text == "-0" || w.text == "--null");
                     self.push(
                         argv,
                         Vec::new(),
@@ -181,9 +196,19 @@ impl Walker {
                     }
                     assignments = env_assignments;
                     extra_args |= more;
-                    if more && let Stdin::Paths(roots, from_find) = &stdin {
+                    if more
+                        && !from_file
+                        && let Stdin::Paths(roots, from_find, source) = &stdin
+                    {
                         under = roots.clone();
                         under_from_find = *from_find;
+                        let prints_nul = source
+                            .iter()
+                            .any(|w| matches!(w.text.as_str(), "-print0" | "-z"));
+                        listing = Some(Listing {
+                            argv: source.clone(),
+                            whole_names: nul && prints_nul,
+                        });
                     }
                     self.via.push(label);
                     argv = inner;
@@ -230,6 +255,7 @@ impl Walker {
                     c.extra_args_under = under.clone();
                     c.extra_args_piped = true;
                     c.extra_args_from_find = under_from_find;
+                    c.extra_args_listing = listing.clone();
                 }
             }
         }
@@ -238,7 +264,12 @@ impl Walker {
     /// Records a command that receives more arguments at run time (`find -exec … {}`). Each
     /// `{}` is a path found under the roots: computed, with the root as its value when there is
     /// one root, so it resolves under it.
-    pub(super) fn emit_extra(&mut self, mut argv: Vec<Word>, under: &[Word]) {
+    pub(super) fn emit_extra(
+        &mut self,
+        mut argv: Vec<Word>,
+        under: &[Word],
+        listing: Option<Listing>,
+    ) {
         for w in &mut argv {
             if w.text.contains("{}") {
                 w.value = match under {
@@ -254,6 +285,7 @@ impl Walker {
             c.extra_args = true;
             c.extra_args_under = under.to_vec();
             c.extra_args_from_find = true;
+            c.extra_args_listing = listing.clone();
         }
     }
 
@@ -307,6 +339,7 @@ impl Walker {
             extra_args_under: Vec::new(),
             extra_args_piped: false,
             extra_args_from_find: false,
+            extra_args_listing: None,
             name_dir,
         });
     }

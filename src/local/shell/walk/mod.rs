@@ -23,8 +23,8 @@ pub(super) enum Stdin {
     Pipe,
     /// A pipe carrying path names that all lie under these directories (`find ROOT`,
     /// `git ls-files`): what `xargs` then appends is bounded by them. `true`: they come from
-    /// `find` and start with a root, so none is an option.
-    Paths(Vec<Word>, bool),
+    /// `find` and start with a root, so none is an option. Then the listing's own words.
+    Paths(Vec<Word>, bool, Vec<Word>),
 }
 
 pub(in crate::local::shell) struct Walker {
@@ -204,7 +204,7 @@ impl Walker {
             output = produced.clone();
             stdin = match (produced, listed) {
                 (Some(t), _) => Stdin::Text(t),
-                (None, Some((roots, from_find))) => Stdin::Paths(roots, from_find),
+                (None, Some((roots, from_find, argv))) => Stdin::Paths(roots, from_find, argv),
                 (None, None) => Stdin::Pipe,
             };
         }
@@ -425,7 +425,7 @@ fn assignment_name(n: &ast::AssignmentName) -> String {
 
 /// The directories a command's output paths all lie under, when it only lists paths: `find`
 /// (its roots, unless it prints anything but names) and `git ls-files` (the work tree).
-fn listed_paths(c: &SimpleCommand) -> Option<(Vec<Word>, bool)> {
+fn listed_paths(c: &SimpleCommand) -> Option<(Vec<Word>, bool, Vec<Word>)> {
     let args = c.args();
     match c.name() {
         "find"
@@ -438,7 +438,7 @@ fn listed_paths(c: &SimpleCommand) -> Option<(Vec<Word>, bool)> {
             roots
                 .iter()
                 .all(|r| r.is_literal() && !r.text.contains(".."))
-                .then_some((roots, dashless))
+                .then(|| (roots, dashless, c.argv.clone()))
         }
         // Only options that select which files are listed: `--format`, `--full-name`, `-s`
         // and the like print other words, or paths relative to another directory.
@@ -462,11 +462,12 @@ fn listed_paths(c: &SimpleCommand) -> Option<(Vec<Word>, bool)> {
                                     | "--exclude-standard"
                                     | "--deduplicate"
                                     | "--recurse-submodules"
+                                    | "-z"
                                     | "--"
                             ))
                 }) =>
         {
-            Some((vec![Word::literal(".")], false))
+            Some((vec![Word::literal(".")], false, c.argv.clone()))
         }
         _ => None,
     }

@@ -108,10 +108,6 @@ impl Walker {
             }
         }
         for (name, value) in &assignments {
-            // A load path for this one command is checked against the project by Tier 1.
-            if !argv.is_empty() && LOAD_PATH_VARIABLES.contains(&name.as_str()) {
-                continue;
-            }
             self.check_assignment(name, value);
         }
         self.aliases(&argv);
@@ -180,7 +176,10 @@ impl Walker {
                 excerpt(&value.text)
             ));
         }
-        if is_dangerous_variable(name) {
+        // What loads code or picks a program is never known harmless; the other classes
+        // (folders programs or code come from, a command line, options) are judged by their
+        // value where the command is (`policy::judge`, the specs' `assigns`).
+        if crate::local::spec::env_vars::known(name) == crate::local::spec::env_vars::Known::Loads {
             self.unknown(format!(
                 "sets {name}={}, which changes what the command runs",
                 excerpt(&value.text)

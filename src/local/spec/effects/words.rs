@@ -86,3 +86,52 @@ pub(super) fn plain_assignment(w: &Word) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_.,:+-=@%".contains(c))
 }
+
+/// Where a command that logs in goes, when that is the repository's own remotes: the names or
+/// URLs of its `repository` slot (none given: the remote it defaults to). None for a command
+/// without one (`git clone URL`), or pointed at another repository (`--git-dir`).
+pub(super) fn own_remotes(r: &Reading, argv: &[Word]) -> Option<Vec<Word>> {
+    let has_slot = r.spec().operands.iter().any(|s| s.kind == Kind::Repository);
+    let elsewhere = argv.iter().any(|w| {
+        w.text.starts_with("--git-dir")
+            || w.text.starts_with("--work-tree")
+            || w.text.starts_with("--upload-pack")
+    });
+    (has_slot && !elsewhere).then(|| {
+        r.values
+            .iter()
+            .filter(|v| v.kind == Kind::Repository && v.from == "operand")
+            .map(|v| v.word.clone())
+            .collect()
+    })
+}
+
+/// What `export NAME=VALUE` (or `declare`, `local` …) does by its name (`rules/env_vars.txt`):
+/// nothing for an inert or unknown name; a folder programs run from or code loads from, for
+/// each entry of a value that says so (`export PATH="$HOME/.cargo/bin:$PATH"`). None: it
+/// changes what later commands run in ways its value does not show.
+pub(super) fn assigned(name: &str, w: &Word) -> Option<Vec<Effect>> {
+    use crate::local::spec::env_vars::{self, Known};
+    let value = || {
+        w.text.split_once('=').map(|(_, v)| Word {
+            text: v.to_string(),
+            kind: w.kind,
+            value: None,
+        })
+    };
+    match env_vars::known(name) {
+        Known::Inert | Known::Unknown => Some(Vec::new()),
+        Known::Programs => Some(
+            env_vars::entries(name, &value()?)
+                .into_iter()
+                .map(|folder| Effect::RunsFrom {
+                    variable: name.to_string(),
+                    folder,
+                })
+                .collect(),
+        ),
+        // Code loaded by every later run of the interpreter, which each of those runs does not
+        // show: reviewed, where `PYTHONPATH=src python …` for one command is judged with it.
+        Known::Code | Known::Loads | Known::Command | Known::Options(_) => None,
+    }
+}

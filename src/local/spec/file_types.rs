@@ -1,0 +1,186 @@
+//! What a program that walks a directory opens there (`rules/file_types.txt`): its own file
+//! types, whether it skips what git ignores, hidden names, or what git does not track, and the
+//! options that widen it. A recursive read by such a program is judged by the credentials it
+//! can open ([`crate::decision::reach`]).
+
+use crate::decision::reach::{Reach, Test};
+use crate::shell::Word;
+use std::sync::OnceLock;
+
+/// One line of the list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileTypes {
+    /// The program, or `program subcommand`, as its spec is named.
+    pub program: &'static str,
+    /// Base-name wildcards of the files it reads; empty: every name.
+    pub names: Vec<&'static str>,
+    /// It skips what git ignores.
+    pub gitignore: bool,
+    /// It skips hidden files and directories.
+    pub hidden: bool,
+    /// It reads only what git tracks.
+    pub tracked: bool,
+    /// Options that widen what it reads.
+    pub unless: Vec<&'static str>,
+}
+
+const TEXT: &str = include_str!("../../../rules/file_types.txt");
+
+/// Reads the list's lines; an error names `file_types.txt:LINE`.
+pub fn parse(text: &'static str) -> Result<Vec<FileTypes>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let body = match line.find(" #") {
+            Some(at) => &line[..at],
+            None if line.trim_start().starts_with('#') => "",
+            None => line,
+        }
+        .trim();
+        if body.is_empty() {
+            continue;
+        }
+        let at = format!("file_types.txt:{}", i + 1);
+        let (program, rest) = body
+            .split_once(':')
+            .ok_or_else(|| format!("{at}: no `:` after the program's name"))?;
+        let program = program.trim();
+        if program.is_empty() {
+            return Err(format!("{at}: the program's name is empty"));
+        }
+        let mut line = FileTypes {
+            program,
+            names: Vec::new(),
+            gitignore: false,
+            hidden: false,
+            tracked: false,
+            unless: Vec::new(),
+        };
+        let mut words = rest.split_whitespace();
+        while let Some(w) = words.next() {
+            match w {
+                "gitignore" => line.gitignore = true,
+                "hidden" => line.hidden = true,
+                "tracked" => line.tracked = true,
+                "unless" => {
+                    line.unless.extend(words.by_ref());
+                    if line.unless.is_empty() || line.unless.iter().any(|o| !o.starts_with('-')) {
+                        return Err(format!(
+                            "{at}: `unless` takes options, each starting with `-`"
+                        ));
+                    }
+                }
+                w if w.contains(['*', '?', '[']) || w.contains('.') => line.names.push(w),
+                w => {
+                    return Err(format!(
+                        "{at}: `{w}` is neither a file name pattern nor a keyword"
+                    ));
+                }
+            }
+        }
+        out.push(line);
+    }
+    Ok(out)
+}
+
+fn lines() -> &'static [FileTypes] {
+    static LINES: OnceLock<Vec<FileTypes>> = OnceLock::new();
+    // The bundled list is checked by a test: a bad line there never ships.
+    LINES.get_or_init(|| parse(TEXT).unwrap_or_default())
+}
+
+/// What `program`'s walks open, given its words: None when the list has no line for it, or
+/// one of the options that widen it is given.
+pub fn reach_of(program: &str, argv: &[Word]) -> Option<Reach> {
+    let line = lines().iter().find(|l| l.program == program)?;
+    if argv.iter().skip(1).any(|w| gives(&w.text, &line.unless)) {
+        return None;
+    }
+    let mut tests = Vec::new();
+    if !line.names.is_empty() {
+        tests.push(Test::Name {
+            any_of: line.names.iter().map(|n| n.to_string()).collect(),
+            ignore_case: false,
+        });
+    }
+    if line.hidden {
+        tests.push(Test::Visible);
+    }
+    if line.gitignore {
+        tests.push(Test::NotIgnored);
+    }
+    if line.tracked {
+        tests.push(Test::GitListed {
+            cached: true,
+            others: false,
+            exclude_standard: false,
+            pathspecs: Vec::new(),
+        });
+    }
+    Some(Reach {
+        tests,
+        ..Reach::default()
+    })
+}
+
+/// Whether the word gives one of `options`: spelled out (`--hidden`, `--config=x`), or a short
+/// one inside a cluster (`-uu`, `-nu`): read widely, since a wrong yes only keeps the read whole.
+fn gives(word: &str, options: &[&str]) -> bool {
+    options.iter().any(|o| {
+        word == *o
+            || word
+                .strip_prefix(o)
+                .is_some_and(|rest| rest.starts_with('='))
+            || (o.len() == 2
+                && !o.starts_with("--")
+                && word.starts_with('-')
+                && !word.starts_with("--")
+                && word[1..].contains(&o[1..]))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_list_reads() {
+        let lines = parse(TEXT).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.program == "ruff check" && l.gitignore)
+        );
+        for l in &lines {
+            assert!(
+                !l.names.is_empty() || l.gitignore || l.hidden || l.tracked,
+                "{} rules nothing out",
+                l.program
+            );
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        assert_eq!(
+            parse("ruff *.py\n").unwrap_err(),
+            "file_types.txt:1: no `:` after the program's name"
+        );
+        assert!(parse("x: *.py unless\n").unwrap_err().contains(":1:"));
+        assert!(
+            parse("\n\nx: frob\n")
+                .unwrap_err()
+                .starts_with("file_types.txt:3:")
+        );
+    }
+
+    #[test]
+    fn options_that_widen_turn_the_line_off() {
+        let argv = |s: &str| -> Vec<Word> { s.split(' ').map(Word::literal).collect() };
+        assert!(reach_of("ruff check", &argv("ruff check .")).is_some());
+        assert!(reach_of("ruff check", &argv("ruff check --no-respect-gitignore .")).is_none());
+        assert!(reach_of("ruff check", &argv("ruff check --config=x.toml .")).is_none());
+        assert!(reach_of("rg", &argv("rg -uu foo")).is_none());
+        assert!(reach_of("rg", &argv("rg -n foo")).is_some());
+        assert!(reach_of("frob", &argv("frob .")).is_none());
+    }
+}
