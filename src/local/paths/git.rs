@@ -153,80 +153,16 @@ pub fn tracked(repo: &Repo, rel: &Path, fs: &dyn Fs) -> Option<bool> {
     index_holds(&bytes, rel, if sha256 { 32 } else { 20 })
 }
 
-/// Whether an index file (`DIRC`, versions 2–4) has an entry for `rel`, or a sparse directory
-/// entry above it.
+/// Whether an index file (`DIRC`, versions 2–4, read by [`crate::ledger::git_index`]) has an
+/// entry for `rel`, or a sparse directory entry above it.
 fn index_holds(bytes: &[u8], rel: &[u8], hash: usize) -> Option<bool> {
-    let be32 = |at: usize| -> Option<u32> {
-        Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
-    };
-    if bytes.get(..4)? != b"DIRC" {
-        return None;
-    }
-    let version = be32(4)?;
-    if !(2..=4).contains(&version) {
-        return None;
-    }
-    let count = be32(8)? as usize;
-    let mut at = 12;
-    let mut name: Vec<u8> = Vec::new();
-    let mut found = false;
-    for _ in 0..count {
-        let start = at;
-        let mode = be32(start + 24)?;
-        let flags_at = start + 40 + hash;
-        let flags = u16::from_be_bytes(bytes.get(flags_at..flags_at + 2)?.try_into().ok()?);
-        let mut name_at = flags_at + 2;
-        if version >= 3 && flags & 0x4000 != 0 {
-            name_at += 2;
-        }
-        if version == 4 {
-            // The name is the previous one less N bytes, then a NUL-terminated suffix.
-            let (strip, used) = varint(bytes.get(name_at..)?)?;
-            let keep = name.len().checked_sub(usize::try_from(strip).ok()?)?;
-            name.truncate(keep);
-            let suffix_at = name_at + used;
-            let end = suffix_at + bytes.get(suffix_at..)?.iter().position(|&b| b == 0)?;
-            name.extend_from_slice(&bytes[suffix_at..end]);
-            at = end + 1;
-        } else {
-            let end = name_at + bytes.get(name_at..)?.iter().position(|&b| b == 0)?;
-            name.clear();
-            name.extend_from_slice(&bytes[name_at..end]);
-            // Entries are padded with 1–8 NULs to a multiple of eight bytes.
-            at = start + ((end - start) + 8) / 8 * 8;
-        }
-        let sparse_dir = mode & 0o170000 == 0o040000 && name.ends_with(b"/");
-        if name == rel || (sparse_dir && rel.starts_with(&name)) {
-            found = true;
-        }
-    }
-    // A split index keeps most entries in another file: what is here is not all.
-    let mut ext = at;
-    while ext + 8 <= bytes.len().saturating_sub(hash) {
-        if &bytes[ext..ext + 4] == b"link" {
-            return None;
-        }
-        let size = be32(ext + 4)? as usize;
-        ext = ext.checked_add(8 + size)?;
-    }
-    Some(found)
-}
-
-/// git's offset varint (`decode_varint`): the value and the bytes it took.
-fn varint(b: &[u8]) -> Option<(u64, usize)> {
-    let mut i = 0;
-    let mut c = *b.first()?;
-    let mut val = u64::from(c & 0x7f);
-    while c & 0x80 != 0 {
-        i += 1;
-        val = val.checked_add(1)?;
-        if val >> 57 != 0 {
-            return None;
-        }
-        c = *b.get(i)?;
-        val = (val << 7) + u64::from(c & 0x7f);
-    }
-    Some((val, i + 1))
+    let index = crate::ledger::git_index::parse(bytes, hash)?;
+    Some(
+        index.contains_key(rel)
+            || index.iter().any(|(name, e)| {
+                e.mode & 0o170000 == 0o040000 && name.ends_with(b"/") && rel.starts_with(name)
+            }),
+    )
 }
 
 #[cfg(test)]
