@@ -302,7 +302,9 @@ fn from_reading(r: &Reading, out: &mut Effects) {
             | Kind::Args
             | Kind::AwkLibrary
             | Kind::Filter
-            | Kind::NameFilter => continue,
+            | Kind::NameFilter
+            // Read as an operand (`spec::options`); never a value of its own.
+            | Kind::FirstOperand => continue,
             Kind::Read => Effect::Read {
                 path: w.clone(),
                 tree: false,

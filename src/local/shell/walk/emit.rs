@@ -3,6 +3,7 @@
 
 use super::words::has_brace_expansion;
 use super::*;
+use crate::local::paths::windows;
 
 impl Walker {
     /// Unwraps wrappers at the front of argv and records every simple command.
@@ -111,6 +112,25 @@ impl Walker {
                     self.emit_extra(cmd, &roots);
                     self.via.pop();
                 }
+                break;
+            }
+            // `cmd /c TEXT`, `powershell -Command TEXT`: a shell of another grammar.
+            if let Some(inv) = super::super::windows::invocation(&argv) {
+                if extra_args {
+                    self.unknown(format!(
+                        "words added at run time (xargs) reach `{name}`, which runs them as a command"
+                    ));
+                }
+                let shell_name = name.to_ascii_lowercase();
+                self.push(
+                    argv,
+                    redirects,
+                    assignments,
+                    Role::Wrapper,
+                    extra_args,
+                    name_dir,
+                );
+                self.windows_shell(inv, &shell_name, &stdin);
                 break;
             }
             hops += 1;
@@ -328,15 +348,29 @@ impl Walker {
                 first.text
             ));
         }
+        // `C:\Windows\System32\cmd.exe`: Windows writes its paths with `\`.
+        if first.text.contains('\\') && windows::parse(&first.text, false).is_some() {
+            first.text = first.text.replace('\\', "/");
+        }
         let (dir, base) = match first.text.rsplit_once('/') {
             Some((dir, base)) if !base.is_empty() => (dir.to_string(), base.to_string()),
-            _ => return None,
+            _ => {
+                // `node.exe` is `node`, as Windows finds it.
+                if let Some(name) = without_exe(&first.text) {
+                    first.text = name;
+                }
+                return None;
+            }
         };
-        first.text = base;
         let dir = if dir.is_empty() { "/".to_string() } else { dir };
         if SYSTEM_BIN_DIRS.contains(&dir.as_str()) {
+            first.text = base;
+            None
+        } else if is_windows_system_dir(&dir) {
+            first.text = without_exe(&base).unwrap_or(base);
             None
         } else {
+            first.text = base;
             Some(dir)
         }
     }
@@ -441,6 +475,42 @@ impl Walker {
         } else {
             self.nested(&code.text, label);
         }
+    }
+}
+
+/// A Windows program's name without its `.exe`, in lower case (Windows finds it in any case).
+pub(in crate::local) fn without_exe(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    lower
+        .strip_suffix(".exe")
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+}
+
+/// Windows' own program folders (and Git for Windows' `usr/bin`, Git Bash's `/usr/bin`), in any
+/// of the forms Git Bash writes them: a program there is the system's, as `/usr/bin/rm` is.
+fn is_windows_system_dir(dir: &str) -> bool {
+    const DIRS: &[&str] = &[
+        "windows",
+        "windows/system32",
+        "windows/syswow64",
+        "windows/system32/windowspowershell/v1.0",
+        "windows/syswow64/windowspowershell/v1.0",
+        "windows/system32/wbem",
+        "windows/system32/openssh",
+        "program files/powershell/7",
+        "program files/powershell/7-preview",
+        "program files/git/bin",
+        "program files/git/usr/bin",
+        "program files/git/cmd",
+        "program files/git/mingw64/bin",
+    ];
+    match windows::parse(dir, true) {
+        Some(windows::WindowsPath::Drive(_, parts)) => {
+            let joined = parts.join("/").to_ascii_lowercase();
+            DIRS.contains(&joined.as_str())
+        }
+        _ => false,
     }
 }
 
