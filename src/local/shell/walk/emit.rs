@@ -480,11 +480,12 @@ impl Walker {
 
 /// A Windows program's name without its `.exe`, in lower case (Windows finds it in any case).
 pub(in crate::local) fn without_exe(name: &str) -> Option<String> {
-    let lower = name.to_ascii_lowercase();
-    lower
-        .strip_suffix(".exe")
-        .filter(|n| !n.is_empty())
-        .map(str::to_string)
+    // Every command name comes here: only one that ends so is copied.
+    let n = name.len();
+    if n <= 4 || !name.is_char_boundary(n - 4) || !name[n - 4..].eq_ignore_ascii_case(".exe") {
+        return None;
+    }
+    Some(name[..n - 4].to_ascii_lowercase())
 }
 
 /// Windows' own program folders (and Git for Windows' `usr/bin`, Git Bash's `/usr/bin`), in any

@@ -101,7 +101,15 @@ impl Walker {
         for item in items {
             match item {
                 Item::Command(c) if c.own || c.argv.is_empty() => {
-                    self.push(c.argv, c.redirects, Vec::new(), Role::Command, false, None);
+                    let piped = c.piped_under.is_some();
+                    self.push(c.argv, c.redirects, Vec::new(), Role::Command, piped, None);
+                    if let (Some(under), Some(last)) = (c.piped_under, self.out.commands.last_mut())
+                    {
+                        // As `find ROOT | xargs CMD`: the paths lie under the listing's folders.
+                        last.extra_args_under = under;
+                        last.extra_args_piped = true;
+                        last.extra_args_from_find = true;
+                    }
                 }
                 Item::Command(c) => {
                     self.emit(c.argv, c.redirects, Vec::new(), Stdin::Inherited);

@@ -103,6 +103,7 @@ impl Parser {
                             argv: Vec::new(),
                             redirects,
                             own: true,
+                            piped_under: None,
                         }));
                     }
                 }
@@ -321,6 +322,7 @@ impl Parser {
                     argv: Vec::new(),
                     redirects,
                     own: true,
+                    piped_under: None,
                 }));
             }
             return;
@@ -409,6 +411,7 @@ impl Parser {
                     argv: named(argv),
                     redirects,
                     own: true,
+                    piped_under: None,
                 }));
                 if let Some(target) = target
                     && (target.is_some() || name == "pushd")
@@ -427,6 +430,7 @@ impl Parser {
             argv: if own { named(argv) } else { argv },
             redirects,
             own,
+            piped_under: None,
         }));
     }
 

@@ -29,6 +29,11 @@ pub(in crate::local::shell) enum Invocation {
 /// The Windows shell `argv` starts, if it is one (`cmd`, `powershell`, `pwsh`, any case, the
 /// `.exe` already taken off its name).
 pub(in crate::local::shell) fn invocation(argv: &[Word]) -> Option<Invocation> {
+    let first = argv.first()?.text.as_bytes().first()?;
+    // Every command comes here: most are none of these by their first letter.
+    if !matches!(first, b'c' | b'C' | b'p' | b'P') {
+        return None;
+    }
     let name = argv.first()?.text.to_ascii_lowercase();
     let name = name.strip_suffix(".exe").unwrap_or(&name);
     match name {

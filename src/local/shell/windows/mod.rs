@@ -51,6 +51,9 @@ pub(crate) struct Command {
     pub redirects: Vec<Redirect>,
     /// The shell runs it itself (judged by its own section), not a program.
     pub own: bool,
+    /// It gets its paths from a file listing earlier in the pipeline (`Get-ChildItem src |
+    /// Remove-Item`): they lie under these folders (none: not known).
+    pub piped_under: Option<Vec<Word>>,
 }
 
 /// What a Windows shell's text does, in order.
