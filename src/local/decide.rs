@@ -146,12 +146,16 @@ fn agent_decision(tool: &str) -> Decision {
 /// A program run by a Windows drive path outside the project (`C:/Android/platform-tools/
 /// adb.exe devices`, Git Bash's `/c/Users/me/AppData/…/python.exe x.py`): an installed program,
 /// judged by its name without `.exe` as the same program run by name is. A path inside the
-/// project stays a file of the project.
+/// project (or the temp dir) stays a file there.
 fn installed_windows_program(cmd: &SimpleCommand, ctx: &Context) -> Option<SimpleCommand> {
     let dir = cmd.name_dir.as_deref()?;
     crate::local::paths::windows::parse(dir, true)?;
     let resolved = crate::paths::resolve(dir, ctx.cwd, ctx.home)?;
-    if crate::paths::is_within(&resolved, ctx.project()) {
+    // The temp dir is anyone's scratch space, not where programs are installed.
+    let in_temp = policy::TEMP_DIRS
+        .iter()
+        .any(|t| crate::paths::is_within(&resolved, std::path::Path::new(t)));
+    if in_temp || crate::paths::is_within(&resolved, ctx.project()) {
         return None;
     }
     let mut by_name = cmd.clone();

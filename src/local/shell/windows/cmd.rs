@@ -136,7 +136,7 @@ impl Parser {
                         continue;
                     }
                     let before = self.i;
-                    let t = self.token(in_group);
+                    let t = self.token(in_group, tokens.is_empty());
                     if self.i == before {
                         break;
                     }
@@ -184,7 +184,7 @@ impl Parser {
             });
         }
         self.skip_spaces();
-        let target = self.token(false).word;
+        let target = self.token(false, false).word;
         // `nul` is the null device, in any case and with any extension.
         let lower = target.text.to_ascii_lowercase();
         let target = if lower == "nul" || lower.starts_with("nul.") {
@@ -196,7 +196,8 @@ impl Parser {
     }
 
     /// One word: quotes removed, `^` escapes, `%NAME%` variables.
-    fn token(&mut self, in_group: bool) -> Token {
+    /// `first`: the command's name, which ends at an unquoted `/` (`rd/s/q x` is `rd /s/q x`).
+    fn token(&mut self, in_group: bool, first: bool) -> Token {
         let mut w = WordBuild::default();
         let mut quoted = false;
         let mut in_quotes = false;
@@ -237,6 +238,7 @@ impl Parser {
                 '!' if self.delayed => self.bang(&mut w),
                 ' ' | '\t' | '&' | '|' | '<' | '>' | '\n' | '\r' => break,
                 ')' if in_group => break,
+                '/' if first && !w.is_empty() => break,
                 c => {
                     w.char(c, false);
                     self.i += 1;
@@ -422,10 +424,27 @@ impl Parser {
             }
             "popd" => items.push(Item::ChangeDir(None)),
             "set" => self.set(&tokens, items),
+            // `copy a+b c` joins files: a source is not the word it seems.
+            "copy"
+                if tokens[1..]
+                    .iter()
+                    .any(|t| !t.quoted && t.word.text.contains('+')) =>
+            {
+                items.push(Item::Unknown(
+                    "`copy a+b` joins files, which this reader does not follow".into(),
+                ));
+            }
             _ => {}
         }
-        let argv: Vec<Word> = tokens.into_iter().map(|t| t.word).collect();
+        let mut argv: Vec<Word> = tokens.into_iter().map(|t| t.word).collect();
         let own = cmd_name(&argv[0].text).is_some() && argv[0].is_literal();
+        // A batch file named alone is found in the current folder first.
+        if !own && !argv[0].text.contains('/') && {
+            let lower = argv[0].text.to_ascii_lowercase();
+            lower.ends_with(".bat") || lower.ends_with(".cmd")
+        } {
+            argv[0].text = format!("./{}", argv[0].text);
+        }
         items.push(Item::Command(Command {
             argv: if own { named(argv) } else { argv },
             redirects,
@@ -496,6 +515,15 @@ impl Parser {
             ));
             return;
         }
+        // `start URL` or `start file.txt`: opened with the program Windows associates with it.
+        let target = &tokens[0].word.text;
+        if target.contains("://") || (target.contains('.') && !is_program_file(target)) {
+            items.push(Item::Unknown(format!(
+                "`start {}` opens it with the program Windows associates with it",
+                excerpt(target)
+            )));
+            return;
+        }
         self.command(tokens, redirects, items, in_group)
     }
 
@@ -523,7 +551,7 @@ impl Parser {
     fn condition(&mut self, items: &mut Vec<Item>) {
         let word = |p: &mut Parser| {
             p.skip_spaces();
-            p.token(false).word.text.to_ascii_lowercase()
+            p.token(false, false).word.text.to_ascii_lowercase()
         };
         let mut first = word(self);
         while matches!(first.as_str(), "/i" | "not") {
@@ -550,6 +578,14 @@ impl Parser {
             }
         }
     }
+}
+
+/// A name Windows runs as a program (`x.exe`, `x.bat`, `x.cmd`, `x.com`), not a document.
+fn is_program_file(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [".exe", ".bat", ".cmd", ".com"]
+        .iter()
+        .any(|e| lower.ends_with(e))
 }
 
 /// `cmd/NAME` for an internal command's first word.

@@ -118,6 +118,13 @@ fn powershell_code_inside_is_read_and_the_rest_is_unknown() {
         c.contains(&"powershell/remove-item -Recurse ~".to_string()),
         "{c:?}"
     );
+    // The blocks of a statement that is not read are still read: a deny inside stands.
+    let (c, u) = ps("foreach ($f in $files) { Remove-Item -Recurse ~ }");
+    assert!(
+        c.contains(&"powershell/remove-item -Recurse ~".to_string()),
+        "{c:?}"
+    );
+    assert!(u.iter().any(|u| u.contains("`foreach`")), "{u:?}");
     for (text, why) in [
         ("if ($x) { rm x }", "`if`"),
         ("$f.Delete()", "`.Delete()`"),
@@ -173,7 +180,7 @@ fn cmd_reads_operators_variables_and_its_own_commands() {
     // `call`, `start` and `if` run what follows.
     assert_eq!(
         cmd(r#"call build.bat & start "" /b npm run dev & if exist x (del x) else (echo no)"#).0,
-        ["build.bat", "npm run dev", "cmd/del x", "cmd/echo no"]
+        ["./build.bat", "npm run dev", "cmd/del x", "cmd/echo no"]
     );
     // `for` is an unknown, its body still read.
     let (c, u) = cmd("for %f in (*.tmp) do del %f");
@@ -182,6 +189,14 @@ fn cmd_reads_operators_variables_and_its_own_commands() {
     // `set` names the variable unknown afterwards; `^` escapes; an unknown variable.
     let (c, _) = cmd("set X=1& echo %X% ^& %FOO%");
     assert_eq!(c, ["cmd/set X=1", "cmd/echo $X & $FOO"]);
+    // A command's name ends at an unquoted `/`; `copy a+b` and `start URL` are not followed.
+    assert_eq!(cmd("rd/s/q x").0, ["cmd/rd /s/q x"]);
+    assert!(
+        !cmd("copy a+%USERPROFILE%\\.aws\\credentials b")
+            .1
+            .is_empty()
+    );
+    assert!(!cmd("start https://example.com/?q=1").1.is_empty());
 }
 
 #[test]

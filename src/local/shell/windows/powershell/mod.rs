@@ -176,7 +176,7 @@ impl Parser {
                 .peek_at(word.chars().count())
                 .is_none_or(|c| !c.is_alphanumeric() && c != '-')
         {
-            self.skip_statement(close);
+            items.extend(self.unread_statement(close));
             items.push(Item::Unknown(format!(
                 "PowerShell's `{word}` statement is not read: `{}`",
                 excerpt(&self.text(start))
@@ -205,26 +205,33 @@ impl Parser {
         items
     }
 
-    /// Skips to the end of the statement: `;` or a newline outside brackets and quotes.
-    fn skip_statement(&mut self, close: Option<char>) {
-        let mut depth = 0usize;
+    /// A statement whose grammar is not read (`if`, `foreach`, `function` …), to its end (`;`
+    /// or a newline outside brackets): the code in its blocks and parentheses is still read, so
+    /// a deny inside stands.
+    fn unread_statement(&mut self, close: Option<char>) -> Vec<Item> {
+        let mut items = Vec::new();
         while let Some(c) = self.peek() {
             match c {
-                '(' | '{' | '[' => depth += 1,
-                ')' | '}' | ']' if depth > 0 => depth -= 1,
-                c if depth == 0 && (Some(c) == close || matches!(c, ';' | '\n' | '\r')) => {
-                    return;
+                '{' => items.push(self.group('{', '}', "{ }")),
+                '(' => items.push(self.group('(', ')', "( )")),
+                '[' => {
+                    self.i += 1;
+                    self.skip_to(']');
+                }
+                c if Some(c) == close || matches!(c, ';' | '\n' | '\r' | ')' | '}') => {
+                    return items;
                 }
                 '\'' | '"' => {
                     self.i += 1;
                     while self.peek().is_some_and(|q| q != c) {
                         self.i += 1;
                     }
+                    self.i = (self.i + 1).min(self.c.len());
                 }
-                _ => {}
+                _ => self.i += 1,
             }
-            self.i += 1;
         }
+        items
     }
 
     /// `$name = …`, `$env:NAME += …`: None (nothing consumed) when the statement is not one.
