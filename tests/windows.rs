@@ -246,3 +246,55 @@ fn windows_places_keep_their_meaning() {
         )],
     );
 }
+
+/// The routine Windows commands of the corpus (`tests/corpus/cases/windows.jsonl`, category
+/// `everyday`): the share Tier 1 allows, printed and held above a floor, and none denied. The
+/// ones kept out of the tuning (`held_out`) are counted apart.
+#[test]
+fn routine_windows_commands_are_allowed() {
+    use sentinel::call::ToolCall;
+    use sentinel::local::context::Context;
+    use sentinel::rules::Rules;
+    use std::path::Path;
+    let rules = Rules::bundled(Some(Path::new("/home/dev")));
+    let ctx = Context::lexical(
+        Path::new("/home/dev/proj"),
+        Some(Path::new("/home/dev")),
+        Path::new("/home/dev/.agentos"),
+    );
+    let (mut all, mut allowed, mut held, mut held_allowed) = (0, 0, 0, 0);
+    let mut denied = Vec::new();
+    for line in include_str!("corpus/cases/windows.jsonl").lines() {
+        let case: Value = serde_json::from_str(line).unwrap();
+        if case["category"] != "everyday" {
+            continue;
+        }
+        let command = case["command"].as_str().unwrap().to_string();
+        let d = sentinel::decide::decide(
+            &ToolCall::Shell {
+                command: command.clone(),
+            },
+            &rules,
+            &ctx,
+        )
+        .unwrap();
+        let ok = d.verdict.as_str() == "allow";
+        all += 1;
+        allowed += usize::from(ok);
+        if case["held_out"] == true {
+            held += 1;
+            held_allowed += usize::from(ok);
+        }
+        if d.verdict.as_str() == "deny" {
+            denied.push(command);
+        }
+    }
+    let share = allowed as f64 / all as f64;
+    println!(
+        "windows: {allowed}/{all} routine commands allowed ({:.1}%), held out {held_allowed}/{held}",
+        share * 100.0
+    );
+    assert!(denied.is_empty(), "routine commands denied: {denied:?}");
+    assert!(all >= 100 && held >= 40, "{all} routine, {held} held out");
+    assert!(share >= 0.94, "{share}");
+}

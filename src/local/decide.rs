@@ -143,13 +143,18 @@ fn agent_decision(tool: &str) -> Decision {
     )
 }
 
-/// A program run by a Windows drive path outside the project (`C:/Android/platform-tools/
-/// adb.exe devices`, Git Bash's `/c/Users/me/AppData/…/python.exe x.py`): an installed program,
+/// A program run by a Windows drive path, or a `.exe` by any path, outside the project
+/// (`C:/Android/platform-tools/adb.exe devices`, Git Bash's `/c/Users/me/AppData/…/python.exe
+/// x.py`, `%LOCALAPPDATA%\…\emulator.exe`): an installed program,
 /// judged by its name without `.exe` as the same program run by name is. A path inside the
 /// project (or the temp dir) stays a file there.
 fn installed_windows_program(cmd: &SimpleCommand, ctx: &Context) -> Option<SimpleCommand> {
     let dir = cmd.name_dir.as_deref()?;
-    crate::local::paths::windows::parse(dir, true)?;
+    // A drive path, or a Windows program by any path (`%LOCALAPPDATA%\…\emulator.exe`).
+    let exe = shell::without_exe(cmd.name());
+    if exe.is_none() && crate::local::paths::windows::parse(dir, true).is_none() {
+        return None;
+    }
     let resolved = crate::paths::resolve(dir, ctx.cwd, ctx.home)?;
     // The temp dir is anyone's scratch space, not where programs are installed.
     let in_temp = policy::TEMP_DIRS
@@ -160,7 +165,7 @@ fn installed_windows_program(cmd: &SimpleCommand, ctx: &Context) -> Option<Simpl
     }
     let mut by_name = cmd.clone();
     by_name.name_dir = None;
-    if let Some(name) = shell::without_exe(cmd.name()) {
+    if let Some(name) = exe {
         by_name.argv[0].text = name;
     }
     Some(by_name)

@@ -136,6 +136,11 @@ impl Walker {
             hops += 1;
             let unwrap = if hops > 16 {
                 Unwrap::No
+            } else if let Some(bare) = argv.first().and_then(|w| without_exe(&w.text)) {
+                // `C:/…/python.exe -m pytest` wraps as `python -m pytest` does.
+                let mut as_named = argv.clone();
+                as_named[0].text = bare;
+                wrapper(&as_named)
             } else {
                 wrapper(&argv)
             };
