@@ -317,13 +317,10 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
     if !d.signs.is_empty() {
         return Some("shows signs of acting on untrusted content".into());
     }
-    match call {
-        // An uncertain file write is outside the project or in a protected place.
-        ToolCall::Write { .. } => return Some("writes outside the project".into()),
-        ToolCall::PowerShell { .. } => {
-            return Some("is PowerShell, which sentinel does not read".into());
-        }
-        _ => {}
+    // An uncertain file write is outside the project or in a protected place. (PowerShell is
+    // read as Bash is: its commands and their effects, below.)
+    if let ToolCall::Write { .. } = call {
+        return Some("writes outside the project".into());
     }
     for report in d.commands.iter().filter(|r| r.verdict != Verdict::Allow) {
         for e in &report.effects {

@@ -17,17 +17,23 @@ use crate::local::policy::token_hosts;
 use crate::local::policy::{self, Part};
 use crate::local::scripts::bins;
 use crate::local::scripts::{self, Pending};
-use crate::local::tool_calls::{powershell_decision, read_decision, write_decision};
+use crate::local::tool_calls::{read_decision, write_decision};
 use crate::rules::Rules;
-use crate::shell::{self, Cwd, Role};
+use crate::shell::{self, Cwd, Role, SimpleCommand};
 
 /// Tier 1. Returns None for a tool sentinel has no opinion on (the agent's own flow decides).
 pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision> {
     let mut decision = match call {
         ToolCall::Shell { command } => shell_decision(command, rules, ctx, 0),
         ToolCall::PowerShell { command } => {
-            let mut d = powershell_decision(command, rules, ctx);
-            d.signs = signs::text_signs(command);
+            // Read by the same PowerShell reader as `powershell -Command` from Bash.
+            let analysis = shell::analyse_powershell(command);
+            let mut d = analysis_decision("PowerShell", command, &analysis, rules, ctx, 0);
+            for s in signs::text_signs(command) {
+                if !d.signs.iter().any(|o| o.kind == s.kind) {
+                    d.signs.push(s);
+                }
+            }
             d
         }
         ToolCall::Write {
@@ -137,12 +143,51 @@ fn agent_decision(tool: &str) -> Decision {
     )
 }
 
+/// A program run by a Windows drive path, or a `.exe` by any path, outside the project
+/// (`C:/Android/platform-tools/adb.exe devices`, Git Bash's `/c/Users/me/AppData/…/python.exe
+/// x.py`, `%LOCALAPPDATA%\…\emulator.exe`): an installed program,
+/// judged by its name without `.exe` as the same program run by name is. A path inside the
+/// project (or the temp dir) stays a file there.
+fn installed_windows_program(cmd: &SimpleCommand, ctx: &Context) -> Option<SimpleCommand> {
+    let dir = cmd.name_dir.as_deref()?;
+    // A drive path, or a Windows program by any path (`%LOCALAPPDATA%\…\emulator.exe`).
+    let exe = shell::without_exe(cmd.name());
+    if exe.is_none() && crate::local::paths::windows::parse(dir, true).is_none() {
+        return None;
+    }
+    let resolved = crate::paths::resolve(dir, ctx.cwd, ctx.home)?;
+    // The temp dir is anyone's scratch space, not where programs are installed.
+    let in_temp = policy::TEMP_DIRS
+        .iter()
+        .any(|t| crate::paths::is_within(&resolved, std::path::Path::new(t)));
+    if in_temp || crate::paths::is_within(&resolved, ctx.project()) {
+        return None;
+    }
+    let mut by_name = cmd.clone();
+    by_name.name_dir = None;
+    if let Some(name) = exe {
+        by_name.argv[0].text = name;
+    }
+    Some(by_name)
+}
+
 /// How deep commands embedded in an unknown program's words are followed (`chroot / runuser -u
 /// u -- rm -rf ~` is two levels).
 const MAX_EMBEDDED_DEPTH: u8 = 3;
 
 fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Decision {
-    let analysis = shell::analyse(command);
+    analysis_decision("Bash", command, &shell::analyse(command), rules, ctx, depth)
+}
+
+/// A shell command's decision (`tool`: Bash, or PowerShell's own tool), from its analysis.
+fn analysis_decision(
+    tool: &str,
+    command: &str,
+    analysis: &shell::Analysis,
+    rules: &Rules,
+    ctx: &Context,
+    depth: u8,
+) -> Decision {
     // Most calls file one report a command, and a few more.
     let mut reports: Vec<CommandReport> = Vec::with_capacity(analysis.commands.len() + 2);
     // Files a report; returns its index.
@@ -169,6 +214,14 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
     let mut pending: Vec<Pending> = Vec::new();
     let last = analysis.commands.len().saturating_sub(1);
     for (i, cmd) in analysis.commands.iter().enumerate() {
+        let by_name;
+        let cmd = match installed_windows_program(cmd, ctx) {
+            Some(c) => {
+                by_name = c;
+                &by_name
+            }
+            None => cmd,
+        };
         let text = cmd.text();
         let mut inner_report = None;
         let (part, seen) = match bins::run_of(
@@ -311,7 +364,7 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
             report_in(segment.clone(), Vec::new(), part, None);
         }
     }
-    for pipeline in &analysis.pipelines {
+    for pipeline in analysis.pipelines.iter().chain(&analysis.raw_statements) {
         if let Some(part) = hard_block(&[pipeline.as_str()], rules) {
             report_in(pipeline.clone(), Vec::new(), part, None);
         }
@@ -349,14 +402,14 @@ fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Dec
         };
         report_in(String::new(), Vec::new(), part, None);
     }
-    let mut decision = combine("Bash", reports);
+    let mut decision = combine(tool, reports);
     // Signs only ever hold back an allow or turn a call into a deny: a denied call needs none.
     if decision.verdict < Verdict::Deny {
         let texts: Vec<&str> = report_of
             .iter()
             .map(|&i| decision.commands[i].text.as_str())
             .collect();
-        let signs = signs::shell_signs(command, &analysis, &texts, ctx.cwd, ctx.home, rules);
+        let signs = signs::shell_signs(command, analysis, &texts, ctx.cwd, ctx.home, rules);
         decision.signs = signs;
     }
     decision

@@ -1,56 +1,14 @@
-//! The calls other than a Bash command: a PowerShell command (its own rules, no parse), a file
+//! The calls other than a shell command (Bash and PowerShell are in `local::decide`): a file
 //! write and a file read, each judged on its resolved target path.
 
 use crate::decision::{Decision, Verdict};
 use crate::local::context::Context;
 use crate::local::paths::credentials;
-use crate::local::policy::judge::{hard_block, judge};
-use crate::local::policy::outcome::{combine, deny_reason};
-use crate::local::policy::{self, Part, excluded};
+use crate::local::policy::outcome::deny_reason;
+use crate::local::policy::{self, excluded};
 use crate::paths;
 use crate::rules::Rules;
-use crate::shell::{self, Cwd, Role, SimpleCommand, Word};
 use std::path::Path;
-
-pub(super) fn powershell_decision(command: &str, rules: &Rules, ctx: &Context) -> Decision {
-    let mut reports = Vec::new();
-    for segment in shell::rough_segments(command) {
-        if let Some(part) = hard_block(&[segment.as_str()], rules) {
-            reports.push(part.into_report(segment, Vec::new(), None));
-        }
-    }
-    let plain = !command.trim().is_empty()
-        && !command.contains([
-            ';', '|', '&', '`', '$', '(', ')', '{', '}', '<', '>', '\'', '"', '@', '\n', '\r',
-        ]);
-    let part = if plain {
-        let argv: Vec<Word> = command.split_whitespace().map(Word::literal).collect();
-        let cmd = SimpleCommand {
-            argv,
-            redirects: Vec::new(),
-            assignments: Vec::new(),
-            via: Vec::new(),
-            role: Role::Command,
-            cwd: Cwd::Start,
-            extra_args: false,
-            extra_args_under: Vec::new(),
-            extra_args_piped: false,
-            extra_args_from_find: false,
-            extra_args_listing: None,
-            depth: 0,
-            name_dir: None,
-        };
-        judge(&cmd, &cmd.text(), rules, ctx)
-    } else {
-        Part::new(
-            Verdict::Uncertain,
-            "PowerShell beyond one plain command is not parsed",
-            None,
-        )
-    };
-    reports.push(part.into_report(command.to_string(), Vec::new(), None));
-    combine("PowerShell", reports)
-}
 
 pub(super) fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decision {
     let make = |verdict, reason: String, rule, path: Option<&Path>| Decision {

@@ -151,6 +151,33 @@ pub fn sections(root: &Path) -> Vec<Section> {
     out
 }
 
+/// The bundled spec files whose header says the oracle cannot run their programs (a line
+/// `# oracle: not traced`: Windows programs, cmd and PowerShell), with how many sections each
+/// has: their allows are listed as untraceable in the coverage.
+pub fn untraceable(root: &Path) -> Vec<(String, usize)> {
+    let mut files: Vec<_> = std::fs::read_dir(root.join("rules/commands"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let header = text
+                .lines()
+                .take_while(|l| l.starts_with('#') || l.is_empty());
+            let marked = header
+                .into_iter()
+                .any(|l| l.starts_with("# oracle: not traced"));
+            marked.then(|| {
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                (name, scan::scan(&text).0.len())
+            })
+        })
+        .collect()
+}
+
 /// A value for an option of this meaning; `i` picks among the kinds of path.
 fn value(kind: &str, i: usize) -> Option<&'static str> {
     let pick = |v: &[&'static str]| Some(v[i % v.len()]);

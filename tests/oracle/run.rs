@@ -421,6 +421,14 @@ pub fn whole(root: &Path) -> bool {
     let file = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-report.txt");
     let ok = report("whole", &outcomes, &known, Some(&file));
     coverage(&sections, &outcomes, &scope, &missing);
+    let untraceable: Vec<String> = inputs::untraceable(root)
+        .into_iter()
+        .map(|(file, n)| format!("{file} ({n} sections)"))
+        .collect();
+    println!(
+        "  untraceable (programs that cannot run in this sandbox; their spec files say `# oracle: not traced`): {}",
+        untraceable.join(", ")
+    );
     let bites = mutation_bites(root, &t, &scope);
     println!(
         "oracle: whole run in {:.0}s (seed {seed}, {n} mutants)",

@@ -72,6 +72,17 @@ impl<T> PathList<T> {
     /// The entry `path` falls under, unless a `!` exception covers it: [`list_matches`], with
     /// only the lines whose filed pair the path has tried.
     pub fn matches(&self, path: &Path) -> Option<&T> {
+        // A drive path on a non-Windows event is `/C:/…` (`paths::windows`): it meets the
+        // lists' Windows lines (`?:/Windows`) as the drive path it stands for.
+        if let Some(drive) = drive_form(path)
+            && let Some(found) = self.matches_as_written(drive)
+        {
+            return Some(found);
+        }
+        self.matches_as_written(path)
+    }
+
+    fn matches_as_written(&self, path: &Path) -> Option<&T> {
         let index = match self.index.get() {
             Some(index) => index,
             None if self.lookups.fetch_add(1, Relaxed) < INDEX_AFTER => {
@@ -96,6 +107,14 @@ impl<T> PathList<T> {
         let tried = set_bits(&marked).map(|i| &self.lines[i]);
         first_unexcepted(tried, |p| p.matches_probe(&probe))
     }
+}
+
+/// `C:/x` for a drive path mapped onto a non-Windows event as `/C:/x` (`paths::windows`).
+pub fn drive_form(path: &Path) -> Option<&Path> {
+    let rest = path.to_str()?.strip_prefix('/')?;
+    let b = rest.as_bytes();
+    (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/')
+        .then(|| Path::new(rest))
 }
 
 impl<'a, T> IntoIterator for &'a PathList<T> {

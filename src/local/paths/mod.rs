@@ -11,6 +11,7 @@ pub mod instruction_files;
 pub mod list;
 pub mod programs;
 pub mod scan;
+pub mod windows;
 
 pub use crate::local::paths::scan::is_windows_path;
 use crate::local::paths::scan::{
@@ -22,17 +23,33 @@ use std::path::{Path, PathBuf};
 /// Makes `raw` absolute against `cwd`, expanding a leading `~`, `$HOME` or `${HOME}` (the home
 /// directory) and `~+`, `$PWD` or `${PWD}` (the directory the command runs in), and removing `.`
 /// and `..` lexically. Returns None for a path whose value is not known (another variable,
-/// `~user`). Windows paths come back with `/` separators.
+/// `~user`). On an event from Windows, paths come back with `/` separators; on any other, a
+/// Windows path is mapped onto this machine (`windows::on_this_machine`: `C:\Users\NAME` is
+/// the home).
 pub fn resolve(raw: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
     if raw.is_empty() {
         return Some(clean(cwd));
     }
-    if is_windows_path(raw) || is_windows_path(&cwd.to_string_lossy()) {
-        return Some(resolve_windows(raw, &cwd.to_string_lossy()));
+    let cwd_text = cwd.to_string_lossy();
+    if is_windows_path(&cwd_text) {
+        return resolve_windows(raw, &cwd_text, home);
+    }
+    // `C:\…`, `C:/…`, Git Bash's `/c/…`, `\\server\…`: the first byte says it is none.
+    if matches!(
+        raw.as_bytes().first(),
+        Some(b'/' | b'\\' | b'A'..=b'Z' | b'a'..=b'z')
+    ) && let Some(w) = windows::parse(raw, true)
+    {
+        return Some(windows::on_this_machine(w, home));
     }
     let joined = if let Some(rest) = strip_home(raw) {
-        let home = home?;
-        home.join(rest.trim_start_matches('/'))
+        let home_dir = home?;
+        let joined = home_dir.join(rest.trim_start_matches('/'));
+        // `~/AppData/Local/Temp` is the temp dir, as `C:\Users\NAME\AppData\Local\Temp` is.
+        if rest.len() > 8 && rest[1..].starts_with(['A', 'a']) {
+            return Some(windows::temp_in_home(clean_owned(joined), home));
+        }
+        joined
     } else if let Some(rest) = strip_pwd(raw) {
         cwd.join(rest.trim_start_matches('/'))
     } else if raw.starts_with('~') || raw.contains('$') || raw.contains('`') {
@@ -55,7 +72,20 @@ fn strip_pwd(raw: &str) -> Option<&str> {
     })
 }
 
-fn resolve_windows(raw: &str, cwd: &str) -> PathBuf {
+/// A path on an event from Windows (its cwd is a Windows path): `~` and `$HOME` are the home,
+/// Git Bash's `/c/…` is `C:/…`, and what is not known (another variable) is None.
+fn resolve_windows(raw: &str, cwd: &str, home: Option<&Path>) -> Option<PathBuf> {
+    let raw = if let Some(rest) = strip_home(raw) {
+        format!("{}{rest}", home?.to_string_lossy())
+    } else if raw.starts_with('~') || raw.contains('$') || raw.contains('`') {
+        return None;
+    } else if let Some(windows::WindowsPath::Drive(drive, parts)) = windows::parse(raw, true)
+        && raw.starts_with('/')
+    {
+        format!("{drive}:/{}", parts.join("/"))
+    } else {
+        raw.to_string()
+    };
     let raw = raw.replace('\\', "/");
     let joined = if is_windows_path(&raw) || raw.starts_with("//") {
         raw
@@ -76,7 +106,7 @@ fn resolve_windows(raw: &str, cwd: &str) -> PathBuf {
             p => parts.push(p),
         }
     }
-    PathBuf::from(format!("{prefix}/{}", parts.join("/")))
+    Some(PathBuf::from(format!("{prefix}/{}", parts.join("/"))))
 }
 
 /// True when `path` is `dir` or lies below it.
@@ -539,13 +569,26 @@ mod tests {
 
     #[test]
     fn windows_paths_are_absolute_and_normalised() {
+        // On a non-Windows event a drive path is a place of its own (`paths::windows`).
         assert_eq!(
             r("C:\\Windows\\System32\\x.dll").as_deref(),
-            Some("C:/Windows/System32/x.dll")
+            Some("/C:/Windows/System32/x.dll")
         );
-        assert_eq!(r("c:/a/../Windows").as_deref(), Some("C:/Windows"));
+        assert_eq!(r("c:/a/../Windows").as_deref(), Some("/C:/Windows"));
         let p = PathPattern::parse("C:/Windows", None, true).unwrap();
         assert!(p.matches(Path::new("C:/WINDOWS/system32")));
+        let list: list::PathList<()> = list::PathList::new(vec![(p, ())]);
+        assert!(list.matches(Path::new("/C:/WINDOWS/system32")).is_some());
+        // On an event from Windows they stay Windows paths, `~` the home.
+        let home = Path::new("C:/Users/me");
+        assert_eq!(
+            resolve("~/x", Path::new("C:/Users/me/proj"), Some(home)),
+            Some(PathBuf::from("C:/Users/me/x"))
+        );
+        assert_eq!(
+            resolve("/c/Users/me/x", Path::new("C:/Users/me/proj"), Some(home)),
+            Some(PathBuf::from("C:/Users/me/x"))
+        );
     }
 
     #[test]

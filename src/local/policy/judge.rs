@@ -17,16 +17,6 @@ pub(in crate::local) use super::outside::{
     Outside, effective_cwd, excluded_write, outside_safe_area, path_args,
 };
 
-/// Judges one simple command on its own; `text` is `cmd.text()`, rendered once by the caller.
-pub(in crate::local) fn judge(
-    cmd: &SimpleCommand,
-    text: &str,
-    rules: &Rules,
-    ctx: &Context,
-) -> Part {
-    judge_seen(cmd, text, rules, ctx).0
-}
-
 /// What judging a command saw besides its verdict: a credential it reads, data it sends.
 #[derive(Default)]
 pub(in crate::local) struct Seen {
@@ -175,7 +165,7 @@ pub(in crate::local) fn judge_inner(
     // know is the project's own configuration when the command runs the project's code.
     // `python -m MODULE` runs a module, judged on its own as the project's or not.
     let runs_module = cmd.role == Role::Wrapper
-        && cmd.name().starts_with("python")
+        && (cmd.name().starts_with("python") || cmd.name() == "py")
         && cmd.argv.get(1).is_some_and(|w| w.text == "-m");
     let runs_project = || {
         runs_module

@@ -41,7 +41,7 @@ impl Lang {
         Some(match stem {
             "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "busybox" | "source"
             | "." => Lang::Shell,
-            "python" | "pypy" | "python3-dbg" => Lang::Python,
+            "python" | "pypy" | "python3-dbg" | "py" => Lang::Python,
             "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node" | "esno" => Lang::Js,
             "ruby" | "jruby" => Lang::Ruby,
             "perl" => Lang::Perl,

@@ -10,6 +10,7 @@ mod plain;
 mod searches;
 mod unwrap;
 mod walk;
+mod windows;
 
 #[cfg(test)]
 mod tests;
@@ -257,6 +258,11 @@ pub struct Analysis {
     /// `[[ … ]]` tests walked: a line of tests alone runs nothing (`[[ -f .env.local ]]`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub tests: bool,
+    /// Statements of cmd or PowerShell text as written (and their rough pieces): the
+    /// hard-block rules look at each, since the commands found there are named for their
+    /// shell's sections (`powershell/remove-item`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub raw_statements: Vec<String>,
 }
 
 /// Parses a Bash command and finds every simple command it would run.
@@ -275,6 +281,21 @@ pub fn analyse(command: &str) -> Analysis {
         walker.out.parse_error = Some(e);
         walker.salvage(command);
     }
+    walker.out
+}
+
+/// Reads PowerShell text (the PowerShell tool's command) and finds every command it would run.
+pub fn analyse_powershell(command: &str) -> Analysis {
+    let mut walker = Walker::new();
+    if command.len() > MAX_COMMAND_BYTES {
+        walker.out.parse_error = Some(format!(
+            "command is {} bytes, over the {MAX_COMMAND_BYTES}-byte parse limit",
+            command.len()
+        ));
+        walker.out.unparsed = rough_segments(command);
+        return walker.out;
+    }
+    walker.windows_text(windows::Dialect::PowerShell, command, false, None);
     walker.out
 }
 
@@ -306,6 +327,8 @@ pub fn is_home_ref(text: &str) -> bool {
 pub fn is_dangerous_variable(name: &str) -> bool {
     crate::local::spec::env_vars::known(name).may_change_what_runs()
 }
+
+pub(in crate::local) use walk::without_exe;
 
 // Tier 1 names its excerpts through `shell::` (short texts in reasons).
 pub use crate::text::{excerpt, excerpt_to, one_line};

@@ -411,6 +411,10 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
         // `python -m pytest`: runs the module, judged as that program (`pytest`'s spec).
         n if is_python(n) => {
             let mut i = 1;
+            // `py -3.12 -m pytest`: the Windows Python launcher's version comes first.
+            while n == "py" && argv.get(i).is_some_and(|w| is_py_version(&w.text)) {
+                i += 1;
+            }
             while let Some(w) = argv.get(i) {
                 match w.text.as_str() {
                     "-u" | "-B" | "-O" | "-OO" | "-I" | "-E" | "-s" | "-S" | "-q" | "-b"
@@ -575,10 +579,23 @@ pub(super) fn entry_point(family: &str, word: &str) -> Option<&'static str> {
 }
 
 fn is_python(name: &str) -> bool {
+    if name == "py" {
+        return true;
+    }
     let rest = name
         .strip_prefix("python")
         .or_else(|| name.strip_prefix("pypy"));
     rest.is_some_and(|r| r.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// The Python launcher's version selector: `-3`, `-3.12`, `-3.12-64`, `-V:3.12`.
+fn is_py_version(w: &str) -> bool {
+    w.starts_with("-V:")
+        || w.strip_prefix('-').is_some_and(|v| {
+            v.starts_with(|c: char| c.is_ascii_digit())
+                && v.chars()
+                    .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+        })
 }
 
 /// `bash -c STRING`, `bash -s`, `bash` fed on stdin, or `bash script.sh`.

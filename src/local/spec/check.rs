@@ -23,10 +23,14 @@ pub fn check(
         Some("posix") => Some(Syntax::Posix),
         Some("go") => Some(Syntax::Go),
         Some("single") => Some(Syntax::Single),
+        Some("windows") => Some(Syntax::Windows),
+        Some("powershell") => Some(Syntax::PowerShell),
         Some(other) => {
             return Err(err(
                 line_of("syntax"),
-                format!("unknown syntax `{other}`: gnu, exact, posix, go or single"),
+                format!(
+                    "unknown syntax `{other}`: gnu, exact, posix, go, single, windows or powershell"
+                ),
             ));
         }
     };
@@ -64,7 +68,8 @@ pub fn check(
             let clash = if n.ends_with('*') {
                 prefixed.push(at);
                 false
-            } else if n.starts_with("--") || n == "+" || n.chars().count() > 2 {
+            } else if n.starts_with("--") || n.starts_with('/') || n == "+" || n.chars().count() > 2
+            {
                 // Long names, and single-dash names of several letters (`mvn -pl`), which
                 // are matched as whole words before a cluster is split.
                 long.insert(n.as_str(), at).is_some()
@@ -94,6 +99,12 @@ pub fn check(
         return Err(err(
             line_of("operands"),
             "`args...` can only be the last operand, and repeats".into(),
+        ));
+    }
+    if operands.iter().any(|s| s.kind == Kind::FirstOperand) {
+        return Err(err(
+            line_of("operands"),
+            "`first-operand` is an option's meaning, not an operand slot".into(),
         ));
     }
     if operands.iter().skip(1).any(|s| s.kind == Kind::Subcommand) {
@@ -248,13 +259,30 @@ fn check_name(name: &str, syntax: Syntax) -> Result<(), String> {
         return Ok(());
     }
     let name = name.strip_suffix('*').unwrap_or(name);
-    let ok = name == "+" || (name.starts_with('-') && name.len() > 1);
-    let _ = syntax;
+    let dashed = name == "+" || (name.starts_with('-') && name.len() > 1);
+    let ok = match syntax {
+        // Windows programs and cmdlets are matched in lower case: a name written otherwise
+        // would never match.
+        Syntax::Windows => {
+            (dashed || (name.starts_with('/') && name.len() > 1 && !name[1..].contains('/')))
+                && !name.contains(':')
+                && !name.chars().any(|c| c.is_ascii_uppercase())
+        }
+        Syntax::PowerShell => {
+            dashed && !name.contains(':') && !name.chars().any(|c| c.is_ascii_uppercase())
+        }
+        _ => dashed,
+    };
     if ok && !name.contains('=') {
         Ok(())
     } else {
         Err(format!(
-            "`{name}` is not an option name for {syntax:?} syntax (-x or --long)"
+            "`{name}` is not an option name for {syntax:?} syntax ({})",
+            match syntax {
+                Syntax::Windows => "/x or -x, in lower case",
+                Syntax::PowerShell => "-name, in lower case",
+                _ => "-x or --long",
+            }
         ))
     }
 }
@@ -362,6 +390,11 @@ fn opt_kind(s: &str) -> Result<OptKind, String> {
     }
     if kinds.contains(&Kind::Subcommand) {
         return Err("`subcommand` is an operand kind".into());
+    }
+    if kinds.contains(&Kind::FirstOperand) && (kinds.len() > 1 || optional || as_first) {
+        return Err(
+            "`first-operand` stands alone: the option's one value is the first operand".into(),
+        );
     }
     Ok(OptKind::Value {
         kinds,

@@ -19,6 +19,15 @@ pub enum Syntax {
     Go,
     /// Whole words matched exactly (`find -name X`, `java -jar X`): no clusters, no `=`.
     Single,
+    /// Windows programs and cmd.exe's built-ins: `/x` switches in any case, anywhere on the line,
+    /// several in one word (`/s/b`), a value after `:` (`/a:h`) or in the next word (`/FI x`);
+    /// `-x` words read as GNU clusters (`netstat -ano`); `//x` is Git Bash's escape for `/x`.
+    Windows,
+    /// PowerShell cmdlets: `-Name`, `-Name value`, `-Name:value`, in any case, anywhere on the
+    /// line; a name the spec does not list is looked up among the common parameters every cmdlet
+    /// takes (the `powershell/common-parameters` section); an abbreviation is read but never
+    /// allowed.
+    PowerShell,
 }
 
 /// What a value (an option's argument or an operand) is to the program.
@@ -122,6 +131,11 @@ pub enum Kind {
     Property,
     /// The first operand names a subcommand, which has its own section.
     Subcommand,
+    /// A named parameter that binds the first operand slot (PowerShell's `-Path`): its value
+    /// is read as the first operand, with that slot's kind as the flags turn it
+    /// (`Remove-Item -Path x -Recurse` deletes the tree `x`), and the other operands fill the
+    /// slots after it.
+    FirstOperand,
     /// From here on every word is an argument for the script or task before it, not an option
     /// of this program (`node app.js --port 3000`, `yarn dev --host`).
     Args,
@@ -183,6 +197,7 @@ impl Kind {
             "template" => Kind::Template,
             "database" => Kind::Database,
             "subcommand" => Kind::Subcommand,
+            "first-operand" => Kind::FirstOperand,
             "args" => Kind::Args,
             "mode" => Kind::Mode,
             "include" => Kind::Include,
@@ -420,6 +435,18 @@ impl Checked {
             (Some(_), Some(_)) => Matched::Ambiguous,
             _ => Matched::Unknown,
         }
+    }
+
+    /// The options with a whole-word name that starts with `prefix` (and is longer), with that
+    /// name: the parameters a PowerShell abbreviation may stand for.
+    pub fn starting_with(&self, prefix: &str) -> Vec<(&OptSpec, &str)> {
+        let at = self.long.partition_point(|&e| self.name(e) < prefix);
+        self.long[at..]
+            .iter()
+            .take_while(|&&e| self.name(e).starts_with(prefix))
+            .filter(|&&e| self.name(e).len() > prefix.len())
+            .map(|&e| (&self.options[e.0 as usize], self.name(e)))
+            .collect()
     }
 
     /// True when none of its options does more than a flag or a text value: a word added at run

@@ -231,7 +231,9 @@ fn from_reading(
             | Kind::PathFilter
             | Kind::Include
             | Kind::Exclude
-            | Kind::ExcludeDir => continue,
+            | Kind::ExcludeDir
+            // Read as an operand (`spec::options`); never a value of its own.
+            | Kind::FirstOperand => continue,
             Kind::Read => Effect::Read {
                 path: w.clone(),
                 tree: false,

@@ -68,6 +68,9 @@ pub struct Reading {
     /// was (`find`'s `-delete`): only tests read before it pick what it deletes, as find
     /// evaluates its expression from the left (`find . -delete -name x` deletes everything).
     pub delete_tree_at: Option<usize>,
+    /// Values of options that bind the first operand slot (`first-operand`: PowerShell's
+    /// `-Path`), in the order given: they come before the positional operands.
+    pub named_operands: Vec<Word>,
 }
 
 impl Reading {
@@ -104,6 +107,8 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
     let mut after_dashdash = false;
     let mut operand_kind: Option<Kind> = None;
     let mut no_first = false;
+    // PowerShell's common parameters, looked up once when a cmdlet is given a parameter.
+    let mut common: Option<Option<Arc<CommandSpec>>> = None;
     let mut i = 1;
     while i < argv.len() {
         let w = &argv[i];
@@ -119,6 +124,14 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
         let option_like = !options_done
             && (could_be_option(w, text, spec, syntax)
                 || (i == 1 && spec.dashless && w.is_literal()));
+        // Windows programs read their `-x` switches in any case (`netstat -ANO`).
+        let lowered;
+        let text = if option_like && syntax == Syntax::Windows && text.starts_with('-') {
+            lowered = text.to_ascii_lowercase();
+            lowered.as_str()
+        } else {
+            text
+        };
         if !option_like {
             if w.text == "--" && !options_done && w.is_literal() {
                 options_done = true;
@@ -222,6 +235,82 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
             )
         };
         match syntax {
+            Syntax::Windows if text.starts_with('/') => {
+                // `/s/b`: several switches in one word; `//s` is Git Bash's escape for `/s`.
+                let body = text.strip_prefix("//").unwrap_or(&text[1..]);
+                let pieces: Vec<&str> = body.split('/').filter(|p| !p.is_empty()).collect();
+                for (k, piece) in pieces.iter().enumerate() {
+                    let (n, inline) = match piece.split_once(':') {
+                        Some((n, v)) => (n, Some(v)),
+                        None => (*piece, None),
+                    };
+                    let name = format!("/{}", n.to_ascii_lowercase());
+                    // A switch's value may follow its name at once (`/ah`, `/o-d`).
+                    let (name, inline) = match (find_long(&chain, &name, syntax), inline) {
+                        (Matched::Exact(_), _) | (_, Some(_)) => (name, inline),
+                        _ => match glued_value(&chain, &name, syntax) {
+                            Some((short, rest)) => (short, Some(&piece[rest..])),
+                            None => (name, inline),
+                        },
+                    };
+                    match find_long(&chain, &name, syntax) {
+                        Matched::Exact(opt) => {
+                            // Only the last switch of a word can take the next word as its value.
+                            let last = k + 1 == pieces.len();
+                            if !last
+                                && inline.is_none()
+                                && matches!(
+                                    opt.kind,
+                                    OptKind::Value {
+                                        optional: false,
+                                        ..
+                                    }
+                                )
+                            {
+                                r.problems.push(format!("`{name}` is missing its value"));
+                                break;
+                            }
+                            take(opt, &name, inline, &mut r);
+                        }
+                        _ => {
+                            unknown(&mut r, &name, spec);
+                            break;
+                        }
+                    }
+                }
+            }
+            Syntax::PowerShell => {
+                let (n, inline) = match text[1..].split_once(':') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (&text[1..], None),
+                };
+                let name = format!("-{}", n.to_ascii_lowercase());
+                let common = common
+                    .get_or_insert_with(|| specs.lookup(POWERSHELL_COMMON))
+                    .clone();
+                match find_parameter(&chain, common.as_deref(), &name) {
+                    Parameter::Exact(opt) => {
+                        let inline = switch_value(opt, inline);
+                        if inline != Some("$false") {
+                            take(opt, &name, inline, &mut r);
+                        }
+                    }
+                    Parameter::Abbreviated(opt, full) => {
+                        r.problems.push(format!(
+                            "`{name}` abbreviates `{full}`; sentinel allows parameters only spelled out"
+                        ));
+                        let inline = switch_value(opt, inline);
+                        if inline != Some("$false") {
+                            take(opt, &full, inline, &mut r);
+                        }
+                    }
+                    Parameter::Ambiguous => r.problems.push(format!(
+                        "`{name}` is an ambiguous abbreviation for `{}`",
+                        spec.name
+                    )),
+                    Parameter::Unknown => unknown(&mut r, &name, spec),
+                }
+            }
             Syntax::Single | Syntax::Go if text.starts_with('+') => {
                 match find_long(&chain, "+", syntax) {
                     Matched::Exact(opt) => {
@@ -344,6 +433,9 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
     if r.default_operand.is_none() {
         r.default_operand = r.spec().default_operand.clone();
     }
+    // A `-Path` given by name binds the first slot: the positional operands come after it.
+    let named = std::mem::take(&mut r.named_operands);
+    let operands: Vec<&Word> = named.iter().chain(operands.iter().copied()).collect();
     assign_operands(&mut r, &operands, operand_kind, no_first);
     if let Some(kind) = r.spec().input.clone() {
         let given = r.values.iter().any(|v| {
@@ -402,6 +494,14 @@ fn ambiguous_computed(w: &Word, text: &str) -> bool {
 }
 
 fn could_be_option(w: &Word, text: &str, spec: &CommandSpec, syntax: Syntax) -> bool {
+    match syntax {
+        // `-5` is a number to PowerShell; `-Name` a parameter, whatever follows its name.
+        Syntax::PowerShell => {
+            return text.starts_with('-') && text[1..].starts_with(|c: char| c.is_alphabetic());
+        }
+        Syntax::Windows if text.starts_with('/') => return text.len() > 1,
+        _ => {}
+    }
     if w.kind == WordKind::Computed && w.value.is_none() {
         // `-j$(nproc)`: the leading dash is literal, so it is an option whose value is not
         // known; `$X` alone is an operand that may be an option (see `ambiguous_computed`).
@@ -467,6 +567,68 @@ fn whole_word<'a, 't>(
             Matched::Prefixed(opt, len) => Some((opt, Some(&text[len..]), &text[..len])),
             _ => None,
         },
+    }
+}
+
+/// The section of the parameters every PowerShell cmdlet takes (`-ErrorAction`, `-Verbose` …).
+pub const POWERSHELL_COMMON: &str = "powershell/common-parameters";
+
+/// A PowerShell parameter as PowerShell binds it.
+enum Parameter<'a> {
+    Exact(&'a OptSpec),
+    /// A unique prefix of this parameter's full name.
+    Abbreviated(&'a OptSpec, String),
+    Ambiguous,
+    Unknown,
+}
+
+/// `-name` among the cmdlet's parameters, then the common ones: spelled out, or a prefix of
+/// exactly one parameter (as PowerShell binds it; two are an error there).
+fn find_parameter<'a>(
+    chain: &'a [Arc<CommandSpec>],
+    common: Option<&'a CommandSpec>,
+    name: &str,
+) -> Parameter<'a> {
+    let specs = || chain.iter().rev().map(|s| &**s).chain(common);
+    for spec in specs() {
+        if let Matched::Exact(opt) = spec.long(name, Syntax::PowerShell) {
+            return Parameter::Exact(opt);
+        }
+    }
+    let mut found: Vec<(&OptSpec, &str)> = specs().flat_map(|s| s.starting_with(name)).collect();
+    found.dedup_by(|a, b| std::ptr::eq(a.0, b.0));
+    match found.as_slice() {
+        [(opt, full)] => Parameter::Abbreviated(opt, full.to_string()),
+        [] => Parameter::Unknown,
+        _ => Parameter::Ambiguous,
+    }
+}
+
+/// The longest switch that `name` starts with and that takes a value, and where the value
+/// starts in the piece after the `/` (`/ah` is `/a` with `h`).
+fn glued_value(chain: &[Arc<CommandSpec>], name: &str, syntax: Syntax) -> Option<(String, usize)> {
+    (2..name.len())
+        .rev()
+        .filter(|&k| name.is_char_boundary(k))
+        .find_map(|k| match find_long(chain, &name[..k], syntax) {
+            Matched::Exact(opt) if matches!(opt.kind, OptKind::Value { .. }) => {
+                Some((name[..k].to_string(), k - 1))
+            }
+            _ => None,
+        })
+}
+
+/// A switch's `:$true` is the switch given; `:$false` (returned as is) is the switch not given.
+fn switch_value<'t>(opt: &OptSpec, inline: Option<&'t str>) -> Option<&'t str> {
+    match (&opt.kind, inline) {
+        (
+            OptKind::Flag | OptKind::Operands(..) | OptKind::Deny(_) | OptKind::Review(_),
+            Some(v),
+        ) if v.eq_ignore_ascii_case("$true") => None,
+        (OptKind::Flag | OptKind::Operands(..), Some(v)) if v.eq_ignore_ascii_case("$false") => {
+            Some("$false")
+        }
+        _ => inline,
     }
 }
 
@@ -547,6 +709,23 @@ fn apply(
             }
             let mut kinds = kinds.iter();
             let first = kinds.next().copied().unwrap_or(Kind::Text);
+            if first == Kind::FirstOperand {
+                match inline.map(|v| Word {
+                    text: v.to_string(),
+                    kind: word.kind,
+                    value: None,
+                }) {
+                    Some(v) => r.named_operands.push(v),
+                    None => match argv.get(*i) {
+                        Some(next) => {
+                            r.named_operands.push(next.clone());
+                            *i += 1;
+                        }
+                        None => r.problems.push(format!("`{shown}` is missing its value")),
+                    },
+                }
+                return;
+            }
             match inline {
                 Some(v) => r.values.push(Value {
                     kind: first,

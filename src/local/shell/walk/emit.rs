@@ -3,6 +3,7 @@
 
 use super::words::has_brace_expansion;
 use super::*;
+use crate::local::paths::windows;
 
 impl Walker {
     /// Unwraps wrappers at the front of argv and records every simple command.
@@ -118,9 +119,33 @@ impl Walker {
                 }
                 break;
             }
+            // `cmd /c TEXT`, `powershell -Command TEXT`: a shell of another grammar.
+            if let Some(inv) = super::super::windows::invocation(&argv) {
+                if extra_args {
+                    self.unknown(format!(
+                        "words added at run time (xargs) reach `{name}`, which runs them as a command"
+                    ));
+                }
+                let shell_name = name.to_ascii_lowercase();
+                self.push(
+                    argv,
+                    redirects,
+                    assignments,
+                    Role::Wrapper,
+                    extra_args,
+                    name_dir,
+                );
+                self.windows_shell(inv, &shell_name, &stdin);
+                break;
+            }
             hops += 1;
             let unwrap = if hops > 16 {
                 Unwrap::No
+            } else if let Some(bare) = argv.first().and_then(|w| without_exe(&w.text)) {
+                // `C:/…/python.exe -m pytest` wraps as `python -m pytest` does.
+                let mut as_named = argv.clone();
+                as_named[0].text = bare;
+                wrapper(&as_named)
             } else {
                 wrapper(&argv)
             };
@@ -361,15 +386,29 @@ impl Walker {
                 first.text
             ));
         }
+        // `C:\Windows\System32\cmd.exe`: Windows writes its paths with `\`.
+        if first.text.contains('\\') && windows::parse(&first.text, false).is_some() {
+            first.text = first.text.replace('\\', "/");
+        }
         let (dir, base) = match first.text.rsplit_once('/') {
             Some((dir, base)) if !base.is_empty() => (dir.to_string(), base.to_string()),
-            _ => return None,
+            _ => {
+                // `node.exe` is `node`, as Windows finds it.
+                if let Some(name) = without_exe(&first.text) {
+                    first.text = name;
+                }
+                return None;
+            }
         };
-        first.text = base;
         let dir = if dir.is_empty() { "/".to_string() } else { dir };
         if SYSTEM_BIN_DIRS.contains(&dir.as_str()) {
+            first.text = base;
+            None
+        } else if is_windows_system_dir(&dir) {
+            first.text = without_exe(&base).unwrap_or(base);
             None
         } else {
+            first.text = base;
             Some(dir)
         }
     }
@@ -474,6 +513,43 @@ impl Walker {
         } else {
             self.nested(&code.text, label);
         }
+    }
+}
+
+/// A Windows program's name without its `.exe`, in lower case (Windows finds it in any case).
+pub(in crate::local) fn without_exe(name: &str) -> Option<String> {
+    // Every command name comes here: only one that ends so is copied.
+    let n = name.len();
+    if n <= 4 || !name.is_char_boundary(n - 4) || !name[n - 4..].eq_ignore_ascii_case(".exe") {
+        return None;
+    }
+    Some(name[..n - 4].to_ascii_lowercase())
+}
+
+/// Windows' own program folders (and Git for Windows' `usr/bin`, Git Bash's `/usr/bin`), in any
+/// of the forms Git Bash writes them: a program there is the system's, as `/usr/bin/rm` is.
+fn is_windows_system_dir(dir: &str) -> bool {
+    const DIRS: &[&str] = &[
+        "windows",
+        "windows/system32",
+        "windows/syswow64",
+        "windows/system32/windowspowershell/v1.0",
+        "windows/syswow64/windowspowershell/v1.0",
+        "windows/system32/wbem",
+        "windows/system32/openssh",
+        "program files/powershell/7",
+        "program files/powershell/7-preview",
+        "program files/git/bin",
+        "program files/git/usr/bin",
+        "program files/git/cmd",
+        "program files/git/mingw64/bin",
+    ];
+    match windows::parse(dir, true) {
+        Some(windows::WindowsPath::Drive(_, parts)) => {
+            let joined = parts.join("/").to_ascii_lowercase();
+            DIRS.contains(&joined.as_str())
+        }
+        _ => false,
     }
 }
 

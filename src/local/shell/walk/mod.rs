@@ -62,7 +62,10 @@ mod emit;
 mod fed;
 mod loops;
 mod simple;
+mod windows;
 mod words;
+
+pub(in crate::local) use emit::without_exe;
 
 impl Walker {
     pub(in crate::local::shell) fn new() -> Walker {

@@ -132,3 +132,74 @@ fn subcommands_and_marks() {
     let (_, _, problems) = kinds("sort -x");
     assert_eq!(problems.len(), 1);
 }
+
+/// The bundled Windows sections, read against real command lines.
+fn bundled(cmd: &str) -> (Vec<(Kind, String)>, Vec<String>) {
+    let r = read(&words(cmd), &Specs::bundled()).unwrap();
+    (
+        r.values
+            .iter()
+            .map(|v| (v.kind, v.word.text.clone()))
+            .collect(),
+        r.problems,
+    )
+}
+
+#[test]
+fn windows_switches_are_read_as_windows_programs_read_them() {
+    // `/S` in any case, several in one word, Git Bash's `//s`, a value after `:` or glued.
+    let (v, p) = bundled("cmd/dir /S/B /a:h //o-d src");
+    assert!(p.is_empty(), "{p:?}");
+    assert_eq!(
+        v,
+        [
+            (Kind::Text, "h".to_string()),
+            (Kind::Text, "-d".to_string()),
+            (Kind::List, "src".to_string())
+        ]
+    );
+    let (v, p) = bundled("cmd/dir /ah");
+    assert!(p.is_empty(), "{p:?}");
+    assert_eq!(v[0], (Kind::Text, "h".to_string()));
+    // `rd /s` turns the operand into a tree deleted; an unknown switch is a problem.
+    assert_eq!(
+        bundled("cmd/rd /s /q x").0,
+        [(Kind::DeleteTree, "x".into())]
+    );
+    assert!(!bundled("cmd/rd /x y").1.is_empty());
+    // `-ano` is a cluster; `/FI` takes the next word.
+    assert!(bundled("findstr /s /i TODO *.ts").1.is_empty());
+    assert_eq!(bundled("tasklist /FI x").0, [(Kind::Text, "x".to_string())]);
+}
+
+#[test]
+fn powershell_parameters_are_bound_as_powershell_binds_them() {
+    // Any case; `-Name:value`; the common parameters; `-Path` is the first operand, so the
+    // positional words fill the slots after it.
+    let (v, p) = bundled("powershell/copy-item dest -PATH src -ErrorAction:Stop");
+    assert!(p.is_empty(), "{p:?}");
+    assert_eq!(
+        v,
+        [
+            (Kind::Text, "Stop".to_string()),
+            (Kind::Read, "src".to_string()),
+            (Kind::Write, "dest".to_string())
+        ]
+    );
+    // `-Recurse` turns a named `-Path` too; `-Recurse:$false` is the switch not given.
+    assert_eq!(
+        bundled("powershell/remove-item -Path x -Recurse").0,
+        [(Kind::DeleteTree, "x".to_string())]
+    );
+    assert_eq!(
+        bundled("powershell/remove-item -Path x -Recurse:$false").0,
+        [(Kind::Delete, "x".to_string())]
+    );
+    // An abbreviation is read for what it means, and never allowed.
+    let (v, p) = bundled("powershell/remove-item x -rec");
+    assert_eq!(v, [(Kind::DeleteTree, "x".to_string())]);
+    assert!(p[0].contains("abbreviates `-recurse`"), "{p:?}");
+    // A number is no parameter; an unknown parameter is a problem.
+    assert!(bundled("powershell/get-content x -Tail -5").1.is_empty());
+    assert!(!bundled("powershell/get-content x -Frobnicate").1.is_empty());
+}
