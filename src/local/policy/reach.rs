@@ -37,6 +37,15 @@ impl<'a> Walked<'a> {
             .all(|t| self.test(t, entry) != Some(false))
     }
 
+    /// Whether a test that needs no file system rules `entry` out (rg's `.env` is hidden): asked
+    /// before the entry is matched against the credential list, which costs more.
+    pub(super) fn ruled_out_by_name(&self, reach: &Reach, entry: &Path) -> bool {
+        reach
+            .tests
+            .iter()
+            .any(|t| by_name(t) && self.test(t, entry) == Some(false))
+    }
+
     fn repo(&self) -> Option<&git::Repo> {
         self.repo
             .get_or_init(|| git::repository(self.dir, self.ctx.fs))
@@ -194,6 +203,16 @@ impl<'a> Walked<'a> {
             return Some(true);
         }
         self.not_ignored(entry)
+    }
+}
+
+/// A test answered from the path alone, without reading git's files.
+fn by_name(t: &Test) -> bool {
+    match t {
+        Test::NotIgnored | Test::GitListed { .. } => false,
+        Test::Not { test } => by_name(test),
+        Test::Handed { tests, .. } => tests.iter().all(by_name),
+        _ => true,
     }
 }
 

@@ -88,10 +88,23 @@ pub(super) fn read(
 
 /// A name below `dir` that starts with a dot, or lies in a directory that does.
 pub(super) fn is_hidden_below(entry: &Path, dir: &Path) -> bool {
-    entry.strip_prefix(dir).is_ok_and(|rel| {
-        rel.components()
-            .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
-    })
+    // The listing joins names to `dir` as they are: a plain byte test of what follows it.
+    let (e, d) = (
+        entry.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    match e.strip_prefix(d) {
+        Some(rel) if d.ends_with(b"/") => rel.first() == Some(&b'.') || contains(rel, b"/."),
+        Some(rel) if rel.first() == Some(&b'/') => contains(rel, b"/."),
+        _ => entry.strip_prefix(dir).is_ok_and(|rel| {
+            rel.components()
+                .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
+        }),
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    crate::local::contains_bytes(hay, needle)
 }
 
 /// What a recursive read of `dir` (written `written`) meets below it: a credential file it opens
@@ -125,6 +138,7 @@ pub(super) fn tree_below(
     let walked = Walked::new(dir, written, ctx);
     for (entry, is_link) in &entries {
         if !walk.names_only
+            && !walked.ruled_out_by_name(reach, entry)
             && let Some(rule) = credentials::credential(entry, rules)
             && walked.opens(reach, entry)
         {
