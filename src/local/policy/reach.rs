@@ -72,7 +72,7 @@ impl<'a> Walked<'a> {
                 }
                 (!unsure).then_some(true)
             }
-            Test::Visible => Some(!super::reads::is_hidden_below(entry, self.dir)),
+            Test::Visible => Some(!is_hidden_below(entry, self.dir)),
             Test::NotIgnored => self.not_ignored(entry),
             Test::GitListed {
                 cached,
@@ -203,6 +203,25 @@ impl<'a> Walked<'a> {
             return Some(true);
         }
         self.not_ignored(entry)
+    }
+}
+
+/// A name below `dir` that starts with a dot, or lies in a directory that does.
+fn is_hidden_below(entry: &Path, dir: &Path) -> bool {
+    // The listing joins names to `dir` as they are: a plain byte test of what follows it.
+    let (e, d) = (
+        entry.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    match e.strip_prefix(d) {
+        Some(rel) if d.ends_with(b"/") => {
+            rel.first() == Some(&b'.') || crate::local::contains_bytes(rel, b"/.")
+        }
+        Some(rel) if rel.first() == Some(&b'/') => crate::local::contains_bytes(rel, b"/."),
+        _ => entry.strip_prefix(dir).is_ok_and(|rel| {
+            rel.components()
+                .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
+        }),
     }
 }
 

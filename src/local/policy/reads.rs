@@ -86,27 +86,6 @@ pub(super) fn read(
     None
 }
 
-/// A name below `dir` that starts with a dot, or lies in a directory that does.
-pub(super) fn is_hidden_below(entry: &Path, dir: &Path) -> bool {
-    // The listing joins names to `dir` as they are: a plain byte test of what follows it.
-    let (e, d) = (
-        entry.as_os_str().as_encoded_bytes(),
-        dir.as_os_str().as_encoded_bytes(),
-    );
-    match e.strip_prefix(d) {
-        Some(rel) if d.ends_with(b"/") => rel.first() == Some(&b'.') || contains(rel, b"/."),
-        Some(rel) if rel.first() == Some(&b'/') => contains(rel, b"/."),
-        _ => entry.strip_prefix(dir).is_ok_and(|rel| {
-            rel.components()
-                .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
-        }),
-    }
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    crate::local::contains_bytes(hay, needle)
-}
-
 /// What a recursive read of `dir` (written `written`) meets below it: a credential file it opens
 /// (`config/.env` under `grep -r = config`; not one its filters or file types rule out), or a
 /// symlink it follows to a credential or to a place that holds them (`keys -> ~/.ssh` under

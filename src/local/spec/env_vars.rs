@@ -4,7 +4,7 @@
 //! options), or none of these (SPEC 2.2: an environment variable is allowed only when known to
 //! be inert, or its value is).
 
-use crate::shell::{Word, WordKind};
+use crate::call::word::{Word, WordKind};
 use std::sync::OnceLock;
 
 /// What sentinel knows of a variable's name.
