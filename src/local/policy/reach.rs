@@ -37,6 +37,15 @@ impl<'a> Walked<'a> {
             .all(|t| self.test(t, entry) != Some(false))
     }
 
+    /// Whether a test that needs no file system rules `entry` out (rg's `.env` is hidden): asked
+    /// before the entry is matched against the credential list, which costs more.
+    pub(super) fn ruled_out_by_name(&self, reach: &Reach, entry: &Path) -> bool {
+        reach
+            .tests
+            .iter()
+            .any(|t| by_name(t) && self.test(t, entry) == Some(false))
+    }
+
     fn repo(&self) -> Option<&git::Repo> {
         self.repo
             .get_or_init(|| git::repository(self.dir, self.ctx.fs))
@@ -194,6 +203,35 @@ impl<'a> Walked<'a> {
             return Some(true);
         }
         self.not_ignored(entry)
+    }
+}
+
+/// A name below `dir` that starts with a dot, or lies in a directory that does.
+fn is_hidden_below(entry: &Path, dir: &Path) -> bool {
+    // The listing joins names to `dir` as they are: a plain byte test of what follows it.
+    let (e, d) = (
+        entry.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    match e.strip_prefix(d) {
+        Some(rel) if d.ends_with(b"/") => {
+            rel.first() == Some(&b'.') || crate::local::contains_bytes(rel, b"/.")
+        }
+        Some(rel) if rel.first() == Some(&b'/') => crate::local::contains_bytes(rel, b"/."),
+        _ => entry.strip_prefix(dir).is_ok_and(|rel| {
+            rel.components()
+                .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
+        }),
+    }
+}
+
+/// A test answered from the path alone, without reading git's files.
+fn by_name(t: &Test) -> bool {
+    match t {
+        Test::NotIgnored | Test::GitListed { .. } => false,
+        Test::Not { test } => by_name(test),
+        Test::Handed { tests, .. } => tests.iter().all(by_name),
+        _ => true,
     }
 }
 

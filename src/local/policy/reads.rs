@@ -117,6 +117,7 @@ pub(super) fn tree_below(
     let walked = Walked::new(dir, written, ctx);
     for (entry, is_link) in &entries {
         if !walk.names_only
+            && !walked.ruled_out_by_name(reach, entry)
             && let Some(rule) = credentials::credential(entry, rules)
             && walked.opens(reach, entry)
         {

@@ -509,7 +509,7 @@ fn from_reading(
 /// name).
 fn walk(path: Word, kind: Kind, reach: &Reach) -> Effect {
     let mut reach = reach.clone();
-    if kind == Kind::TreeVisible {
+    if kind == Kind::TreeVisible && !reach.tests.contains(&Test::Visible) {
         reach.tests.push(Test::Visible);
     }
     Effect::Walk {

@@ -4,7 +4,7 @@
 //! options), or none of these (SPEC 2.2: an environment variable is allowed only when known to
 //! be inert, or its value is).
 
-use crate::shell::{Word, WordKind};
+use crate::call::word::{Word, WordKind};
 use std::sync::OnceLock;
 
 /// What sentinel knows of a variable's name.
@@ -53,16 +53,38 @@ enum Shape {
 const TEXT: &str = include_str!("../../../rules/env_vars.txt");
 
 /// Reads the list; an error names `env_vars.txt:LINE`.
-fn parse(text: &'static str) -> Result<Vec<Line>, String> {
-    let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let body = raw.split('#').next().unwrap_or("").trim();
-        if body.is_empty() {
+fn parse(text: &'static str, check: bool) -> Result<Vec<Line>, String> {
+    // Read at the start of every hook that meets a variable: one pass over the bytes, the
+    // words of a line sliced out of the text, an error formatted only when there is one.
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(320);
+    let (mut at, mut line_no) = (0, 0);
+    while at < b.len() {
+        line_no += 1;
+        let end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |n| at + n);
+        let body_end = memchr::memchr(b'#', &b[at..end]).map_or(end, |n| at + n);
+        let mut words: [&'static str; 4] = [""; 4];
+        let mut count = 0;
+        let mut i = at;
+        while i < body_end && count < 4 {
+            while i < body_end && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
+                i += 1;
+            }
+            let start = i;
+            while i < body_end && !(b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
+                i += 1;
+            }
+            if i > start {
+                words[count] = &text[start..i];
+                count += 1;
+            }
+        }
+        at = end + 1;
+        if count == 0 {
             continue;
         }
-        let at = format!("env_vars.txt:{}", i + 1);
-        let mut words = body.split_whitespace();
-        let first = words.next().unwrap_or_default();
+        let place = || format!("env_vars.txt:{line_no}");
+        let first = words[0];
         let (loads, name) = match first.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, first),
@@ -74,24 +96,27 @@ fn parse(text: &'static str) -> Result<Vec<Line>, String> {
         } else {
             (name, Shape::Exact)
         };
-        if name.is_empty() && shape != Shape::Prefix
-            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        // The names' spelling is checked by the test of the bundled list, not on every start.
+        if check
+            && (name.is_empty() && shape != Shape::Prefix
+                || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_'))
         {
-            return Err(format!("{at}: `{first}` is not a variable name"));
+            return Err(format!("{}: `{first}` is not a variable name", place()));
         }
-        let known = match (words.next(), words.next(), words.next()) {
-            (None, ..) if loads => Known::Loads,
-            (None, ..) => Known::Inert,
-            (Some(_), ..) if loads => {
-                return Err(format!("{at}: a `!` line takes no class"));
+        let known = match (count, words[1], words[2]) {
+            (1, ..) if loads => Known::Loads,
+            (1, ..) => Known::Inert,
+            (..) if loads => {
+                return Err(format!("{}: a `!` line takes no class", place()));
             }
-            (Some("programs"), None, _) => Known::Programs,
-            (Some("code"), None, _) => Known::Code,
-            (Some("command"), None, _) => Known::Command,
-            (Some("options"), Some(program), None) => Known::Options(program),
-            (Some(other), ..) => {
+            (2, "programs", _) => Known::Programs,
+            (2, "code", _) => Known::Code,
+            (2, "command", _) => Known::Command,
+            (3, "options", program) => Known::Options(program),
+            (_, other, _) => {
                 return Err(format!(
-                    "{at}: `{other}` is not a class (programs, code, command, options PROGRAM)"
+                    "{}: `{other}` is not a class (programs, code, command, options PROGRAM)",
+                    place()
                 ));
             }
         };
@@ -103,7 +128,7 @@ fn parse(text: &'static str) -> Result<Vec<Line>, String> {
 fn lines() -> &'static [Line] {
     static LINES: OnceLock<Vec<Line>> = OnceLock::new();
     // The bundled list is checked by a test: a bad line there never ships.
-    LINES.get_or_init(|| parse(TEXT).unwrap_or_default())
+    LINES.get_or_init(|| parse(TEXT, false).unwrap_or_default())
 }
 
 /// What the list says of `name`: an exact line first, then a `!` prefix, then another line
@@ -121,11 +146,16 @@ pub fn known(name: &str) -> Known {
         Shape::Prefix => name.starts_with(l.name) && name.len() > l.name.len(),
         Shape::Suffix => name.ends_with(l.name) && name.len() > l.name.len(),
     };
-    let all: Vec<&Line> = lines.iter().filter(matches).collect();
-    all.iter()
-        .find(|l| l.known == Known::Loads)
-        .or_else(|| all.iter().find(|l| l.known != Known::Inert))
-        .or_else(|| all.first())
+    // A `!` line first, then one with a class, then an inert one.
+    let rank = |k: Known| match k {
+        Known::Loads => 0,
+        Known::Inert => 2,
+        _ => 1,
+    };
+    lines
+        .iter()
+        .filter(matches)
+        .min_by_key(|l| rank(l.known))
         .map_or(Known::Unknown, |l| l.known)
 }
 
@@ -159,7 +189,7 @@ mod tests {
 
     #[test]
     fn the_bundled_list() {
-        parse(TEXT).unwrap_or_else(|e| panic!("{e}"));
+        parse(TEXT, true).unwrap_or_else(|e| panic!("{e}"));
         for n in [
             "RUST_LOG",
             "NODE_ENV",
@@ -207,14 +237,18 @@ mod tests {
     #[test]
     fn bad_lines_are_named() {
         assert_eq!(
-            parse("A\n!B programs\n").unwrap_err(),
+            parse("A\n!B programs\n", true).unwrap_err(),
             "env_vars.txt:2: a `!` line takes no class"
         );
         assert!(
-            parse("X frob\n")
+            parse("X frob\n", true)
                 .unwrap_err()
                 .starts_with("env_vars.txt:1:")
         );
-        assert!(parse("A-B\n").unwrap_err().contains("not a variable name"));
+        assert!(
+            parse("A-B\n", true)
+                .unwrap_err()
+                .contains("not a variable name")
+        );
     }
 }

@@ -5,7 +5,6 @@
 
 use crate::decision::reach::{Reach, Test};
 use crate::shell::Word;
-use std::sync::OnceLock;
 
 /// One line of the list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,6 +29,16 @@ const TEXT: &str = include_str!("../../../rules/file_types.txt");
 pub fn parse(text: &'static str) -> Result<Vec<FileTypes>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
+        if let Some(l) = parse_line(line, i + 1)? {
+            out.push(l);
+        }
+    }
+    Ok(out)
+}
+
+/// One line read: None for a comment or a blank line.
+fn parse_line(line: &'static str, number: usize) -> Result<Option<FileTypes>, String> {
+    {
         let body = match line.find(" #") {
             Some(at) => &line[..at],
             None if line.trim_start().starts_with('#') => "",
@@ -37,15 +46,15 @@ pub fn parse(text: &'static str) -> Result<Vec<FileTypes>, String> {
         }
         .trim();
         if body.is_empty() {
-            continue;
+            return Ok(None);
         }
-        let at = format!("file_types.txt:{}", i + 1);
+        let at = || format!("file_types.txt:{number}");
         let (program, rest) = body
             .split_once(':')
-            .ok_or_else(|| format!("{at}: no `:` after the program's name"))?;
+            .ok_or_else(|| format!("{}: no `:` after the program's name", at()))?;
         let program = program.trim();
         if program.is_empty() {
-            return Err(format!("{at}: the program's name is empty"));
+            return Err(format!("{}: the program's name is empty", at()));
         }
         let mut line = FileTypes {
             program,
@@ -65,33 +74,40 @@ pub fn parse(text: &'static str) -> Result<Vec<FileTypes>, String> {
                     line.unless.extend(words.by_ref());
                     if line.unless.is_empty() || line.unless.iter().any(|o| !o.starts_with('-')) {
                         return Err(format!(
-                            "{at}: `unless` takes options, each starting with `-`"
+                            "{}: `unless` takes options, each starting with `-`",
+                            at()
                         ));
                     }
                 }
                 w if w.contains(['*', '?', '[']) || w.contains('.') => line.names.push(w),
                 w => {
                     return Err(format!(
-                        "{at}: `{w}` is neither a file name pattern nor a keyword"
+                        "{}: `{w}` is neither a file name pattern nor a keyword",
+                        at()
                     ));
                 }
             }
         }
-        out.push(line);
+        Ok(Some(line))
     }
-    Ok(out)
 }
 
-fn lines() -> &'static [FileTypes] {
-    static LINES: OnceLock<Vec<FileTypes>> = OnceLock::new();
-    // The bundled list is checked by a test: a bad line there never ships.
-    LINES.get_or_init(|| parse(TEXT).unwrap_or_default())
+/// The line for `program`, read when asked for: only that line is parsed (a walk is judged by
+/// one program's line, and most hooks meet none). The bundled list is checked by a test: a bad
+/// line there never ships.
+fn line_for(program: &str) -> Option<FileTypes> {
+    // A line starts with its program's name and a `:`; one search of the text finds it.
+    let needle = format!("\n{program}:");
+    let at = memchr::memmem::find(TEXT.as_bytes(), needle.as_bytes())? + 1;
+    let line = TEXT[at..].lines().next()?;
+    let number = TEXT[..at].bytes().filter(|&b| b == b'\n').count() + 1;
+    parse_line(line, number).ok().flatten()
 }
 
 /// What `program`'s walks open, given its words: None when the list has no line for it, or
 /// one of the options that widen it is given.
 pub fn reach_of(program: &str, argv: &[Word]) -> Option<Reach> {
-    let line = lines().iter().find(|l| l.program == program)?;
+    let line = line_for(program)?;
     if argv.iter().skip(1).any(|w| gives(&w.text, &line.unless)) {
         return None;
     }
