@@ -288,14 +288,6 @@ fn pathspec_matches(spec: &str, rel: &str) -> Option<bool> {
     fnmatch(spec, rel, true)
 }
 
-/// A name below `dir` that starts with a dot, or lies in a directory that does.
-pub(super) fn is_hidden_below(entry: &Path, dir: &Path) -> bool {
-    entry.strip_prefix(dir).is_ok_and(|rel| {
-        rel.components()
-            .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
