@@ -41,6 +41,7 @@ impl World {
         std::fs::write(home.join(".ssh/id_ed25519"), "key").unwrap();
         std::fs::write(project.join("src/main.rs"), "fn main() {}").unwrap();
         std::fs::write(project.join("scripts/test.sh"), "echo ok").unwrap();
+        common::let_fixtures_age(&project);
         World {
             _root: root,
             home,

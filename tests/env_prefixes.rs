@@ -46,6 +46,7 @@ impl World {
         std::fs::write(project.join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
         // A folder outside the project by its name that is the project's by its target.
         symlink(project.join("bin"), home.join("tools")).unwrap();
+        common::let_fixtures_age(&project);
         World {
             _root: root,
             home,

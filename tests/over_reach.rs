@@ -76,6 +76,7 @@ impl World {
         // Links out of the project, made after the commit (untracked).
         symlink(home.join("outside"), project.join("out")).unwrap();
         symlink(home.join("outside/notes.txt"), project.join("notes")).unwrap();
+        common::let_fixtures_age(&project);
         World {
             _root: root,
             home,

@@ -65,6 +65,7 @@ impl Project {
         git(&dir, &["init", "-q", "."]);
         git(&dir, &["add", "."]);
         git(&dir, &["commit", "-qm", "init"]);
+        common::let_fixtures_age(&dir);
         Project {
             _root: root,
             home,

@@ -51,6 +51,7 @@ impl World {
         std::fs::write(project.join("public/index.html"), "<p>").unwrap();
         std::fs::write(project.join(".gitignore"), "dist/\n*.pyc\n").unwrap();
         symlink(home.join(".ssh"), project.join("linked/keys")).unwrap();
+        common::let_fixtures_age(&project);
         World {
             _root: root,
             home,

@@ -199,3 +199,22 @@ pub fn damaged_caches_are_rebuilt(
     std::fs::create_dir(&a.0).unwrap();
     assert_eq!(answers(dir), fresh, "a directory");
 }
+
+/// Waits until what was written under `dir` is older than sentinel's first look may reach back
+/// (the baseline is set a file-clock tick early, and a file changed then counts as the agent's):
+/// a fixture built just before the first hook call is the person's, as on a real machine.
+/// Waits on the file clock itself, so a slow or busy machine only waits less.
+pub fn let_fixtures_age(dir: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let probe = dir.join(".fixture-age-probe");
+    std::fs::write(&probe, "").unwrap();
+    let meta = std::fs::metadata(&probe).unwrap();
+    std::fs::remove_file(&probe).unwrap();
+    let stamped = std::time::UNIX_EPOCH
+        + std::time::Duration::new(meta.ctime() as u64, meta.ctime_nsec() as u32);
+    // Three times the 20 ms the baseline is set back.
+    let aged = stamped + std::time::Duration::from_millis(60);
+    while std::time::SystemTime::now() < aged {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
