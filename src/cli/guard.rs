@@ -151,6 +151,18 @@ pub fn arm(agent: Agent, shadow: bool) {
     }
 }
 
+/// Back to the default for every signal [`arm`] handles, and no alarm: for the watchdog's
+/// children (`cli::watchdog`), whose death by a signal the parent reports.
+pub fn disarm() {
+    // SAFETY: plain libc calls on this process's own signal dispositions, one thread.
+    unsafe {
+        libc::alarm(0);
+        for &s in FATAL.iter().chain(&[libc::SIGALRM]) {
+            libc::signal(s, libc::SIG_DFL);
+        }
+    }
+}
+
 /// Shadow mode was switched on by the configuration, after [`arm`]: nothing is printed.
 pub fn silence() {
     for ptr in [&CRASHED, &LATE] {
