@@ -203,8 +203,12 @@ impl Channel {
         self.send(tag::SILENCE, &[]);
     }
 
+    /// The event's kind, when it changes what the parent does: a SessionEnd gets a shorter
+    /// deadline and no answer. Not sent for a call (a message wakes the parent: it costs).
     pub fn kind(&self, kind: &EventKind) {
-        self.send(tag::KIND, &[&[kind_code(kind)]]);
+        if *kind != EventKind::PreToolUse {
+            self.send(tag::KIND, &[&[kind_code(kind)]]);
+        }
     }
 
     /// The last message, then the end of this process.

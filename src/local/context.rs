@@ -31,6 +31,9 @@ pub struct Context<'a> {
     /// path check compares against them.
     project_real: PathBuf,
     sentinel_home_real: PathBuf,
+    /// Bytes of wrapper suffixes searched against the block list for this call so far
+    /// (`policy::judge`): bounded per call, nested and embedded commands included.
+    suffixes_searched: std::sync::atomic::AtomicUsize,
 }
 
 impl<'a> Context<'a> {
@@ -53,7 +56,15 @@ impl<'a> Context<'a> {
             writes: &NoWrites,
             fenced: false,
             programs: &NoPrograms,
+            suffixes_searched: std::sync::atomic::AtomicUsize::new(0),
         }
+    }
+
+    /// Takes `bytes` of suffix searching from the call's bound `max`; false once it is spent.
+    pub fn take_suffix_search(&self, bytes: usize, max: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let before = self.suffixes_searched.fetch_add(bytes, Relaxed);
+        before.saturating_add(bytes) <= max
     }
 
     /// The same context for a run that will be fenced.

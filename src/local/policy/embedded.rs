@@ -288,8 +288,9 @@ fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
         }
         let starts_command = is_program(&w.text, rules);
         if w.is_literal() && w.text != "--" && starts_command {
-            let text = render(&args[i..]);
-            if text.len() <= MAX_TEXT_BYTES {
+            // Rendered only up to the bound: rendering each suffix whole took time growing with
+            // the square of the words.
+            if let Some(text) = render_within(&args[i..], MAX_TEXT_BYTES) {
                 out.push(text);
             }
         }
@@ -466,8 +467,16 @@ fn looks_like_path(word: &str) -> bool {
 /// Words as shell text that reads back as the same words: a literal word single-quoted when it
 /// needs quoting, an expansion kept in double quotes, a glob as written.
 fn render(words: &[Word]) -> String {
+    render_within(words, usize::MAX).unwrap_or_default()
+}
+
+/// [`render`], or None as soon as the text is longer than `max` bytes.
+fn render_within(words: &[Word], max: usize) -> Option<String> {
     let mut out = String::new();
     for (i, w) in words.iter().enumerate() {
+        if out.len() > max {
+            return None;
+        }
         if i > 0 {
             out.push(' ');
         }
@@ -488,7 +497,7 @@ fn render(words: &[Word]) -> String {
             }
         }
     }
-    out
+    (out.len() <= max).then_some(out)
 }
 
 #[cfg(test)]
