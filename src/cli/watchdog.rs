@@ -35,6 +35,8 @@ pub const SESSION_END_DEADLINE: Duration = Duration::from_millis(1200);
 pub const DEADLINE_VAR: &str = "SENTINEL_HOOK_DEADLINE_MS";
 /// The judging process's address space, binary and all (the hook needs ~22 MiB of it).
 pub const MEMORY_BOUND: u64 = 64 << 20;
+/// The environment variable that lowers [`MEMORY_BOUND`] (MiB; never raises it).
+pub const MEMORY_VAR: &str = "SENTINEL_HOOK_MEMORY_MIB";
 /// The largest event read from stdin, whatever `max_event_bytes` says (its own bound).
 pub const MAX_EVENT_BYTES: u64 = sentinel::config::MAX_EVENT_BYTES_BOUND;
 /// How long a detached recorder may wait (a lock held elsewhere) before it gives up.
@@ -65,6 +67,15 @@ pub fn deadline() -> Duration {
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(|ms| Duration::from_millis(ms.max(100)).min(DEADLINE))
         .unwrap_or(DEADLINE)
+}
+
+/// [`MEMORY_BOUND`], or lower when [`MEMORY_VAR`] says so.
+fn memory_bound() -> u64 {
+    std::env::var(MEMORY_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|mib| (mib.max(1) << 20).min(MEMORY_BOUND))
+        .unwrap_or(MEMORY_BOUND)
 }
 
 /// The event as the parent read it from stdin, replayed to the judging code as its stdin.
@@ -167,9 +178,10 @@ impl Channel {
                     libc::close(null);
                 }
             }
+            let bound = memory_bound();
             let mut limit: libc::rlimit = std::mem::zeroed();
-            if libc::getrlimit(libc::RLIMIT_AS, &mut limit) == 0 && limit.rlim_cur > MEMORY_BOUND {
-                limit.rlim_cur = MEMORY_BOUND;
+            if libc::getrlimit(libc::RLIMIT_AS, &mut limit) == 0 && limit.rlim_cur > bound {
+                limit.rlim_cur = bound;
                 libc::setrlimit(libc::RLIMIT_AS, &limit);
             }
             libc::alarm(deadline.as_secs() as u32 + 2);
@@ -408,7 +420,7 @@ fn died(child: libc::pid_t, until: Instant, out_of_memory: bool) -> String {
     if out_of_memory {
         return format!(
             "sentinel ran out of its memory bound ({} MiB) while judging it",
-            MEMORY_BOUND >> 20
+            memory_bound() >> 20
         );
     }
     if !reaped {

@@ -60,6 +60,14 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// Whether this call has searched past its bound on wrapper suffixes: a sign that its text
+    /// is built to cost, and no more of it is judged again (`decide`'s embedded commands).
+    pub fn suffix_search_spent(&self) -> bool {
+        self.suffixes_searched
+            .load(std::sync::atomic::Ordering::Relaxed)
+            > crate::local::policy::judge::MAX_SUFFIX_BYTES
+    }
+
     /// Takes `bytes` of suffix searching from the call's bound `max`; false once it is spent.
     pub fn take_suffix_search(&self, bytes: usize, max: usize) -> bool {
         use std::sync::atomic::Ordering::Relaxed;

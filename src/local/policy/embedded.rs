@@ -282,6 +282,17 @@ fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
         return out;
     }
     let args = cmd.args();
+    // The least each suffix of argv can render to, from the last word back: a suffix whose
+    // least is over the bound is not rendered at all (rendering each one up to the bound took
+    // time growing with the words times the bound).
+    let mut least = vec![0usize; args.len() + 1];
+    for (i, w) in args.iter().enumerate().rev() {
+        let own = match (w.kind, &w.value) {
+            (WordKind::Computed, Some(v)) if !w.text.starts_with('~') => v.len(),
+            _ => w.text.len(),
+        };
+        least[i] = least[i + 1].saturating_add(own + 1);
+    }
     for (i, w) in args.iter().enumerate().skip(named) {
         if out.len() >= MAX_TEXTS {
             break;
@@ -290,7 +301,9 @@ fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
         if w.is_literal() && w.text != "--" && starts_command {
             // Rendered only up to the bound: rendering each suffix whole took time growing with
             // the square of the words.
-            if let Some(text) = render_within(&args[i..], MAX_TEXT_BYTES) {
+            if least[i] <= MAX_TEXT_BYTES + 1
+                && let Some(text) = render_within(&args[i..], MAX_TEXT_BYTES)
+            {
                 out.push(text);
             }
         }

@@ -427,7 +427,7 @@ pub(in crate::local) fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part
 /// suffix that no rule could match is skipped at a cost that does not grow with it, but a
 /// suffix some rule could match is searched: past this bound (`sudo git git git …`, time
 /// growing with the square of the words) a wrapper is uncertain, never allowed.
-const MAX_SUFFIX_BYTES: usize = 2 << 20;
+pub(in crate::local) const MAX_SUFFIX_BYTES: usize = 2 << 20;
 
 /// A wrapper is also tested from each word on, so a wrapper option sentinel misreads cannot
 /// hide the command behind it from the block list. The suffixes are slices of the words joined
