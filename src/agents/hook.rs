@@ -103,8 +103,9 @@ impl<'a> Answer<'a> {
     }
 }
 
-/// Runs the hook on one event read from `input`; the answer goes to `answer` (the returned
-/// output carries stderr and the exit status). Never panics, and never fails open: whatever
+/// Runs the hook on one event read from `input`, for a process started at `started` (the
+/// decision's latency counts from there); the answer goes to `answer` (the returned output
+/// carries stderr and the exit status). Never panics, and never fails open: whatever
 /// goes wrong while judging a call about to run is answered `ask` with the reason (silence in
 /// shadow mode), exit 0.
 pub fn run(
@@ -112,8 +113,8 @@ pub fn run(
     shadow_flag: bool,
     input: &mut dyn Read,
     answer: &mut Answer<'_>,
+    started: Instant,
 ) -> HookOutput {
-    let started = Instant::now();
     let Some(config) = Config::load_for_process() else {
         return failed(
             agent,

@@ -7,6 +7,10 @@
 //!
 //! Whichever comes first, the hook's own answer ([`give`]) or a handler's, is the only one
 //! printed: both claim [`GIVEN`] first. A handler that finds the answer given just exits 0.
+//!
+//! The judging itself runs in a child the watchdog waits for (`cli::watchdog`): these handlers
+//! guard the process the agent waits on while it reads the event and waits, and the whole hook
+//! when no child can be made.
 
 use sentinel::agents::event::Agent;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
@@ -148,6 +152,15 @@ pub fn arm(agent: Agent, shadow: bool) {
             }
         }
         libc::alarm(DEADLINE_SECS);
+    }
+}
+
+/// The deadline's alarm moved to `secs` from now: the watchdog keeps the deadline itself, and
+/// this alarm stays behind it as a backstop (so that the two never race for the answer).
+pub fn postpone(secs: u32) {
+    // SAFETY: re-arms this process's own alarm.
+    unsafe {
+        libc::alarm(secs);
     }
 }
 

@@ -46,20 +46,21 @@ pub fn run(agent: Agent, shadow: bool) -> u8 {
             let silence = || channel.silence();
             let told = |kind: &sentinel::agents::event::EventKind| channel.kind(kind);
             let mut answer = hook::Answer::new(&mut emit, &silence).telling_kind(&told);
-            let out = hook::run(agent, shadow, &mut event, &mut answer);
+            let out = hook::run(agent, shadow, &mut event, &mut answer, started);
             if out.for_terminal && hook::to_terminal(&out.stderr, agent_pid) {
                 channel.end(0, "", "");
             }
             channel.end(out.exit, &out.stdout, &out.stderr)
         }
         Ok(watchdog::Side::Watch(child, pipe)) => {
+            guard::postpone(guard::DEADLINE_SECS + 2);
             let out = watchdog::watch(agent, shadow, &event, child, pipe, started, deadline);
             finish(&out.stdout, &out.stderr, out.exit)
         }
         Err(_) => {
             let mut emit = |text: &str| guard::give(text);
             let mut answer = hook::Answer::new(&mut emit, &guard::silence);
-            let out = hook::run(agent, shadow, &mut event, &mut answer);
+            let out = hook::run(agent, shadow, &mut event, &mut answer, started);
             if out.for_terminal && hook::to_terminal(&out.stderr, agent_pid) {
                 guard::done();
                 return 0;

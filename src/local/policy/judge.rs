@@ -423,12 +423,6 @@ pub(in crate::local) fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part
 }
 
 /// [`hard_block`] of one text whose byte pairs are taken.
-/// The bytes of wrappers' suffixes searched against the block list for one call, at most. A
-/// suffix that no rule could match is skipped at a cost that does not grow with it, but a
-/// suffix some rule could match is searched: past this bound (`sudo git git git …`, time
-/// growing with the square of the words) a wrapper is uncertain, never allowed.
-pub(in crate::local) const MAX_SUFFIX_BYTES: usize = 2 << 20;
-
 /// A wrapper is also tested from each word on, so a wrapper option sentinel misreads cannot
 /// hide the command behind it from the block list. The suffixes are slices of the words joined
 /// once (a copy of each took memory growing with the square of the words), and their byte
@@ -463,13 +457,13 @@ fn hard_block_in_suffixes(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> 
         if list.candidates_in(suffix, pairs).next().is_none() {
             continue;
         }
-        if !ctx.take_suffix_search(suffix.len(), MAX_SUFFIX_BYTES) {
+        if !ctx.take_suffix_search(suffix.len()) {
             return Some(Part::new(
                 Verdict::Uncertain,
                 format!(
                     "`{}` has more words than sentinel tests one by one against the block rules (its bound: {} KiB of suffixes a call)",
                     cmd.name(),
-                    MAX_SUFFIX_BYTES >> 10
+                    crate::local::context::MAX_SUFFIX_BYTES >> 10
                 ),
                 None,
             ));
