@@ -178,6 +178,8 @@ class Contexts:
         text = re.sub(r"(allow-once )([A-Z0-9]{6})\b", code, text)
         # a duration keeps the width of its column: "    9.3 ms" and "   10.3 ms" both read "    #.# ms"
         text = re.sub(r"( +)\d+\.\d+ (ms|s)\b", lambda m: f"#.# {m.group(2)}".rjust(len(m.group(0))), text)
+        # a duration under a millisecond is shown in µs: the same "#.# ms" in the same width
+        text = re.sub(r"( +)\d+ µs(?!\w)", lambda m: "#.# ms".rjust(len(m.group(0))), text)
         return text
 
 

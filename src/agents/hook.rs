@@ -40,8 +40,8 @@ pub struct HookOutput {
 /// Writes `text` to the person's terminal; false when none is found or it cannot be written, so
 /// the caller falls back to stderr. Claude Code runs hooks without a controlling terminal, so
 /// after `/dev/tty` the terminal is looked for where the agent itself writes: the stderr or
-/// stdout of the parent process, when that is a terminal device (Linux `/proc`).
-pub fn to_terminal(text: &str) -> bool {
+/// stdout of the agent's process `agent_pid`, when that is a terminal device (Linux `/proc`).
+pub fn to_terminal(text: &str, agent_pid: u32) -> bool {
     use std::io::Write as _;
     if std::env::var_os("SENTINEL_NO_TTY").is_some() {
         return false;
@@ -50,9 +50,9 @@ pub fn to_terminal(text: &str) -> bool {
     if let Ok(mut tty) = open(std::path::Path::new("/dev/tty")) {
         return tty.write_all(text.as_bytes()).is_ok();
     }
-    // Only the agent itself, the direct parent: further up is whoever started the agent, whose
+    // Only the agent itself, the hook's parent: further up is whoever started the agent, whose
     // terminal is not where the agent shows its session.
-    let pid = std::os::unix::process::parent_id();
+    let pid = agent_pid;
     for fd in [2, 1] {
         let Ok(target) = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")) else {
             continue;
@@ -72,6 +72,8 @@ pub fn to_terminal(text: &str) -> bool {
 pub struct Answer<'a> {
     emit: &'a mut dyn FnMut(&str),
     silence: &'a dyn Fn(),
+    /// Told the event's kind as soon as it is read (the watchdog gives a SessionEnd less time).
+    told: Option<&'a dyn Fn(&EventKind)>,
     given: bool,
 }
 
@@ -82,8 +84,15 @@ impl<'a> Answer<'a> {
         Answer {
             emit,
             silence,
+            told: None,
             given: false,
         }
+    }
+
+    /// The same, and `told` is called with the event's kind once it is read.
+    pub fn telling_kind(mut self, told: &'a dyn Fn(&EventKind)) -> Answer<'a> {
+        self.told = Some(told);
+        self
     }
 
     fn give(&mut self, text: &str) {
@@ -94,8 +103,9 @@ impl<'a> Answer<'a> {
     }
 }
 
-/// Runs the hook on one event read from `input`; the answer goes to `answer` (the returned
-/// output carries stderr and the exit status). Never panics, and never fails open: whatever
+/// Runs the hook on one event read from `input`, for a process started at `started` (the
+/// decision's latency counts from there); the answer goes to `answer` (the returned output
+/// carries stderr and the exit status). Never panics, and never fails open: whatever
 /// goes wrong while judging a call about to run is answered `ask` with the reason (silence in
 /// shadow mode), exit 0.
 pub fn run(
@@ -103,8 +113,8 @@ pub fn run(
     shadow_flag: bool,
     input: &mut dyn Read,
     answer: &mut Answer<'_>,
+    started: Instant,
 ) -> HookOutput {
-    let started = Instant::now();
     let Some(config) = Config::load_for_process() else {
         return failed(
             agent,
@@ -115,12 +125,7 @@ pub fn run(
             answer,
         );
     };
-    // A home inside the agent's project is not the person's: its settings do not silence
-    // sentinel (the rules it would load are refused in `Layered`).
-    let named = crate::local::rules::project::named_by_agent();
-    let foreign =
-        crate::local::rules::project::home_inside_project(&config, named.as_deref()).is_some();
-    let shadow = shadow_flag || (config.mode.value == Mode::Shadow && !foreign);
+    let shadow = shadow_of(&config, shadow_flag);
     if shadow {
         (answer.silence)();
     }
@@ -167,6 +172,38 @@ pub fn run(
         }
     };
     with_config_errors(out, &config)
+}
+
+/// Whether the hook runs in shadow mode: the flag, or the person's configuration. A home
+/// inside the agent's project is not the person's: its settings do not silence sentinel (the
+/// rules it would load are refused in `Layered`).
+fn shadow_of(config: &Config, shadow_flag: bool) -> bool {
+    let named = crate::local::rules::project::named_by_agent();
+    let foreign =
+        crate::local::rules::project::home_inside_project(config, named.as_deref()).is_some();
+    shadow_flag || (config.mode.value == Mode::Shadow && !foreign)
+}
+
+/// Records a call that was answered without being judged (the judging stalled or died, see
+/// `cli::watchdog`): from what can be read of the event `raw`, as [`run`] records its own
+/// failures (a call about to run: an `ask` in the stats and the audit; an untrusted tool that
+/// ran: its session marked). Prints nothing: the answer was given already.
+pub fn record_unjudged(agent: Agent, shadow_flag: bool, raw: &[u8], why: &str) {
+    let Some(config) = Config::load_for_process() else {
+        return;
+    };
+    let shadow = shadow_of(&config, shadow_flag);
+    let raw = String::from_utf8_lossy(raw);
+    let mut ignore = |_: &str| {};
+    let mut answer = Answer::new(&mut ignore, &|| {});
+    failed(
+        agent,
+        shadow,
+        Some(&config),
+        why.to_string(),
+        Some(&raw),
+        &mut answer,
+    );
 }
 
 fn with_config_errors(mut out: HookOutput, config: &Config) -> HookOutput {
@@ -300,6 +337,9 @@ fn handle(
         .map_err(|e| format!("the event is not valid UTF-8 (byte {})", e.valid_up_to()))?;
     let text = lenient::repair_surrogates(text);
     let event = event::parse_event(agent, &text).map_err(|e| e.to_string())?;
+    if let Some(told) = answer.told {
+        told(&event.kind);
+    }
     match event.kind {
         EventKind::PreToolUse => pre_tool_use(agent, shadow, config, &event, started, answer),
         EventKind::SessionEnd => Ok(session_end(agent, shadow, config, &event)),

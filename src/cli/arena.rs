@@ -10,7 +10,35 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::Relaxed};
+
+/// Where a failed system allocation is told (a pipe to the hook's watchdog; -1: nowhere),
+/// before Rust aborts the process: so the watchdog can say the judging ran out of memory.
+static OUT_OF_MEMORY_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// Tell `fd` of a failed allocation from now on (`cli::watchdog`).
+pub fn report_out_of_memory_to(fd: i32) {
+    OUT_OF_MEMORY_FD.store(fd, Relaxed);
+}
+
+/// A system allocation failed: one fixed message, with write(2) alone (no allocation).
+#[cold]
+fn out_of_memory() {
+    let fd = OUT_OF_MEMORY_FD.load(Relaxed);
+    if fd >= 0 {
+        let message = super::watchdog::OUT_OF_MEMORY_MESSAGE;
+        // SAFETY: writes a constant from the stack; a failure changes nothing.
+        unsafe { libc::write(fd, message.as_ptr().cast(), message.len()) };
+    }
+}
+
+/// `ptr` from the system allocator, with a null one told first.
+fn told(ptr: *mut u8) -> *mut u8 {
+    if ptr.is_null() {
+        out_of_memory();
+    }
+    ptr
+}
 
 /// `N` bytes handed out in order, then the system allocator.
 pub struct Arena<const N: usize> {
@@ -72,7 +100,7 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
         match self.take(layout) {
             Some(p) => p,
             // SAFETY: the caller's layout, as given.
-            None => unsafe { System.alloc(layout) },
+            None => told(unsafe { System.alloc(layout) }),
         }
     }
 
@@ -93,7 +121,7 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let Some(start) = self.offset(ptr) else {
             // SAFETY: `System` made it, with this layout.
-            return unsafe { System.realloc(ptr, layout, new_size) };
+            return told(unsafe { System.realloc(ptr, layout, new_size) });
         };
         // The newest allocation grows or shrinks where it is; any other shrinks in place.
         let end = start + layout.size();

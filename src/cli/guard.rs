@@ -7,6 +7,10 @@
 //!
 //! Whichever comes first, the hook's own answer ([`give`]) or a handler's, is the only one
 //! printed: both claim [`GIVEN`] first. A handler that finds the answer given just exits 0.
+//!
+//! The judging itself runs in a child the watchdog waits for (`cli::watchdog`): these handlers
+//! guard the process the agent waits on while it reads the event and waits, and the whole hook
+//! when no child can be made.
 
 use sentinel::agents::event::Agent;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
@@ -148,6 +152,27 @@ pub fn arm(agent: Agent, shadow: bool) {
             }
         }
         libc::alarm(DEADLINE_SECS);
+    }
+}
+
+/// The deadline's alarm moved to `secs` from now: the watchdog keeps the deadline itself, and
+/// this alarm stays behind it as a backstop (so that the two never race for the answer).
+pub fn postpone(secs: u32) {
+    // SAFETY: re-arms this process's own alarm.
+    unsafe {
+        libc::alarm(secs);
+    }
+}
+
+/// Back to the default for every signal [`arm`] handles, and no alarm: for the watchdog's
+/// children (`cli::watchdog`), whose death by a signal the parent reports.
+pub fn disarm() {
+    // SAFETY: plain libc calls on this process's own signal dispositions, one thread.
+    unsafe {
+        libc::alarm(0);
+        for &s in FATAL.iter().chain(&[libc::SIGALRM]) {
+            libc::signal(s, libc::SIG_DFL);
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! `sentinel hook`: its few arguments read without clap, and the answer written out.
 
-use super::guard;
+use super::{guard, watchdog};
 use sentinel::agents::event::Agent;
 use sentinel::agents::hook;
 use std::io::Write;
@@ -29,22 +29,55 @@ pub fn args(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<(Agent
     Some((agent.unwrap_or(Agent::Claude), shadow))
 }
 
-/// `sentinel hook`: one event on stdin, the answer on stdout as soon as it is known.
+/// `sentinel hook`: one event on stdin, the answer on stdout as soon as it is known. The
+/// event is read here; the judging runs in a child that the watchdog waits for with a
+/// deadline (`cli::watchdog`), or in this process when no child can be made.
 pub fn run(agent: Agent, shadow: bool) -> u8 {
+    let started = std::time::Instant::now();
+    // The last resort of this process: a crash or a kill while it reads or waits still answers.
     guard::arm(agent, shadow);
-    let mut emit = |text: &str| guard::give(text);
-    let mut answer = hook::Answer::new(&mut emit, &guard::silence);
-    let out = hook::run(agent, shadow, &mut std::io::stdin().lock(), &mut answer);
-    if out.for_terminal && hook::to_terminal(&out.stderr) {
-        guard::done();
-        return 0;
+    let deadline = watchdog::deadline();
+    let mut event = watchdog::Event::read();
+    let agent_pid = std::os::unix::process::parent_id();
+    match watchdog::fork() {
+        Ok(watchdog::Side::Judge(channel)) => {
+            channel.become_judge(deadline);
+            let mut emit = |text: &str| channel.answer(text);
+            let silence = || channel.silence();
+            let told = |kind: &sentinel::agents::event::EventKind| channel.kind(kind);
+            let mut answer = hook::Answer::new(&mut emit, &silence).telling_kind(&told);
+            let out = hook::run(agent, shadow, &mut event, &mut answer, started);
+            if out.for_terminal && hook::to_terminal(&out.stderr, agent_pid) {
+                channel.end(0, "", "");
+            }
+            channel.end(out.exit, &out.stdout, &out.stderr)
+        }
+        Ok(watchdog::Side::Watch(child, pipe)) => {
+            guard::postpone(guard::DEADLINE_SECS + 2);
+            let out = watchdog::watch(agent, shadow, &event, child, pipe, started, deadline);
+            finish(&out.stdout, &out.stderr, out.exit)
+        }
+        Err(_) => {
+            let mut emit = |text: &str| guard::give(text);
+            let mut answer = hook::Answer::new(&mut emit, &guard::silence);
+            let out = hook::run(agent, shadow, &mut event, &mut answer, started);
+            if out.for_terminal && hook::to_terminal(&out.stderr, agent_pid) {
+                guard::done();
+                return 0;
+            }
+            finish(&out.stdout, &out.stderr, out.exit)
+        }
     }
-    // Output of the other events (a PostToolUse reminder, Gemini's summary).
-    guard::give(&out.stdout);
+}
+
+/// Prints the rest of the output (a PostToolUse reminder, Gemini's summary, the answer unless
+/// one was given) and the messages, and returns the exit status.
+fn finish(stdout: &str, stderr: &str, exit: u8) -> u8 {
+    guard::give(stdout);
     guard::done();
     // A closed pipe is the agent's business; the exit status still says what happened.
-    let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
-    out.exit
+    let _ = std::io::stderr().lock().write_all(stderr.as_bytes());
+    exit
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ mod stats;
 mod statusline;
 mod suggest;
 mod trust;
+mod watchdog;
 
 use anyhow::{Context as _, Result};
 pub use args::Cli;

@@ -311,10 +311,13 @@ impl Config {
         set(&mut self.contain, raw.contain, text);
         set(&mut self.contain_except, raw.contain_except, text);
         if let Some(v) = &raw.max_event_bytes {
-            if *v.get_ref() < 1024 || *v.get_ref() > 64 * 1024 * 1024 {
+            if *v.get_ref() < 1024 || *v.get_ref() > super::MAX_EVENT_BYTES_BOUND {
                 self.errors.push(ConfigError {
                     at: format!("{FILE_NAME}:{}", line_of(text, v.span().start)),
-                    message: "max_event_bytes must be between 1024 and 67108864".into(),
+                    message: format!(
+                        "max_event_bytes must be between 1024 and {}",
+                        super::MAX_EVENT_BYTES_BOUND
+                    ),
                 });
             } else {
                 set(&mut self.max_event_bytes, raw.max_event_bytes, text);

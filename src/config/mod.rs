@@ -26,6 +26,9 @@ pub const DEFAULT_MODEL: &str = "claude-haiku-4-5-20251001";
 pub const DEFAULT_API_URL: &str = "https://api.anthropic.com";
 /// Largest hook event read from stdin.
 pub const DEFAULT_MAX_EVENT_BYTES: u64 = 1024 * 1024;
+/// The most `max_event_bytes` may say: the hook judges within a 64 MiB address space, and an
+/// event is held a few times over while it is read.
+pub const MAX_EVENT_BYTES_BOUND: u64 = 4 * 1024 * 1024;
 /// Largest `sentinel.toml` read (a FIFO, a device or a longer file there is an error, not a
 /// hang).
 pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;

@@ -149,7 +149,14 @@ fn git_hooks(project: &Path) -> bool {
             .flatten()
             .any(|e| !e.file_name().to_string_lossy().ends_with(".sample"))
     });
-    let config = std::fs::read_to_string(git.join("config")).unwrap_or_default();
+    // A project's file: never blocking on a FIFO there, bounded.
+    let config = crate::config::files::read(
+        &git.join("config"),
+        crate::config::MAX_CONFIG_BYTES,
+        crate::config::files::Links::Follow,
+    )
+    .map(|b| String::from_utf8_lossy(&b).into_owned())
+    .unwrap_or_default();
     active || config.to_ascii_lowercase().contains("hookspath")
 }
 

@@ -515,9 +515,14 @@ enum Walk {
 /// The sockets `~/.ssh/config` names with `IdentityAgent` (`~`, `%d` and `${HOME}` expanded;
 /// `none` and `SSH_AUTH_SOCK` are not paths). Its `Include`d files are not read.
 fn identity_agents(home: &Path) -> Vec<PathBuf> {
-    let Ok(text) = std::fs::read_to_string(home.join(".ssh/config")) else {
+    let Ok(bytes) = crate::config::files::read(
+        &home.join(".ssh/config"),
+        crate::config::MAX_CONFIG_BYTES,
+        crate::config::files::Links::Follow,
+    ) else {
         return Vec::new();
     };
+    let text = String::from_utf8_lossy(&bytes);
     let home_text = home.to_string_lossy();
     text.lines()
         .filter_map(|line| {

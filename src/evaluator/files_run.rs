@@ -74,10 +74,13 @@ fn resolve(text: &str, base: &Path, home: Option<&Path>) -> Option<PathBuf> {
 }
 
 fn read(p: &Path) -> Option<FileRun> {
-    let f = std::fs::File::open(p).ok()?;
-    if !f.metadata().ok()?.is_file() {
-        return None;
-    }
+    // Never blocking on a FIFO, never a device or a folder.
+    let (f, _) = crate::config::files::open_with_len(
+        p,
+        std::fs::OpenOptions::new().read(true),
+        crate::config::files::Links::Follow,
+    )
+    .ok()?;
     let mut bytes = Vec::new();
     f.take(MAX_SHOWN_BYTES as u64 + 1)
         .read_to_end(&mut bytes)

@@ -64,7 +64,11 @@ pub fn person_words(path: &Path, limits: Limits) -> Vec<String> {
 /// Reads chunks from the end of the file until enough messages are found or the byte bound is
 /// reached; each complete line is judged once, newest first.
 fn read_tail(path: &Path, limits: Limits) -> Vec<String> {
-    let Ok(mut file) = std::fs::File::open(path) else {
+    let Ok((mut file, _)) = crate::config::files::open_with_len(
+        path,
+        std::fs::OpenOptions::new().read(true),
+        crate::config::files::Links::Follow,
+    ) else {
         return Vec::new();
     };
     let Ok(len) = file.seek(SeekFrom::End(0)) else {

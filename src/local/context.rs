@@ -31,7 +31,16 @@ pub struct Context<'a> {
     /// path check compares against them.
     project_real: PathBuf,
     sentinel_home_real: PathBuf,
+    /// Bytes of wrapper suffixes searched against the block list for this call so far
+    /// (`policy::judge`): bounded per call, nested and embedded commands included.
+    suffixes_searched: std::sync::atomic::AtomicUsize,
 }
+
+/// The bytes of wrappers' suffixes searched against the block list for one call, at most
+/// (`policy::judge`). A suffix that no rule could match is skipped at a cost that does not grow
+/// with it, but a suffix some rule could match is searched: past this bound (`sudo git git git
+/// …`, time growing with the square of the words) a wrapper is uncertain, never allowed.
+pub const MAX_SUFFIX_BYTES: usize = 2 << 20;
 
 impl<'a> Context<'a> {
     /// A context; the project and SENTINEL_HOME are resolved through `fs` here, once.
@@ -53,7 +62,23 @@ impl<'a> Context<'a> {
             writes: &NoWrites,
             fenced: false,
             programs: &NoPrograms,
+            suffixes_searched: std::sync::atomic::AtomicUsize::new(0),
         }
+    }
+
+    /// Whether this call has searched past its bound on wrapper suffixes: a sign that its text
+    /// is built to cost, and no more of it is judged again (`decide`'s embedded commands).
+    pub fn suffix_search_spent(&self) -> bool {
+        self.suffixes_searched
+            .load(std::sync::atomic::Ordering::Relaxed)
+            > MAX_SUFFIX_BYTES
+    }
+
+    /// Takes `bytes` of suffix searching from the call's bound; false once it is spent.
+    pub fn take_suffix_search(&self, bytes: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let before = self.suffixes_searched.fetch_add(bytes, Relaxed);
+        before.saturating_add(bytes) <= MAX_SUFFIX_BYTES
     }
 
     /// The same context for a run that will be fenced.

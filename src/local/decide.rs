@@ -243,8 +243,9 @@ fn analysis_decision(
                             && embedded::may_hide_a_command(cmd, &part.effects)))
                 {
                     let judge = |t: &str| shell_decision(t, rules, ctx, depth + 1);
-                    let judge: Option<&dyn Fn(&str) -> Decision> =
-                        (depth < MAX_EMBEDDED_DEPTH).then_some(&judge);
+                    let judge: Option<&dyn Fn(&str) -> Decision> = (depth < MAX_EMBEDDED_DEPTH
+                        && !ctx.suffix_search_spent())
+                    .then_some(&judge);
                     embedded::check(cmd, &mut part, rules, ctx, judge, depth == 0);
                 }
                 if seen.egress.is_none() {

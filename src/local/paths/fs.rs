@@ -203,31 +203,31 @@ impl Fs for RealFs {
     }
 
     fn package_scripts(&self, dir: &Path) -> Option<Vec<String>> {
-        use std::io::Read;
-        let file = std::fs::File::open(dir.join("package.json")).ok()?;
-        let mut text = String::new();
-        file.take(MAX_MANIFEST_BYTES + 1)
-            .read_to_string(&mut text)
-            .ok()?;
-        if text.len() as u64 > MAX_MANIFEST_BYTES {
-            return None;
-        }
-        script_names(&text)
+        // Never blocking on a FIFO, never a device: only a regular file is read.
+        let bytes = crate::config::files::read(
+            &dir.join("package.json"),
+            MAX_MANIFEST_BYTES,
+            crate::config::files::Links::Follow,
+        )
+        .ok()?;
+        script_names(std::str::from_utf8(&bytes).ok()?)
     }
 
     fn read_text(&self, p: &Path, max: u64) -> FileText {
         use std::io::Read;
-        let file = match std::fs::File::open(p) {
-            Ok(f) => f,
+        // Opened without blocking (a FIFO the call runs would hold the answer back) and only
+        // when it is a regular file: a FIFO, a device or a folder is unreadable.
+        let opened = crate::config::files::open_with_len(
+            p,
+            std::fs::OpenOptions::new().read(true),
+            crate::config::files::Links::Follow,
+        );
+        let file = match opened {
+            Ok((_, len)) if len > max => return FileText::TooBig,
+            Ok((f, _)) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return FileText::Missing,
             Err(_) => return FileText::Unknown,
         };
-        match file.metadata() {
-            Ok(m) if m.is_dir() => return FileText::Unknown,
-            Ok(m) if m.len() > max => return FileText::TooBig,
-            Ok(_) => {}
-            Err(_) => return FileText::Unknown,
-        }
         let mut bytes = Vec::new();
         if file.take(max + 1).read_to_end(&mut bytes).is_err() {
             return FileText::Unknown;

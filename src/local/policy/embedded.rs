@@ -258,14 +258,28 @@ fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
         return out;
     }
     let args = cmd.args();
+    // The least each suffix of argv can render to, from the last word back: a suffix whose
+    // least is over the bound is not rendered at all (rendering each one up to the bound took
+    // time growing with the words times the bound).
+    let mut least = vec![0usize; args.len() + 1];
+    for (i, w) in args.iter().enumerate().rev() {
+        let own = match (w.kind, &w.value) {
+            (WordKind::Computed, Some(v)) if !w.text.starts_with('~') => v.len(),
+            _ => w.text.len(),
+        };
+        least[i] = least[i + 1].saturating_add(own + 1);
+    }
     for (i, w) in args.iter().enumerate().skip(named) {
         if out.len() >= MAX_TEXTS {
             break;
         }
         let starts_command = is_program(&w.text, rules);
         if w.is_literal() && w.text != "--" && starts_command {
-            let text = render(&args[i..]);
-            if text.len() <= MAX_TEXT_BYTES {
+            // Rendered only up to the bound: rendering each suffix whole took time growing with
+            // the square of the words.
+            if least[i] <= MAX_TEXT_BYTES + 1
+                && let Some(text) = render_within(&args[i..], MAX_TEXT_BYTES)
+            {
                 out.push(text);
             }
         }
@@ -442,8 +456,16 @@ fn looks_like_path(word: &str) -> bool {
 /// Words as shell text that reads back as the same words: a literal word single-quoted when it
 /// needs quoting, an expansion kept in double quotes, a glob as written.
 fn render(words: &[Word]) -> String {
+    render_within(words, usize::MAX).unwrap_or_default()
+}
+
+/// [`render`], or None as soon as the text is longer than `max` bytes.
+fn render_within(words: &[Word], max: usize) -> Option<String> {
     let mut out = String::new();
     for (i, w) in words.iter().enumerate() {
+        if out.len() > max {
+            return None;
+        }
         if i > 0 {
             out.push(' ');
         }
@@ -464,7 +486,7 @@ fn render(words: &[Word]) -> String {
             }
         }
     }
-    out
+    (out.len() <= max).then_some(out)
 }
 
 #[cfg(test)]

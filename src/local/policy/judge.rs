@@ -47,29 +47,13 @@ pub(in crate::local) fn judge_inner(
     found: &mut Vec<Effect>,
     seen: &mut Seen,
 ) -> Part {
-    // A wrapper is also tested from each word on, so a wrapper option sentinel misreads
-    // cannot hide the command behind it from the block list.
-    let suffixes: Vec<String> = match cmd.role {
-        Role::Wrapper => (1..cmd.argv.len())
-            .map(|i| {
-                cmd.argv[i..]
-                    .iter()
-                    .map(|w| w.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect(),
-        Role::Command => Vec::new(),
-    };
     // The text's byte pairs, taken once for the three rule lists.
     let pairs = Mask::of(text.as_bytes());
     let blocked = match cmd.role {
         Role::Command => hard_block_in(text, pairs, rules),
-        Role::Wrapper => hard_block_in(text, pairs, rules).or_else(|| {
-            suffixes
-                .iter()
-                .find_map(|s| hard_block_in(s, Mask::of(s.as_bytes()), rules))
-        }),
+        Role::Wrapper => {
+            hard_block_in(text, pairs, rules).or_else(|| hard_block_in_suffixes(cmd, rules, ctx))
+        }
     };
     if let Some(part) = blocked {
         return part;
@@ -466,6 +450,58 @@ pub(in crate::local) fn hard_block(texts: &[&str], rules: &Rules) -> Option<Part
 }
 
 /// [`hard_block`] of one text whose byte pairs are taken.
+/// A wrapper is also tested from each word on, so a wrapper option sentinel misreads cannot
+/// hide the command behind it from the block list. The suffixes are slices of the words joined
+/// once (a copy of each took memory growing with the square of the words), and their byte
+/// pairs are gathered from the last word back, each pair once.
+fn hard_block_in_suffixes(cmd: &SimpleCommand, rules: &Rules, ctx: &Context) -> Option<Part> {
+    let words = cmd.argv.get(1..).unwrap_or_default();
+    let mut joined = String::with_capacity(words.iter().map(|w| w.text.len() + 1).sum());
+    let mut starts = Vec::with_capacity(words.len());
+    for w in words {
+        if !joined.is_empty() {
+            joined.push(' ');
+        }
+        starts.push(joined.len());
+        joined.push_str(&w.text);
+    }
+    // The pairs of the suffix at `starts[i]`: its first word and the space and byte after it,
+    // and the pairs of the suffix after it.
+    let mut masks = vec![Mask::EMPTY; starts.len()];
+    let mut after = Mask::EMPTY;
+    for (i, &start) in starts.iter().enumerate().rev() {
+        let end = starts.get(i + 1).map_or(joined.len(), |&next| next + 1);
+        let mut m = Mask::of(&joined.as_bytes()[start..end.min(joined.len())]);
+        for (word, rest) in m.0.iter_mut().zip(after.0) {
+            *word |= rest;
+        }
+        masks[i] = m;
+        after = m;
+    }
+    let list = rules.hard_block();
+    for (&start, &pairs) in starts.iter().zip(&masks) {
+        let suffix = &joined[start..];
+        if list.candidates_in(suffix, pairs).next().is_none() {
+            continue;
+        }
+        if !ctx.take_suffix_search(suffix.len()) {
+            return Some(Part::new(
+                Verdict::Uncertain,
+                format!(
+                    "`{}` has more words than sentinel tests one by one against the block rules (its bound: {} KiB of suffixes a call)",
+                    cmd.name(),
+                    crate::local::context::MAX_SUFFIX_BYTES >> 10
+                ),
+                None,
+            ));
+        }
+        if let Some(part) = hard_block_in(suffix, pairs, rules) {
+            return Some(part);
+        }
+    }
+    None
+}
+
 fn hard_block_in(text: &str, pairs: Mask, rules: &Rules) -> Option<Part> {
     match first_match(rules.hard_block(), text, pairs) {
         Some((rule, RuleMatch::Yes)) => Some(Part::new(

@@ -24,6 +24,20 @@ pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
 /// Nesting (brackets and compound commands) beyond this is not handed to the parser, whose
 /// recursion it could exhaust: ~1,400 nested `if`s overflowed a hook's stack.
 pub(crate) const MAX_NESTING: usize = 64;
+/// Simple commands one call is read into, at most: past it the call is uncertain and the
+/// hard-block rules still look at each piece of it (every structure that grows with the input
+/// has a bound that ends in a question, not in an allocation: docs/failures.md).
+pub(crate) const MAX_COMMANDS: usize = 4096;
+/// Nested code (`$( )`, `<( )`, `bash -c`, `eval` …) walked for one call, at most: scripts and
+/// their bytes in all. Each level of `eval eval eval …` holds the rest of the text again.
+pub(crate) const MAX_NESTED: usize = 1024;
+pub(crate) const MAX_NESTED_BYTES: usize = 256 * 1024;
+/// Operators and line breaks in one text parsed whole, at most (`bounds::operators`).
+pub(crate) const MAX_OPERATORS: usize = 16 * 1024;
+/// Reasons kept for an uncertain call (one is enough to ask; the rest name more of it).
+pub(crate) const MAX_UNKNOWNS: usize = 64;
+/// Bytes of rough pieces kept for the hard-block rules, at most.
+pub(crate) const MAX_UNPARSED_BYTES: usize = 256 * 1024;
 /// Arithmetic longer than this is not parsed (uncertain): its parser recurses once an operator.
 pub(crate) const MAX_ARITHMETIC_BYTES: usize = 8 * 1024;
 
@@ -280,6 +294,11 @@ pub fn analyse(command: &str) -> Analysis {
     if let Err(e) = walker.script(command) {
         walker.out.parse_error = Some(e);
         walker.salvage(command);
+    }
+    if walker.over_bound {
+        // What was not read one command at a time still meets the hard-block rules, piece by
+        // piece (the command is at most MAX_COMMAND_BYTES).
+        walker.out.unparsed = rough_segments(command);
     }
     walker.out
 }

@@ -20,9 +20,22 @@ impl Walker {
             for segment in rough_segments(line) {
                 let segment = without_leading_keywords(&segment);
                 if !segment.is_empty() && self.script(segment).is_err() {
-                    self.out.unparsed.push(segment.to_string());
+                    self.keep_unparsed(segment);
                 }
             }
+        }
+    }
+}
+
+impl Walker {
+    /// Keeps a piece for the hard-block rules, within `MAX_UNPARSED_BYTES` in all.
+    pub(in crate::local::shell) fn keep_unparsed(&mut self, segment: &str) {
+        let kept = self.nested_walked.2 + segment.len();
+        if kept <= crate::local::shell::MAX_UNPARSED_BYTES {
+            self.nested_walked.2 = kept;
+            self.out.unparsed.push(segment.to_string());
+        } else {
+            self.over_bound = true;
         }
     }
 }
@@ -40,6 +53,14 @@ fn without_leading_keywords(mut s: &str) -> &str {
         }
         s = rest.trim_start();
     }
+}
+
+/// Operator bytes and line breaks in the text (`;`, `&`, `|`, `<`, `>`, newline), quoted or
+/// not: a bound on the commands and redirections its syntax tree can hold.
+pub(super) fn operators(s: &str) -> usize {
+    s.bytes()
+        .filter(|b| matches!(b, b';' | b'&' | b'|' | b'<' | b'>' | b'\n'))
+        .count()
 }
 
 /// The deepest nesting in the text, counted without regard to quoting: brackets, and the

@@ -352,6 +352,14 @@ impl Walker {
         extra_args: bool,
         name_dir: Option<String>,
     ) {
+        if self.out.commands.len() >= crate::local::shell::MAX_COMMANDS {
+            self.unknown(format!(
+                "more than {} simple commands: the rest is not read one by one",
+                crate::local::shell::MAX_COMMANDS
+            ));
+            self.over_bound = true;
+            return;
+        }
         self.out.commands.push(SimpleCommand {
             argv,
             redirects,

@@ -53,6 +53,11 @@ pub(in crate::local::shell) struct Walker {
     loop_words: Vec<(String, Option<Word>)>,
     /// A function was defined: calling one may assign any variable.
     functions_defined: bool,
+    /// Nested scripts and their bytes walked so far (bounded: `MAX_NESTED`, `MAX_NESTED_BYTES`),
+    /// and the bytes of rough pieces kept (`MAX_UNPARSED_BYTES`).
+    nested_walked: (usize, usize, usize),
+    /// A bound on the commands or nested code was reached: the rest was not read one by one.
+    pub(in crate::local::shell) over_bound: bool,
 }
 
 mod aliases;
@@ -82,10 +87,15 @@ impl Walker {
             integers: Vec::new(),
             loop_words: Vec::new(),
             functions_defined: false,
+            nested_walked: (0, 0, 0),
+            over_bound: false,
         }
     }
 
     fn unknown(&mut self, what: impl Into<String>) {
+        if self.out.unknowns.len() >= super::MAX_UNKNOWNS {
+            return;
+        }
         let what = what.into();
         if !self.out.unknowns.contains(&what) {
             self.out.unknowns.push(what);
@@ -99,6 +109,14 @@ impl Walker {
         if bounds::nesting(src) > MAX_NESTING {
             return Err(format!(
                 "brackets and compound commands nest deeper than {MAX_NESTING}"
+            ));
+        }
+        // The syntax tree takes ~1 KB a command: a text of many short commands is read piece by
+        // piece instead (`salvage`), within the bound on commands.
+        if bounds::operators(src) > super::MAX_OPERATORS {
+            return Err(format!(
+                "more than {} operators and line breaks: not parsed whole",
+                super::MAX_OPERATORS
             ));
         }
         let mut program = match super::plain::parse(src) {
@@ -128,6 +146,19 @@ impl Walker {
             ));
             return None;
         }
+        let (scripts, bytes, _) = self.nested_walked;
+        if scripts >= super::MAX_NESTED || bytes.saturating_add(src.len()) > super::MAX_NESTED_BYTES
+        {
+            self.unknown(format!(
+                "more nested code than sentinel reads for one call ({} scripts, {} KiB): {label} not read",
+                super::MAX_NESTED,
+                super::MAX_NESTED_BYTES >> 10
+            ));
+            self.over_bound = true;
+            return None;
+        }
+        self.nested_walked.0 = scripts + 1;
+        self.nested_walked.1 = bytes + src.len();
         self.depth += 1;
         self.via.push(label.to_string());
         // Nested code (`$( )`, `bash -c`) runs in a subshell or another shell: what it assigns
