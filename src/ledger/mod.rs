@@ -1,8 +1,8 @@
 //! What sentinel keeps between calls, in SENTINEL_HOME: the [`stats`] of every decision and the
 //! hash-chained [`audit`] log (both [`journal`]s, written by [`record`]), a session's [`taint`] and the [`secrets`] it read (fingerprints),
-//! the person's [`allow_once`] grants, per-session [`state`], the files a session [`written`]
-//! and the project files [`changed`] since the person's baseline; each opened through
-//! [`crate::config::files`].
+//! the person's [`allow_once`] grants, per-session [`state`], the files a session [`written`],
+//! the project files [`changed`] since the person's baseline and the [`sessions`]' summaries;
+//! each opened through [`crate::config::kept`].
 
 pub mod allow_once;
 pub mod audit;
@@ -10,6 +10,7 @@ pub mod changed;
 pub mod journal;
 pub mod record;
 pub mod secrets;
+pub mod sessions;
 pub mod state;
 pub mod stats;
 pub mod taint;
