@@ -44,6 +44,10 @@ pub fn push_excerpt(out: &mut String, s: &str, max: usize) {
 /// Whether `c` does something on a terminal or a page instead of being read: a C0 or C1
 /// control, DEL, a bidi control, or an invisible or separator character.
 pub fn acts(c: char) -> bool {
+    // Most text is ASCII: two comparisons.
+    if c.is_ascii() {
+        return c < ' ' || c == '\u{7f}';
+    }
     matches!(c,
         '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
         // Soft hyphen, Arabic letter mark, Mongolian vowel separator.

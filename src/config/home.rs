@@ -122,10 +122,15 @@ fn account_home() -> Option<PathBuf> {
 
 /// The home of `uid` in the text of a passwd file (`name:x:uid:gid:gecos:home:shell`).
 fn home_in_passwd(text: &str, uid: u32) -> Option<PathBuf> {
+    let uid = uid.to_string();
     text.lines().find_map(|line| {
-        let fields: Vec<&str> = line.split(':').collect();
-        (fields.len() >= 7 && fields[2].parse() == Ok(uid) && fields[5].starts_with('/'))
-            .then(|| PathBuf::from(fields[5]))
+        let mut fields = line.split(':');
+        let (_, _, id) = (fields.next()?, fields.next()?, fields.next()?);
+        if id != uid {
+            return None;
+        }
+        let home = fields.nth(2)?;
+        (home.starts_with('/') && fields.next().is_some()).then(|| PathBuf::from(home))
     })
 }
 

@@ -23,7 +23,7 @@ use std::fs::File;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// The mode of every file sentinel keeps.
@@ -73,6 +73,11 @@ static HOMES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// from it down without following a link.
 pub fn claim_home(home: &Path) {
     let home = std::path::absolute(home).unwrap_or_else(|_| home.to_path_buf());
+    // Without a trailing `/`, so that a path below it reads as the home, `/`, its names.
+    let home = match home.as_os_str().as_bytes() {
+        [rest @ .., b'/'] if !rest.is_empty() => PathBuf::from(OsStr::from_bytes(rest)),
+        _ => home,
+    };
     let mut homes = HOMES.lock().unwrap_or_else(|e| e.into_inner());
     if !homes.contains(&home) {
         homes.push(home);
@@ -80,24 +85,42 @@ pub fn claim_home(home: &Path) {
 }
 
 /// Where a walk to `path` starts (the folder trusted as it is: the home, or for a path below no
-/// home its parent folder) and the names below it; none when `path` is a home itself.
+/// home its parent folder) and the names below it; none when `path` is a home itself. Read as
+/// bytes: every path sentinel keeps is its home's (absolute) joined with plain names.
 fn split(path: &Path) -> std::io::Result<(PathBuf, Vec<OsString>)> {
-    let path = std::path::absolute(path)?;
+    let bytes = path.as_os_str().as_bytes();
+    if !bytes.starts_with(b"/") {
+        return split(&std::path::absolute(path)?);
+    }
     let homes = HOMES.lock().unwrap_or_else(|e| e.into_inner());
-    let root = homes
+    let home = homes
         .iter()
-        .filter(|h| path.starts_with(h))
-        .max_by_key(|h| h.as_os_str().len())
-        .cloned()
-        .or_else(|| path.parent().map(Path::to_path_buf))
-        .ok_or_else(|| invalid(&path, "not a file's path"))?;
+        .map(|h| h.as_os_str().as_bytes())
+        .filter(|h| {
+            bytes.starts_with(h)
+                && (bytes.len() == h.len() || bytes[h.len()] == b'/' || h.ends_with(b"/"))
+        })
+        .max_by_key(|h| h.len())
+        .map(<[u8]>::to_vec);
     drop(homes);
+    let (root, rest): (PathBuf, &[u8]) = match home {
+        Some(h) => {
+            let rest = &bytes[h.len()..];
+            (PathBuf::from(OsStr::from_bytes(&h)), rest)
+        }
+        None => {
+            let trimmed = bytes.strip_suffix(b"/").unwrap_or(bytes);
+            let at = trimmed.iter().rposition(|&b| b == b'/').unwrap_or(0);
+            let parent = if at == 0 { &b"/"[..] } else { &trimmed[..at] };
+            (PathBuf::from(OsStr::from_bytes(parent)), &trimmed[at..])
+        }
+    };
     let mut names = Vec::new();
-    for c in path.strip_prefix(&root).unwrap_or(&path).components() {
-        match c {
-            Component::Normal(n) => names.push(n.to_os_string()),
-            Component::CurDir => {}
-            _ => return Err(invalid(&path, "not a plain path below SENTINEL_HOME")),
+    for name in rest.split(|&b| b == b'/') {
+        match name {
+            b"" | b"." => {}
+            b".." => return Err(invalid(path, "not a plain path below SENTINEL_HOME")),
+            n => names.push(OsStr::from_bytes(n).to_os_string()),
         }
     }
     Ok((root, names))
@@ -233,9 +256,11 @@ fn tighten(fd: RawFd, mode: u32) {
     }
 }
 
-/// What an open below the home that failed on a link or a non-file means.
+/// What an open below the home that failed on a link or a non-file means. An absent file is
+/// passed on as it is (the common case, and callers only ask whether it is absent).
 fn refusal(shown: &Path, e: std::io::Error, what: &str) -> std::io::Error {
     match e.raw_os_error() {
+        Some(libc::ENOENT) => e,
         Some(libc::ELOOP) => std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!(
@@ -259,23 +284,20 @@ fn refusal(shown: &Path, e: std::io::Error, what: &str) -> std::io::Error {
 }
 
 /// The folder that holds `path`, opened from its home down without following a link (created
-/// when `create`), and the file's name in it.
+/// when `create`), and the file's name in it. A path below no home is held to the rule from its
+/// own folder on.
 fn parent(path: &Path, create: bool) -> std::io::Result<(OwnedFd, CString)> {
-    let path = std::path::absolute(path)?;
-    let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(invalid(&path, "not a file's path"));
-    };
-    let under_home = {
-        let homes = HOMES.lock().unwrap_or_else(|e| e.into_inner());
-        homes.iter().any(|h| path.starts_with(h) && path != *h)
-    };
-    // A path below no home is held to the rule from its own folder on.
-    let dir = if under_home {
-        open_folder(folder, create)?
-    } else {
-        open_root(folder, create).map_err(|e| refusal(folder, e, "folder"))?
-    };
-    Ok((dir, c_name(name)?))
+    let (root, mut names) = split(path)?;
+    let name = names
+        .pop()
+        .ok_or_else(|| invalid(path, "not a file's path"))?;
+    let mut dir = open_root(&root, create).map_err(|e| refusal(&root, e, "folder"))?;
+    let mut shown = root;
+    for folder in &names {
+        shown.push(folder);
+        dir = open_dir_at(dir.as_raw_fd(), folder, &shown, create)?;
+    }
+    Ok((dir, c_name(&name)?))
 }
 
 /// Opens one of sentinel's files (see the module doc), and its length.

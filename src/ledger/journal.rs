@@ -149,6 +149,42 @@ impl Journal {
         files
     }
 
+    /// The last whole line of the current file (read back from its end, at most `max_bytes`),
+    /// or of the newest rotated file when the current one is empty or missing. None when there
+    /// is none within the bound.
+    pub fn last_line(&self, max_bytes: u64) -> std::io::Result<Option<String>> {
+        let current = match kept::open_with_len(&self.current(), Access::Read) {
+            Ok((f, len)) if len > 0 => Some((f, len)),
+            Ok(_) => None,
+            Err(e) if crate::config::is_absent(&e) => None,
+            Err(e) => return Err(e),
+        };
+        let (mut f, len) = match current {
+            Some(opened) => opened,
+            None => match self.rotated().last() {
+                Some((_, p)) => kept::open_with_len(p, Access::Read)?,
+                None => return Ok(None),
+            },
+        };
+        let take = len.min(max_bytes);
+        f.seek(SeekFrom::Start(len - take))?;
+        let mut bytes = Vec::with_capacity(take as usize);
+        (&mut f).take(take).read_to_end(&mut bytes)?;
+        // Up to the last newline; from the one before it (or the start, when the whole file
+        // was read).
+        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+            return Ok(None);
+        };
+        let start = match bytes[..end].iter().rposition(|&b| b == b'\n') {
+            Some(at) => at + 1,
+            None if take == len => 0,
+            None => return Ok(None),
+        };
+        Ok(Some(
+            String::from_utf8_lossy(&bytes[start..end]).into_owned(),
+        ))
+    }
+
     /// The last whole lines, newest first, from at most `max_bytes` read back from the end
     /// (across rotated files); a line cut by the bound is left out.
     pub fn last_lines(&self, max_bytes: u64) -> std::io::Result<Vec<String>> {

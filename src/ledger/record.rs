@@ -51,8 +51,8 @@ pub struct Meta<'a> {
 
 /// How far back the audit log is read for decisions a killed call left without a stats line.
 const CATCH_UP_BYTES: u64 = 256 * 1024;
-/// How far back the stats log is read for its last seq.
-const LAST_SEQ_BYTES: u64 = 8 * 1024;
+/// How far back the stats log is read for its last line (one page; a line is rarely 2 KB).
+const LAST_SEQ_BYTES: u64 = 4096;
 
 /// Appends the decision to the stats and the audit log. `answer` None means sentinel deferred.
 /// Returns one warning line when anything could not be recorded or a damaged file was repaired.
@@ -196,9 +196,9 @@ fn missing_lines(
     before: u64,
 ) -> std::io::Result<Vec<String>> {
     let last = stats_journal
-        .last_lines(LAST_SEQ_BYTES)?
-        .iter()
-        .find_map(|l| serde_json::from_str::<Record>(l).ok().and_then(|r| r.seq));
+        .last_line(LAST_SEQ_BYTES)?
+        .as_deref()
+        .and_then(seq_of);
     let Some(last) = last else {
         // No seq to go from (a fresh log, or an older sentinel's): nothing to catch up.
         return Ok(Vec::new());
@@ -215,6 +215,17 @@ fn missing_lines(
         .filter_map(Record::from_audit)
         .map(|r| serde_json::to_string(&r).map_err(std::io::Error::other))
         .collect()
+}
+
+/// The `seq` of a stats line, read without parsing the line: the field as serde writes it (a
+/// `"seq":` inside a string is escaped, `\"seq\":`, so it cannot be taken for it).
+fn seq_of(line: &str) -> Option<u64> {
+    let at = line.rfind(",\"seq\":")? + ",\"seq\":".len();
+    let digits: &str = &line[at..];
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    digits[..end].parse().ok()
 }
 
 /// Brings the stats log up to the audit log: the decisions a killed call recorded in the audit
@@ -234,4 +245,20 @@ pub fn catch_up(home: &std::path::Path, max_bytes: u64) -> std::io::Result<usize
         }
     }
     Ok(missing.len())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_lines_seq_is_read_without_parsing_it() {
+        assert_eq!(
+            super::seq_of(r#"{"ts_ms":1,"subject":"x","seq":42,"rebuilt":true}"#),
+            Some(42)
+        );
+        assert_eq!(
+            super::seq_of(r#"{"ts_ms":1,"subject":"a \",\"seq\":9"}"#),
+            None
+        );
+        assert_eq!(super::seq_of(r#"{"ts_ms":1}"#), None);
+    }
 }

@@ -124,8 +124,11 @@ pub fn read<T: DeserializeOwned>(path: &Path) -> std::io::Result<Option<T>> {
 
 /// The file of one session's state in `home/DIR/`: `SESSION-KEY.json` ([`session_key`]).
 pub fn session_file(home: &Path, dir: &str, session: &str) -> PathBuf {
-    home.join(dir)
-        .join(format!("{}.json", session_key(session)))
+    let mut name = session_key(session);
+    name.push_str(".json");
+    let mut path = home.join(dir);
+    path.push(name);
+    path
 }
 
 /// The name a session's state goes by: the id reduced to letters, digits, `-` and `_` (at most
@@ -141,24 +144,33 @@ pub fn session_key(session: &str) -> String {
         .take(64)
         .collect();
     let scope = session_scope(session);
-    if safe.is_empty() {
-        format!("session-{scope}")
-    } else {
-        format!("{safe}-{scope}")
-    }
+    let mut key = String::with_capacity(safe.len() + 1 + scope.len() + 8);
+    key.push_str(if safe.is_empty() { "session" } else { &safe });
+    key.push('-');
+    key.push_str(&scope);
+    key
 }
 
 /// 16 hex digits of the SHA-256 of the session id and the project the agent names: what tells
-/// two sessions with one id apart (also in their stats lines).
+/// two sessions with one id apart (also in their stats lines). Worked out once a process (a
+/// hook asks it for each file of its session).
 pub fn session_scope(session: &str) -> String {
+    static LAST: std::sync::Mutex<Option<(String, String)>> = std::sync::Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((id, scope)) = last.as_ref()
+        && id == session
+    {
+        return scope.clone();
+    }
     let project = crate::config::named_by_agent().unwrap_or_default();
     let mut bytes = Vec::with_capacity(session.len() + project.len() + 1);
     bytes.extend_from_slice(session.as_bytes());
     bytes.push(0);
     bytes.extend_from_slice(project.as_bytes());
-    let mut digest = crate::digest::sha256_hex(&bytes);
-    digest.truncate(16);
-    digest
+    let digest = <sha2::Sha256 as sha2::Digest>::digest(&bytes);
+    let scope = crate::digest::hex(&digest[..8]);
+    *last = Some((session.to_string(), scope.clone()));
+    scope
 }
 
 /// Ends one session's state in `home/DIR/`, and removes every other session's file there that

@@ -127,7 +127,7 @@ pub(crate) fn id(file: &str, layer: &[u8], home: Option<&Path>, origin: &str) ->
 
 /// The key the unit tests sign with: the one the cache files in `dir` are signed with.
 #[cfg(test)]
-fn test_key(dir: &Path) -> [u8; 32] {
+fn test_key(dir: &Path) -> shelf::Key {
     shelf::signing_key(dir, true).expect("a key")
 }
 

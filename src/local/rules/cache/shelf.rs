@@ -1,7 +1,9 @@
 //! The envelope every kind of cache file shares: magic, signature, header, stat record, pruning.
 //!
 //! **Signed, so a crafted file is never trusted.** A cache file's bytes after its magic begin
-//! with an HMAC-SHA-256 of the rest, under a key made of two halves: one drawn when this build
+//! with a SipHash-2-4 of the rest (a keyed function made for authenticating messages, a few
+//! instructions a byte: a cache file is checked on every call), under a 128-bit key derived
+//! (HMAC-SHA-256) from two halves: one drawn when this build
 //! of sentinel was compiled (in the binary, so a file another build wrote does not verify) and
 //! one drawn the first time the home's cache was written (`cache/sentinel-cache.key`, 32 random
 //! bytes, 0600; a credential in `credential_paths.txt`, so no call reads it unseen). A file of
@@ -19,12 +21,14 @@ use std::sync::Mutex;
 /// The home's half of the signing key, in the cache folder.
 pub(crate) const KEY_FILE: &str = "sentinel-cache.key";
 /// Bytes of a signature.
-const SIGNATURE: usize = 32;
+const SIGNATURE: usize = 8;
+/// The key cache files are signed with.
+pub(crate) type Key = [u8; 16];
 
 /// The key this build signs cache files in `dir` with (None: no key, so no cache). Made (32
 /// random bytes, a new file) when `create` and there is none.
-pub(crate) fn signing_key(dir: &Path, create: bool) -> Option<[u8; 32]> {
-    static KEYS: Mutex<Vec<(PathBuf, [u8; 32])>> = Mutex::new(Vec::new());
+pub(crate) fn signing_key(dir: &Path, create: bool) -> Option<Key> {
+    static KEYS: Mutex<Vec<(PathBuf, Key)>> = Mutex::new(Vec::new());
     let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, key)) = keys.iter().find(|(d, _)| d == dir) {
         return Some(*key);
@@ -57,7 +61,8 @@ pub(crate) fn signing_key(dir: &Path, create: bool) -> Option<[u8; 32]> {
         }
         None => return None,
     };
-    let key = crate::digest::hmac_sha256(&build_key(), &[&home_half]);
+    let derived = crate::digest::hmac_sha256(&build_key(), &[&home_half]);
+    let key: Key = derived[..16].try_into().expect("16 bytes");
     keys.push((dir.to_path_buf(), key));
     Some(key)
 }
@@ -161,7 +166,7 @@ impl Shelf {
     /// this build wrote for `id` under `key`.
     pub(super) fn header<'b>(
         &self,
-        key: &[u8; 32],
+        key: &Key,
         bytes: &'b [u8],
         id: &[u8; 32],
     ) -> Option<(Header<'b>, usize)> {
@@ -249,7 +254,7 @@ impl Shelf {
     /// gone, and the temporary files of this kind a killed process left (older than
     /// [`STALE_TMP`]). Only on a write, which follows an edit; nothing outside `dir`, nothing
     /// not named as a cache file of this kind.
-    pub(super) fn prune(&self, dir: &Path, key: &[u8; 32], kept_name: &str) {
+    pub(super) fn prune(&self, dir: &Path, key: &Key, kept_name: &str) {
         let Ok(entries) = kept::entries(dir) else {
             return;
         };
@@ -279,7 +284,7 @@ impl Shelf {
 
     /// Whether a cache file is one this build wrote (under `key`) for a source file that is
     /// still there.
-    pub(super) fn readable(&self, key: &[u8; 32], bytes: &[u8]) -> bool {
+    pub(super) fn readable(&self, key: &Key, bytes: &[u8]) -> bool {
         let Some(payload) = self.signed(key, bytes) else {
             return false;
         };
@@ -294,31 +299,25 @@ impl Shelf {
 
     /// What follows the magic and the signature, when the signature is `key`'s over it
     /// (compared in constant time).
-    fn signed<'b>(&self, key: &[u8; 32], bytes: &'b [u8]) -> Option<&'b [u8]> {
+    fn signed<'b>(&self, key: &Key, bytes: &'b [u8]) -> Option<&'b [u8]> {
         use subtle::ConstantTimeEq as _;
         let (signature, payload) = bytes
             .strip_prefix(self.magic)?
             .split_first_chunk::<SIGNATURE>()?;
-        let expected = crate::digest::hmac_sha256(key, &[self.magic, payload]);
+        let expected = crate::digest::siphash24(key, &[self.magic, payload]).to_le_bytes();
         bool::from(expected.ct_eq(signature)).then_some(payload)
     }
 
     /// A cache file's bytes: the magic, the signature of the rest under `key`, the header,
     /// the payload.
-    pub(super) fn encode(
-        &self,
-        key: &[u8; 32],
-        header: &Header,
-        payload: &[u8],
-    ) -> Option<Vec<u8>> {
+    pub(super) fn encode(&self, key: &Key, header: &Header, payload: &[u8]) -> Option<Vec<u8>> {
         let header = postcard::to_stdvec(header).ok()?;
         let mut bytes =
             Vec::with_capacity(self.magic.len() + SIGNATURE + header.len() + payload.len());
         bytes.extend_from_slice(self.magic);
-        bytes.extend_from_slice(&crate::digest::hmac_sha256(
-            key,
-            &[self.magic, &header, payload],
-        ));
+        bytes.extend_from_slice(
+            &crate::digest::siphash24(key, &[self.magic, &header, payload]).to_le_bytes(),
+        );
         bytes.extend_from_slice(&header);
         bytes.extend_from_slice(payload);
         Some(bytes)
