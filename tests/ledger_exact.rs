@@ -153,7 +153,12 @@ fn a_summary_counts_every_check_while_other_sessions_rotate_the_logs() {
     let rotated = std::fs::read_dir(&h)
         .unwrap()
         .filter(|e| {
-            let n = e.as_ref().unwrap().file_name().to_string_lossy().to_string();
+            let n = e
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .to_string();
             n.starts_with("stats.") && n != "stats.jsonl" && n.ends_with(".jsonl")
         })
         .count();
