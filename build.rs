@@ -42,12 +42,48 @@ fn main() {
     cache_layout();
 }
 
-/// What a cache file in SENTINEL_HOME is keyed on besides its content: the version and a hash of
-/// the sources that define what the cache holds. postcard does not name fields, so two builds of
-/// one version whose layouts differ must not read each other's files.
+/// What a cache file in SENTINEL_HOME is keyed on besides its content: the version, a hash of
+/// the sources that define what the cache holds and of the bundled rules compiled in. postcard
+/// does not name fields, so two builds of one version whose layouts differ must not read each
+/// other's files. And the build's half of the key cache files are signed with, drawn here: a
+/// file another build wrote does not verify.
 fn cache_layout() {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    println!("cargo:rerun-if-changed=rules");
+    let mut bundled = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from("rules")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.expect("a rules/ entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                bundled.push(path);
+            }
+        }
+    }
+    bundled.sort();
+    for f in &bundled {
+        f.hash(&mut hasher);
+        std::fs::read(f)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+            .hash(&mut hasher);
+    }
+    let mut key = [0u8; 32];
+    let drawn = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key))
+        .is_ok();
+    if !drawn {
+        // No /dev/urandom: the time and the process, which differ from build to build.
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for i in 0..4u8 {
+            (std::time::SystemTime::now(), std::process::id(), i).hash(&mut h);
+            key[8 * i as usize..8 * i as usize + 8].copy_from_slice(&h.finish().to_le_bytes());
+        }
+    }
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    println!("cargo:rustc-env=SENTINEL_BUILD_KEY={hex}");
     for f in [
         "src/local/rules/cache/mod.rs",
         "src/local/rules/cache/image.rs",

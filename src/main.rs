@@ -56,7 +56,7 @@ fn run() -> u8 {
     match cli::run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("sentinel: {e:#}");
+            sentinel::errln!("sentinel: {e:#}");
             1
         }
     }

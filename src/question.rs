@@ -67,11 +67,19 @@ pub struct Answered {
     pub local: Option<Decision>,
     /// The answer to give (None: say nothing, the agent's own permission flow decides).
     pub answer: Option<Decision>,
+    /// What could not be kept while answering (the session's ledger of written files), one
+    /// line each: recorded with the decision, and said on stderr.
+    pub unkept: Vec<String>,
+    /// Warnings for stderr (a `HOME` the project could have set, set aside).
+    pub warnings: Vec<String>,
 }
 
 /// Runs `q` through the tiers under the person's configuration `base`.
 pub fn answer(base: &Config, q: &Question) -> Answered {
-    let user_home = config::user_home();
+    let project_root = project::root(q.cwd, project::named_by_agent().as_deref());
+    // What `~` means: the person's HOME, unless the project could have set it.
+    let judged = config::home::judged(&project_root, q.cwd);
+    let user_home = judged.home;
     // The project's `.sentinel/` may make the configuration stricter (or laxer, once trusted).
     let layered = Layered::load(base, q.cwd, user_home.as_deref());
     let config = &layered.config;
@@ -90,7 +98,6 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         }),
         TaintFrom::Clean => None,
     };
-    let project_root = project::root(q.cwd, project::named_by_agent().as_deref());
     // The session's written files and the project's changed ones, read only when a call runs
     // something (issue 29).
     let writes = SessionLedger {
@@ -242,18 +249,43 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         }
         (other, _, _) => other,
     };
+    let mut answer = answer;
+    let mut unkept = Vec::new();
     if let (Some(local), Purpose::Hook { .. }) = (&local, q.purpose)
         && answer.as_ref().is_none_or(|a| a.verdict != Verdict::Deny)
     {
         // The call may run: what it writes becomes the session's, read before it runs later.
-        note_writes(config, q, local, user_home.as_deref());
+        match note_writes(config, q, local, user_home.as_deref()) {
+            Ok(None) => {}
+            Ok(Some(lost)) => unkept.push(lost),
+            // Not remembered, and not marked as forgotten: it does not run unseen.
+            Err(why) => {
+                answer = Some(unremembered(local, &why));
+                unkept.push(why);
+            }
+        }
     }
     Answered {
         layered,
         user_home,
         local,
         answer,
+        unkept,
+        warnings: judged.warning.into_iter().collect(),
     }
+}
+
+/// The `ask` for a call whose writes the session's ledger could not take.
+fn unremembered(local: &Decision, why: &str) -> Decision {
+    let mut d = local.clone();
+    d.verdict = Verdict::Ask;
+    d.tier = Tier::Local;
+    d.contained = None;
+    d.warning = None;
+    d.reason = format!(
+        "sentinel[local]: ask: sentinel cannot remember what this call writes ({why}), so a later run of those files could not be read first; the person decides"
+    );
+    d
 }
 
 /// The files that count as the agent's: the session's ledger of written files and the project's
@@ -328,17 +360,34 @@ fn changed_project_file(ctx: &Context) -> Option<String> {
         })
 }
 
-fn note_writes(config: &Config, q: &Question, local: &Decision, home: Option<&Path>) {
+/// Adds what the call writes to the session's ledger. `Ok(Some(why))`: the append failed but
+/// the ledger is marked lost (it reads as full); `Err(why)`: not even that.
+fn note_writes(
+    config: &Config,
+    q: &Question,
+    local: &Decision,
+    home: Option<&Path>,
+) -> Result<Option<String>, String> {
     use crate::local::paths::fs::Fs as _;
     let Some(session) = q.session.id.filter(|s| !s.is_empty()) else {
-        return;
+        return Ok(None);
     };
     let found = crate::local::scripts::writes::written_paths(q.call, local, home);
     if found.is_empty() {
-        return;
+        return Ok(None);
     }
     let real: Vec<PathBuf> = found.iter().map(|p| RealFs.real_path(p)).collect();
-    let _ = written::note(&config.home.value, session, &real);
+    match written::note(&config.home.value, session, &real) {
+        Ok(written::Noted::Recorded | written::Noted::Full) => Ok(None),
+        Ok(written::Noted::Lost(why)) => Ok(Some(format!(
+            "written-file ledger not recorded ({}); it counts every file as the agent's",
+            text::one_line(&why)
+        ))),
+        Err(e) => Err(format!(
+            "written-file ledger not recorded ({})",
+            text::one_line(&e.to_string())
+        )),
+    }
 }
 
 /// The person's allow-once grant for exactly this refused call, used up now, as the answer.

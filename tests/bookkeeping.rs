@@ -211,10 +211,21 @@ fn rotation_keeps_every_record_and_the_chain() {
         "{}",
         String::from_utf8_lossy(&end.stderr)
     );
-    assert_eq!(
-        std::fs::read_to_string(home.path().join("sessions/r0.txt"))
+    // Kept as `sessions/r0-KEY.txt` (the id, then what tells it from another project's r0).
+    let kept: Vec<std::path::PathBuf> = std::fs::read_dir(home.path().join("sessions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(
+        kept[0]
+            .file_name()
             .unwrap()
-            .trim(),
+            .to_string_lossy()
+            .starts_with("r0-")
+    );
+    assert_eq!(
+        std::fs::read_to_string(&kept[0]).unwrap().trim(),
         String::from_utf8_lossy(&end.stderr).lines().next().unwrap()
     );
 }

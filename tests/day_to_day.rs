@@ -413,11 +413,16 @@ fn broken_project_or_state_files_never_allow() {
     std::fs::remove_file(s.dir().join("hard_block_commands.txt")).unwrap();
     assert_eq!(s.bash("git status").0, "allow");
 
-    // A damaged allow-once file: the deny stands and says why there is no code.
+    // A damaged allow-once file: the deny stands; the file is kept aside and replaced, so the
+    // deny still offers a code (the codes in it were short-lived anyway).
     std::fs::write(s.home.path().join("allow_once.json"), "{not json").unwrap();
     let (d, reason) = s.bash("git push --force origin main");
     assert_eq!(d, "deny");
-    assert!(reason.contains("no allow-once code"), "{reason}");
+    assert!(reason.contains("sentinel allow-once "), "{reason}");
+    assert_eq!(
+        std::fs::read_to_string(s.home.path().join("allow_once.json.damaged")).unwrap(),
+        "{not json"
+    );
     // A damaged trust store: the project's safe rule does not apply.
     s.write("safe_commands.txt", "^frobnicate$\n");
     s.trust();

@@ -474,3 +474,71 @@ fn a_killed_writers_temporary_cache_files_are_pruned() {
     assert!(!stale.exists(), "a temporary file an hour old is pruned");
     assert!(fresh.exists(), "one being written now is not");
 }
+
+/// The account's home in /etc/passwd, as sentinel reads it.
+fn account_home() -> Option<PathBuf> {
+    let uid = unsafe { libc::getuid() };
+    std::fs::read_to_string("/etc/passwd")
+        .ok()?
+        .lines()
+        .find_map(|line| {
+            let f: Vec<&str> = line.split(':').collect();
+            (f.len() >= 7 && f[2].parse() == Ok(uid)).then(|| PathBuf::from(f[5]))
+        })
+}
+
+#[test]
+fn a_project_cannot_move_what_tilde_means() {
+    let Some(account) = account_home() else {
+        eprintln!("no home in /etc/passwd: skipped");
+        return;
+    };
+    let s = Setup::new();
+    // Reading `~/.aws/credentials` (a credential only the `~` rules name) with HOME set to
+    // `home`, the project's settings holding `settings`, and an `.envrc` or not.
+    let read = |home: &Path, key_home: &Path, settings: Option<String>, envrc: bool| {
+        let claude = s.proj().join(".claude");
+        let _ = std::fs::remove_dir_all(&claude);
+        let _ = std::fs::remove_file(s.proj().join(".envrc"));
+        if let Some(text) = settings {
+            std::fs::create_dir_all(&claude).unwrap();
+            std::fs::write(claude.join("settings.json"), text).unwrap();
+        }
+        if envrc {
+            std::fs::write(s.proj().join(".envrc"), "export HOME=/somewhere\n").unwrap();
+        }
+        let key = key_home.join(".aws/credentials");
+        let event = json!({"hook_event_name": "PreToolUse", "session_id": "h",
+            "cwd": s.proj(), "permission_mode": "bypassPermissions", "tool_name": "Read",
+            "tool_input": {"file_path": key}});
+        let mut cmd = common::sentinel(&s.home());
+        cmd.arg("hook")
+            .env("HOME", home)
+            .env("CLAUDE_PROJECT_DIR", s.proj());
+        let out = common::feed(cmd, event.to_string().as_bytes());
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let verdict = v["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("none")
+            .to_string();
+        (verdict, stderr(&out))
+    };
+    let elsewhere = s.dir.path().join("elsewhere");
+    let settings = Some(format!(
+        r#"{{"env": {{"HOME": "{}"}}}}"#,
+        elsewhere.display()
+    ));
+    // The project's settings set HOME: `~` stays the account's home, whose key stays a
+    // credential, and the hook says why.
+    let (verdict, err) = read(&elsewhere, &account, settings, false);
+    assert_eq!(verdict, "ask", "{err}");
+    assert!(err.contains("is not what `~` means here"), "{err}");
+    // An `.envrc` in the project can set it too (direnv), and a HOME inside the project is the
+    // project's own.
+    assert_eq!(read(&elsewhere, &account, None, true).0, "ask");
+    assert_eq!(read(&s.proj().join("h"), &account, None, false).0, "ask");
+    // A HOME nothing in the project set is the person's own: it is what `~` means.
+    let (verdict, err) = read(&elsewhere, &elsewhere, None, false);
+    assert_eq!(verdict, "ask", "{err}");
+    assert!(err.is_empty(), "{err}");
+}

@@ -240,3 +240,95 @@ fn an_edited_file_is_parsed_afresh() {
             .any(|r| r.rule.pattern.contains("deploy"))
     );
 }
+
+/// CRC-32 (IEEE), the checksum a cache file carried after its magic before files were signed.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn a_crafted_cache_is_never_trusted() {
+    // The bundled rules that stop `rm -rf ~`, as their `off:` lines would name them.
+    let bundled = |file: &str, starts: &str| {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("rules")
+                .join(file),
+        )
+        .unwrap();
+        let line = text.lines().find(|l| l.starts_with(starts)).unwrap();
+        line.split("   #").next().unwrap().trim_end().to_string()
+    };
+    let hard = bundled("hard_block_commands.txt", "^rm( \\S+)* (/|");
+    let cond = bundled("conditional_block_commands.txt", "^rm( \\S+)* (-");
+    // The person's files are harmless, each as long as what would switch those rules off and
+    // make every path safe.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rule-cache-crafted");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("proj/.git")).unwrap();
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let (z, y) = ("Z".repeat(hard.len()), "Y".repeat(cond.len()));
+    std::fs::write(home.join("hard_block_commands.txt"), format!("off: {z}\n")).unwrap();
+    std::fs::write(
+        home.join("conditional_block_commands.txt"),
+        format!("off: {y}\n"),
+    )
+    .unwrap();
+    std::fs::write(home.join("safe_paths.txt"), "/q*\n").unwrap();
+    let hook = || {
+        let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
+            "cwd": dir.join("proj"), "permission_mode": "bypassPermissions", "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf ~"}});
+        let mut cmd = common::sentinel(&home);
+        cmd.arg("hook");
+        let out = common::feed(cmd, event.to_string().as_bytes());
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(hook(), "deny");
+    let files = cache_files(&home);
+    assert_eq!(files.len(), 3, "{files:?}");
+    // Each cache file made to say what the files do not: the two rules off, every path safe.
+    // Its header (the content's hash, the stat record) is left as sentinel wrote it, and its
+    // checksum made right again.
+    let swap = |bytes: &mut Vec<u8>, from: &[u8], to: &[u8]| {
+        if let Some(at) = bytes.windows(from.len()).position(|w| w == from) {
+            bytes[at..at + from.len()].copy_from_slice(to);
+        }
+    };
+    for (path, good) in &files {
+        let mut b = good.clone();
+        swap(&mut b, z.as_bytes(), hard.as_bytes());
+        swap(&mut b, y.as_bytes(), cond.as_bytes());
+        swap(&mut b, b"/q*", b"/**");
+        assert_ne!(&b, good, "{}", path.display());
+        let crc = crc32(&b[12..]);
+        b[8..12].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(path, b).unwrap();
+    }
+    assert_eq!(hook(), "deny", "a crafted cache was trusted");
+    // The crafted files were rebuilt from the rule files.
+    let now = cache_files(&home);
+    assert_eq!(cache_names(&now), cache_names(&files));
+    for (path, bytes) in &now {
+        let crafted = bytes.windows(hard.len()).any(|w| w == hard.as_bytes())
+            || bytes.windows(3).any(|w| w == b"/**");
+        assert!(!crafted, "{} is still the crafted one", path.display());
+    }
+    assert_eq!(hook(), "deny");
+}

@@ -233,7 +233,12 @@ fn an_agents_file_is_never_run_unread() {
     assert_eq!(s.bash("sh nothere.sh", "bypassPermissions").0, "allow");
     // Ended with the session: the same file is then a project file like any other.
     s.other_event("SessionEnd", "");
-    assert!(!s.sentinel_home().join("written/s-29.txt").exists());
+    assert!(
+        !s.sentinel_home()
+            .join("written")
+            .join(format!("{}.txt", common::session_key("s-29")))
+            .exists()
+    );
 }
 
 /// Files of the project: (path, text).
@@ -513,7 +518,12 @@ fn the_ledger_holds_what_ran_or_was_left_to_the_agent() {
     s.write("a.sh", "ls", "default");
     s.bash("echo hi > b.txt && cp b.txt c.sh", "bypassPermissions");
     s.bash("rm -rf ~ > d.sh", "bypassPermissions");
-    let ledger = std::fs::read_to_string(s.sentinel_home().join("written/s-29.txt")).unwrap();
+    let ledger = std::fs::read_to_string(
+        s.sentinel_home()
+            .join("written")
+            .join(format!("{}.txt", common::session_key("s-29"))),
+    )
+    .unwrap();
     let p = s.project();
     let real = std::fs::canonicalize(&p).unwrap();
     let has = |name: &str| {

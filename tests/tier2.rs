@@ -1262,7 +1262,14 @@ fn the_breaker_hands_a_probed_session_to_the_person() {
     // A count that cannot be read counts as open.
     let run = Run::new("");
     std::fs::create_dir_all(run.home.path().join("breaker")).unwrap();
-    std::fs::write(run.home.path().join("breaker/dmg.json"), "{not json").unwrap();
+    std::fs::write(
+        run.home
+            .path()
+            .join("breaker")
+            .join(format!("{}.json", common::session_key("dmg"))),
+        "{not json",
+    )
+    .unwrap();
     let api = Api::start(vec![Reply::Verdict("ALLOW", Canary::Echo)]);
     let (verdict, v, _) = run.hook_with(&api.url(), "open", UNCERTAIN, true, in_session("dmg"));
     assert_eq!(verdict, "ask", "{v}");

@@ -316,9 +316,19 @@ fn concurrent_post_and_pre_on_one_session() {
         let v = verdict(&out);
         assert!(matches!(v.as_str(), "none" | "allow" | "ask"), "{v}");
     }
-    let taint: Value =
-        serde_json::from_slice(&std::fs::read(home.path().join("taint/race.json")).unwrap())
-            .unwrap();
+    // The session's file: `taint/race-KEY.json` (the id, then what tells it from another
+    // project's session `race`).
+    let file = std::fs::read_dir(home.path().join("taint"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("race-")
+        })
+        .unwrap();
+    let taint: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
     assert_eq!(taint["marks"].as_array().unwrap().len(), 16, "no mark lost");
     assert_eq!(verdict(&hook(home.path(), &bash("race", cmd))), "ask");
     let verify = common::sentinel(home.path())

@@ -302,9 +302,9 @@ pub fn run(found: &Found, config: &Config, rules: &Rules) -> Vec<Check> {
     // SENTINEL_HOME must take the stats, audit and session files.
     let home = &config.home.value;
     let probe = home.join(format!(".doctor-{}", std::process::id()));
-    match crate::config::files::create_dir(home).and_then(|()| std::fs::write(&probe, b"")) {
-        Ok(()) => {
-            let _ = std::fs::remove_file(&probe);
+    match crate::config::kept::open(&probe, crate::config::kept::Access::Fresh) {
+        Ok(_) => {
+            let _ = crate::config::kept::remove(&probe);
             out.push(Check::new(
                 "home",
                 Status::Ok,

@@ -10,7 +10,6 @@
 
 use crate::agents::event::{self, Agent, EventKind, HookEvent};
 use crate::agents::lenient::{self, Looks};
-use crate::config::files::Links;
 use crate::config::{Config, Mode};
 use crate::decision::{Decision, Verdict};
 use crate::question::{self, Purpose, Question, TaintFrom};
@@ -214,6 +213,10 @@ fn with_config_errors(mut out: HookOutput, config: &Config) -> HookOutput {
     for w in &config.warnings {
         out.stderr.push_str(&format!("sentinel: warning: {w}\n"));
     }
+    // What reaches the person's terminal shows the agent's text inert (crate::text).
+    if let std::borrow::Cow::Owned(inert) = crate::text::inert_lines(&out.stderr) {
+        out.stderr = inert;
+    }
     out
 }
 
@@ -289,6 +292,7 @@ fn failed(
                     agent: agent.as_str(),
                     latency_us: 0,
                     shadow,
+                    unkept: &[],
                 },
             ) {
                 out.stderr.push_str(&warning);
@@ -434,6 +438,7 @@ fn pre_tool_use(
             agent: agent.as_str(),
             latency_us: latency,
             shadow,
+            unkept: &answered.unkept,
         },
     ) {
         // Bookkeeping never decides anything: one warning, and the answer all the same.
@@ -442,6 +447,9 @@ fn pre_tool_use(
     }
     for e in &answered.layered.rules.errors {
         out.stderr.push_str(&format!("sentinel: rule error: {e}\n"));
+    }
+    for w in &answered.warnings {
+        out.stderr.push_str(&format!("sentinel: warning: {w}\n"));
     }
     for e in config
         .errors
@@ -500,6 +508,8 @@ fn post_tool_use(agent: Agent, shadow: bool, config: &Config, event: &HookEvent)
         ),
         rule: None,
         shadow,
+        counted: None,
+        unkept: Vec::new(),
     };
     if let Err(e) = audit::append(
         &audit::journal(&config.home.value, config.log_max_bytes.value),
@@ -599,8 +609,11 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
         max_age_ms,
         crate::clock::now_ms(),
     );
+    // A call of the session killed between its audit record and its stats line is counted.
+    let _ = crate::ledger::record::catch_up(&config.home.value, config.log_max_bytes.value);
     let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
-    let (records, damaged) = match stats::session_records(&journal, &session) {
+    let scope = crate::ledger::state::session_scope(&session);
+    let (records, damaged) = match stats::session_records(&journal, &session, Some(&scope)) {
         Ok(found) => found,
         Err(e) => {
             return HookOutput {
@@ -618,30 +631,10 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
         config.tier2_state()
     );
     let mut stderr = format!("{line}\n");
-    let safe_id: String = session
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
-        .take(128)
-        .collect();
-    let dir = config.home.value.join("sessions");
-    let file = dir.join(format!(
-        "{}.txt",
-        if safe_id.is_empty() {
-            "unknown"
-        } else {
-            &safe_id
-        }
-    ));
-    // 0600 in a 0700 folder, never through a link (crate::config::files).
-    let mut create = std::fs::OpenOptions::new();
-    create.write(true).create(true).truncate(true);
-    if let Err(e) = crate::config::files::create_dir(&dir)
-        .and_then(|()| crate::config::files::open(&file, &mut create, Links::Refuse))
-        .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()))
-    {
+    // 0600 in a 0700 folder, never through a link (crate::config::kept), bounded in number.
+    if let Err(e) = crate::ledger::sessions::keep(&config.home.value, &session, &line) {
         stderr.push_str(&format!(
-            "sentinel: warning: cannot write {}: {e}\n",
-            file.display()
+            "sentinel: warning: the session's summary was not kept: {e}\n"
         ));
     }
     if !damaged.is_empty() {
@@ -673,8 +666,23 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
     }
 }
 
-/// The answer in the agent's own output shape, as one line of JSON.
+/// The answer in the agent's own output shape, as one line of JSON. The reason and the warning
+/// are inert ([`crate::text::inert_lines`]): the agents show them to the person.
 pub fn render(agent: Agent, d: &Decision) -> String {
+    let shown;
+    let d = match (
+        crate::text::inert_lines(&d.reason),
+        d.warning.as_deref().map(crate::text::inert_lines),
+    ) {
+        (std::borrow::Cow::Borrowed(_), None | Some(std::borrow::Cow::Borrowed(_))) => d,
+        (reason, warning) => {
+            let mut c = d.clone();
+            c.reason = reason.into_owned();
+            c.warning = warning.map(std::borrow::Cow::into_owned);
+            shown = c;
+            &shown
+        }
+    };
     let verdict = match d.verdict {
         Verdict::Allow => "allow",
         Verdict::Deny => "deny",

@@ -251,7 +251,7 @@ const STATE_FILE: &str = "install-state.json";
 
 pub(crate) fn read_state(home: &Path) -> Map<String, Value> {
     let max = config::files::MAX_STATE_BYTES;
-    config::files::read(&home.join(STATE_FILE), max, config::files::Links::Refuse)
+    config::kept::read(&home.join(STATE_FILE), max)
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .and_then(|v| v.as_object().cloned())
@@ -261,10 +261,7 @@ pub(crate) fn read_state(home: &Path) -> Map<String, Value> {
 pub(crate) fn write_state(home: &Path, state: &Map<String, Value>) -> Result<()> {
     let path = home.join(STATE_FILE);
     let text = serde_json::to_string_pretty(state)?;
-    let mut create = std::fs::OpenOptions::new();
-    create.write(true).create(true).truncate(true);
-    config::files::open(&path, &mut create, config::files::Links::Refuse)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+    config::kept::write_whole(&path, text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
@@ -464,11 +461,7 @@ pub fn seed(home: &Path) -> Result<Vec<PathBuf>> {
         .chain([(config::FILE_NAME, config::TEMPLATE)]);
     for (name, text) in files {
         let path = home.join(name);
-        match config::files::open(
-            &path,
-            std::fs::OpenOptions::new().write(true).create_new(true),
-            config::files::Links::Refuse,
-        ) {
+        match config::kept::open(&path, config::kept::Access::Fresh) {
             Ok(mut f) => {
                 use std::io::Write;
                 f.write_all(text.as_bytes())

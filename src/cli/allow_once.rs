@@ -30,6 +30,7 @@ pub fn run(code: &str, json: bool) -> Result<u8> {
                         "ok": true,
                         "tool": granted.tool,
                         "subject": granted.subject,
+                        "subject_bytes": granted.subject_bytes,
                         "cwd": granted.cwd,
                         "until_ms": now + allow_once::TTL_MS,
                         "refused": granted.reason,
@@ -43,13 +44,19 @@ pub fn run(code: &str, json: bool) -> Result<u8> {
             );
             outln!("  tool     {}", granted.tool);
             outln!(
-                "  {:<8} {}",
+                "  {:<8} {}{}",
                 if granted.tool == "Bash" || granted.tool == "PowerShell" {
                     "command"
                 } else {
                     "path"
                 },
-                granted.subject
+                granted.subject,
+                granted
+                    .subject_bytes
+                    .map(|n| format!(
+                        "… ({n} bytes in all: only the call that is exactly this runs)"
+                    ))
+                    .unwrap_or_default()
             );
             outln!("  cwd      {}", granted.cwd);
             outln!("  refused  {}", granted.reason);
@@ -57,7 +64,7 @@ pub fn run(code: &str, json: bool) -> Result<u8> {
             Ok(0)
         }
         Err(e) => {
-            eprintln!("sentinel: {e}");
+            sentinel::errln!("sentinel: {e}");
             Ok(1)
         }
     }

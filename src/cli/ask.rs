@@ -126,6 +126,9 @@ pub fn evaluate(q: Question) -> Result<Evaluated> {
             rewritable: matches!(call, ToolCall::Shell { .. }).then_some(&input),
         },
     );
+    for w in &answered.warnings {
+        sentinel::errln!("sentinel: warning: {w}");
+    }
     Ok(Evaluated {
         layered: answered.layered,
         call,

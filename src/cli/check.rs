@@ -10,10 +10,10 @@ pub fn run(q: Question, json: bool, record: bool) -> Result<u8> {
     let tool = q.tool.clone();
     let e = evaluate(q)?;
     for err in &e.layered.rules.errors {
-        eprintln!("sentinel: rule error: {err}");
+        sentinel::errln!("sentinel: rule error: {err}");
     }
     for err in &e.layered.config.errors {
-        eprintln!("sentinel: config error: {err}");
+        sentinel::errln!("sentinel: config error: {err}");
     }
     if record && let Some(local) = &e.local {
         let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -22,6 +22,7 @@ pub fn run(q: Question, json: bool, record: bool) -> Result<u8> {
             agent: "check",
             latency_us,
             shadow: false,
+            unkept: &[],
         };
         if let Some(warning) = record::record(
             &e.layered.config,
@@ -30,7 +31,7 @@ pub fn run(q: Question, json: bool, record: bool) -> Result<u8> {
             e.decision.as_ref(),
             &meta,
         ) {
-            eprintln!("{warning}");
+            sentinel::errln!("{warning}");
         }
     }
     // The verdict is the hook's answer (allow, ask, deny, or defer: no answer); whether Tier 1

@@ -36,20 +36,22 @@ pub fn run(
         var: &var,
     });
     for e in &fence.errors {
-        eprintln!("sentinel contain: {e}");
+        sentinel::errln!("sentinel contain: {e}");
     }
     if plan_only {
         outln!("{}", serde_json::to_string_pretty(&fence)?);
         return Ok(0);
     }
     if !fence.errors.is_empty() {
-        eprintln!("sentinel contain: the fence's lists have errors; the command did not run");
+        sentinel::errln!(
+            "sentinel contain: the fence's lists have errors; the command did not run"
+        );
         return Ok(NOT_FENCED);
     }
     match availability() {
         Availability::Available { .. } => {}
         Availability::Unavailable(why) => {
-            eprintln!(
+            sentinel::errln!(
                 "sentinel contain: containment is not available here ({why}); the command did not run"
             );
             return Ok(NOT_FENCED);

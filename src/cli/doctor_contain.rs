@@ -32,7 +32,7 @@ pub fn check(binary: &Path, config: &Config) -> Check {
     // Through system(3), as the self-test: std's process spawning would import ~40 libc
     // symbols that every hook then binds at start-up.
     let q = |p: &Path| sentinel::text::shell_word(&p.display().to_string());
-    let proven = std::fs::create_dir_all(&scratch)
+    let proven = sentinel::config::kept::create_dir(&scratch)
         .map_err(|e| e.to_string())
         .and_then(|()| {
             let script = format!(
@@ -50,9 +50,9 @@ pub fn check(binary: &Path, config: &Config) -> Check {
         .value
         .join(format!(".doctor-contain-err-{}", std::process::id()));
     let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
-    let _ = std::fs::remove_file(&err_file);
+    let _ = sentinel::config::kept::remove(&err_file);
     let wrote = std::fs::read_to_string(scratch.join("fenced.txt")).unwrap_or_default();
-    let _ = std::fs::remove_dir_all(&scratch);
+    let _ = sentinel::config::kept::remove_tree(&scratch);
     match proven {
         Ok(0) if wrote == "ok\n" => Check::new(
             "containment",

@@ -20,10 +20,10 @@ const CALLS: [(&str, &str); 3] = [
 /// Runs the calls through `binary hook`.
 pub fn run(binary: &Path, home: &Path) -> Check {
     let scratch = home.join(format!(".doctor-selftest-{}", std::process::id()));
-    let result = std::fs::create_dir_all(&scratch)
+    let result = sentinel::config::kept::create_dir(&scratch)
         .map_err(|e| format!("cannot create {} ({e})", scratch.display()))
         .and_then(|()| answers(binary, &scratch));
-    let _ = std::fs::remove_dir_all(&scratch);
+    let _ = sentinel::config::kept::remove_tree(&scratch);
     match result {
         Ok(got) if got.iter().zip(CALLS).all(|(g, (_, want))| g == want) => Check::new(
             "selftest",
@@ -83,7 +83,8 @@ fn answer(binary: &Path, scratch: &Path, command: &str) -> Result<String, String
         "tool_input": { "command": command },
     });
     let file = |name: &str| scratch.join(name);
-    std::fs::write(file("event.json"), event.to_string()).map_err(|e| e.to_string())?;
+    sentinel::config::kept::write_whole(&file("event.json"), event.to_string().as_bytes())
+        .map_err(|e| e.to_string())?;
     let q = |p: &Path| sentinel::text::shell_word(&p.display().to_string());
     let unset: String = [
         "SENTINEL_SHADOW",

@@ -149,7 +149,7 @@ pub fn install(
     );
     super::setup::offer_statusline(&report.settings, &binary, statusline, report.changed)?;
     for w in &warnings {
-        eprintln!("sentinel: warning: {w}");
+        sentinel::errln!("sentinel: warning: {w}");
     }
     Ok(0)
 }

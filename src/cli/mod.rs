@@ -2,11 +2,18 @@
 //! the process's exit status (or an error, which `main` prints on one line and exits 1 with).
 
 /// `println!` that a closed stdout (`sentinel config | head -1`) does not turn into a panic: the
-/// rest of the output is dropped and the command ends with its own exit status.
+/// rest of the output is dropped and the command ends with its own exit status. Everything
+/// printed is inert ([`sentinel::text::inert_lines`]): a command, path, reason or session id the
+/// agent wrote shows its control, bidi and invisible characters as escapes.
 macro_rules! outln {
+    () => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout());
+    }};
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($t)*);
+        let text = format!($($t)*);
+        let _ = writeln!(std::io::stdout(), "{}", sentinel::text::inert_lines(&text));
     }};
 }
 
@@ -14,7 +21,8 @@ macro_rules! outln {
 macro_rules! out {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($t)*);
+        let text = format!($($t)*);
+        let _ = write!(std::io::stdout(), "{}", sentinel::text::inert_lines(&text));
     }};
 }
 

@@ -33,9 +33,11 @@ pub fn audit_person(config: &Config, tool: &str, subject: &str, verdict: &str, r
         reason: reason.to_string(),
         rule: None,
         shadow: false,
+        counted: None,
+        unkept: Vec::new(),
     };
     let journal = sentinel::ledger::audit::journal(&config.home.value, config.log_max_bytes.value);
     if let Err(e) = sentinel::ledger::audit::append(&journal, &entry) {
-        eprintln!("sentinel: warning: not in the audit log ({e})");
+        sentinel::errln!("sentinel: warning: not in the audit log ({e})");
     }
 }

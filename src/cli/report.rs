@@ -14,6 +14,7 @@ pub fn run(out: Option<PathBuf>, since: Option<String>, json: bool) -> Result<u8
         Some(s) => super::stats::parse_since(s)?,
         None => super::stats::parse_since("7d")?,
     };
+    super::stats::catch_up(&config);
     let loaded = stats::load(&stats::journal(home, config.log_max_bytes.value))
         .context("cannot read the stats")?;
     let records: Vec<stats::Record> = loaded
@@ -46,7 +47,9 @@ pub fn run(out: Option<PathBuf>, since: Option<String>, json: bool) -> Result<u8
     }
     let path = out.unwrap_or_else(|| home.join("report.html"));
     let page = report::html::render(&dashboard, &sentinel::clock::utc(sentinel::clock::now_ms()));
-    std::fs::write(&path, page).with_context(|| format!("cannot write {}", path.display()))?;
+    // 0600, written whole, never through a link (in SENTINEL_HOME: no link below it either).
+    sentinel::config::kept::write_whole(&path, page.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
     outln!(
         "wrote {} ({} decisions over {} days; open it in a browser)",
         path.display(),

@@ -33,13 +33,26 @@ fn duration(us: u64) -> String {
     }
 }
 
+/// Writes the stats lines a killed call left out (from its audit record); a failure is said,
+/// and the stats are read as they are.
+pub fn catch_up(config: &sentinel::config::Config) {
+    let (home, max) = (&config.home.value, config.log_max_bytes.value);
+    if let Err(e) = sentinel::ledger::record::catch_up(home, max) {
+        sentinel::errln!(
+            "sentinel: warning: the stats could not be brought up to the audit log: {e}"
+        );
+    }
+}
+
 /// The stats records, newer than `since` when given.
 fn load(since: Option<&str>) -> Result<Vec<stats::Record>> {
     let config = load_config()?;
+    // A call killed between its audit record and its stats line is counted (ledger::record).
+    catch_up(&config);
     let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
     let loaded = stats::load(&journal).context("cannot read the stats")?;
     if !loaded.damaged.is_empty() {
-        eprintln!(
+        sentinel::errln!(
             "sentinel: warning: {} damaged stats line(s) skipped: {}",
             loaded.damaged.len(),
             loaded.damaged.join(", ")

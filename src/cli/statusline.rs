@@ -29,7 +29,7 @@ pub fn run() -> u8 {
     let records = match &session {
         Some(id) => {
             let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
-            stats::session_records(&journal, id)
+            stats::session_records(&journal, id, None)
                 .map(|(r, _)| r)
                 .unwrap_or_default()
         }

@@ -13,6 +13,7 @@ pub fn run(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
     let config = load_config()?;
     let home = &config.home.value;
     let user_home = config::user_home();
+    super::stats::catch_up(&config);
     let loaded = stats::load(&stats::journal(home, config.log_max_bytes.value))
         .context("cannot read the stats")?;
     let audit_records = audit::tail(
@@ -105,7 +106,7 @@ pub fn run(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
             Ok(0)
         }
         Err(e) => {
-            eprintln!("sentinel: {e}");
+            sentinel::errln!("sentinel: {e}");
             Ok(1)
         }
     }

@@ -3,10 +3,10 @@
 //! - Only regular files: a FIFO, a socket, a device or a directory where a file should be is an
 //!   error naming it. Every open is `O_NONBLOCK`, so a FIFO cannot block a hook until the agent's
 //!   timeout (which lets the call run); the flag changes nothing for a regular file.
-//! - sentinel's own state (logs, heads, locks, counters, grants, caches) is opened `O_NOFOLLOW`:
-//!   a symlink planted at `audit.head` is refused, never written through. Configuration that
-//!   sentinel only reads (`sentinel.toml`, rule files, command specs) may be a link to a regular
-//!   file, as dotfile managers make them; what it points to is checked the same way.
+//! - sentinel's own state (logs, heads, locks, counters, grants, caches) is opened through
+//!   [`super::kept`]: no link is followed below SENTINEL_HOME. Configuration that sentinel only
+//!   reads (`sentinel.toml`, rule files, command specs) may be a link to a regular file, as
+//!   dotfile managers make them; what it points to is checked the same way.
 //! - Every read is bounded: a file over its bound is refused before it is read.
 //! - SENTINEL_HOME and its folders are made 0700, its files 0600: they hold command texts.
 
@@ -14,10 +14,8 @@ use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::path::Path;
 
-/// The mode of every file sentinel creates in SENTINEL_HOME.
-pub const FILE_MODE: u32 = 0o600;
-/// The mode of every folder sentinel creates in SENTINEL_HOME.
-pub const DIR_MODE: u32 = 0o700;
+pub use super::kept::{DIR_MODE, FILE_MODE, is_refused};
+use super::kept::{not_regular, too_big};
 /// Largest state file read (a grant store, a trust store, a cache image).
 pub const MAX_STATE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -30,22 +28,8 @@ pub enum Links {
     Refuse,
 }
 
-/// A state file opened to be read and rewritten in place under a lock: created when missing,
-/// never truncated on open, never through a link.
-pub fn open_state(path: &Path) -> std::io::Result<std::fs::File> {
-    open(
-        path,
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false),
-        Links::Refuse,
-    )
-}
-
 /// Opens `path` with `options` (plus non-blocking, no link for state, mode 0600 when created),
-/// and refuses it unless it is a regular file.
+/// and refuses it unless it is a regular file. sentinel's own files go through [`super::kept`].
 pub fn open(path: &Path, options: &mut OpenOptions, links: Links) -> std::io::Result<File> {
     open_with_len(path, options, links).map(|(file, _)| file)
 }
@@ -74,8 +58,11 @@ pub fn open_with_len(
 }
 
 /// Reads a whole file of at most `max` bytes (see [`open`]); a longer one is an error naming
-/// the bound, and is not read.
+/// the bound, and is not read. With [`Links::Refuse`], as [`super::kept::read`].
 pub fn read(path: &Path, max: u64, links: Links) -> std::io::Result<Vec<u8>> {
+    if links == Links::Refuse {
+        return super::kept::read(path, max);
+    }
     let (file, len) = open_with_len(path, OpenOptions::new().read(true), links)?;
     if len > max {
         return Err(too_big(path, len, max));
@@ -89,62 +76,10 @@ pub fn read(path: &Path, max: u64, links: Links) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Makes `dir` and its missing parents, each 0700.
+/// Makes `dir` and its missing parents, each 0700, no link followed below SENTINEL_HOME
+/// ([`super::kept::create_dir`]).
 pub fn create_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(DIR_MODE);
-    }
-    builder.create(dir)
-}
-
-/// Whether the error says the file is not a regular file or is a link sentinel refuses (what
-/// [`open`] returns for them).
-pub fn is_refused(e: &std::io::Error) -> bool {
-    e.kind() == std::io::ErrorKind::InvalidInput
-}
-
-fn too_big(path: &Path, len: u64, max: u64) -> std::io::Error {
-    std::io::Error::new(
-        std::io::ErrorKind::InvalidData,
-        format!(
-            "{} is {len} bytes, over the {max}-byte bound: not read",
-            path.display()
-        ),
-    )
-}
-
-fn not_regular(path: &Path, meta: &std::fs::Metadata) -> std::io::Error {
-    let kind = kind_of(meta);
-    std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        format!("{} is {kind}, not a regular file: refused", path.display()),
-    )
-}
-
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-    }
-    if meta.is_dir() {
-        "a directory"
-    } else {
-        "not a plain file"
-    }
+    super::kept::create_dir(dir)
 }
 
 fn explain(path: &Path, e: std::io::Error, links: Links) -> std::io::Error {

@@ -173,6 +173,8 @@ impl Config {
 
     /// Reads `sentinel.toml` from `home` and applies the process environment.
     pub fn load(home: &Path, home_source: Source) -> Config {
+        // Below the home, sentinel's files are opened without following a link.
+        crate::config::kept::claim_home(home);
         let path = home.join(FILE_NAME);
         let links = crate::config::files::Links::Follow;
         let text = match crate::config::files::read(&path, MAX_CONFIG_BYTES, links) {

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 
 pub mod files;
+pub mod home;
+pub mod kept;
 mod load;
 mod project;
 mod rows;
@@ -37,6 +39,16 @@ pub const FILE_NAME: &str = "sentinel.toml";
 /// The directory a project keeps its own rules and settings in.
 pub const PROJECT_DIR: &str = ".sentinel";
 
+/// Environment variables through which agents name the project they work in.
+pub const PROJECT_DIR_VARS: &[&str] = &["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"];
+
+/// The project directory the agent named in the environment, if any.
+pub fn named_by_agent() -> Option<String> {
+    PROJECT_DIR_VARS
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
+}
+
 /// The directory of rule files, config and state: `SENTINEL_HOME`, else `~/.agentos`.
 pub fn sentinel_home() -> Option<PathBuf> {
     match std::env::var_os("SENTINEL_HOME") {
@@ -54,7 +66,9 @@ pub fn is_absent(e: &std::io::Error) -> bool {
     )
 }
 
-/// The user's home directory, for `~` in commands and path lists.
+/// The person's home directory as their own environment says (`HOME`): for what the person runs
+/// (`install`, `doctor`). A call the agent proposes is judged with [`home::judged`], which a
+/// project cannot move.
 pub fn user_home() -> Option<PathBuf> {
     dirs::home_dir()
 }

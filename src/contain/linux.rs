@@ -106,6 +106,7 @@ pub fn run(fence: &Fence, argv: &[OsString], quarantine: &Path) -> i32 {
     forward::expose(outside, pid, fence.ports.clone());
     let status = wait_for(pid);
     move_aside_new_places(fence, quarantine, started);
+    bound_quarantine(quarantine);
     status
 }
 
@@ -944,7 +945,7 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, started: (i64, i64)) 
     );
     if look.incomplete {
         let recorded = unverified::record(&fence.sentinel_home, &fence.project, since);
-        eprintln!(
+        crate::errln!(
             "sentinel contain: the run left more than {} folders in the project: the look for places it made that run code later (.git, .envrc, .pth in any folder) could not be completed, so {} is recorded as unverified{}: no git or direnv there is allowed without you until a fenced run's look completes (`sentinel contain --project DIR -- true`, once the folders are gone) or you delete {}",
             budget,
             fence.project.display(),
@@ -956,7 +957,7 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, started: (i64, i64)) 
         );
     } else if fence.unverified_since.is_some() {
         unverified::clear(&fence.sentinel_home, &fence.project);
-        eprintln!(
+        crate::errln!(
             "sentinel contain: {} was unverified; this run's look went back to the run that left it so and was complete: verified",
             fence.project.display()
         );
@@ -978,7 +979,7 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, started: (i64, i64)) 
             continue;
         }
         if fence.sentinel_home.starts_with(place) {
-            eprintln!(
+            crate::errln!(
                 "sentinel contain: the run {what} {}, which holds sentinel's home: look at it before anything runs there",
                 place.display()
             );
@@ -986,12 +987,9 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, started: (i64, i64)) 
         }
         let rel = place.strip_prefix(&fence.project).unwrap_or(place);
         let to = quarantine.join(rel);
-        let moved = to
-            .parent()
-            .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
-            && std::fs::rename(place, &to).is_ok();
+        let moved = crate::contain::quarantine::move_into(place, &to).is_ok();
         if moved {
-            eprintln!(
+            crate::errln!(
                 "sentinel contain: the run {what} {}, a protected place (it would run code later): moved to {}",
                 place.display(),
                 to.display()
@@ -1000,7 +998,7 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, started: (i64, i64)) 
             let removed = std::fs::remove_dir_all(place)
                 .or_else(|_| std::fs::remove_file(place))
                 .is_ok();
-            eprintln!(
+            crate::errln!(
                 "sentinel contain: the run {what} {}, a protected place (it would run code later): {}",
                 place.display(),
                 if removed {
@@ -1010,6 +1008,15 @@ fn move_aside_new_places(fence: &Fence, quarantine: &Path, started: (i64, i64)) 
                 }
             );
         }
+    }
+}
+
+/// Keeps the quarantine bounded (the folder above this run's).
+fn bound_quarantine(quarantine: &Path) {
+    if let Some(all) = quarantine.parent()
+        && let Err(e) = crate::contain::quarantine::bound(all, crate::clock::now_ms())
+    {
+        crate::errln!("sentinel contain: warning: the quarantine could not be kept bounded: {e}");
     }
 }
 

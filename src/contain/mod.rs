@@ -24,6 +24,7 @@ pub mod lists;
 pub mod plan;
 #[cfg(target_os = "linux")]
 pub mod proxy;
+pub mod quarantine;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
 pub mod sys;

@@ -101,7 +101,7 @@ fn handle(mut inside: TcpStream, hosts: &[HostPattern], refused: &Mutex<Vec<Stri
         if let Ok(mut seen) = refused.lock()
             && !seen.contains(&shown)
         {
-            eprintln!(
+            crate::errln!(
                 "sentinel contain: refused a connection to {shown}: a fenced run reaches only the package registries of rules/contain/registries.txt (add a mirror in SENTINEL_HOME/contain_registries.txt)"
             );
             seen.push(shown.clone());

@@ -13,7 +13,6 @@
 //!   clears it that way (`sentinel contain --project DIR -- true`), or, knowing what is there,
 //!   by deleting the file.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The folder of the records in SENTINEL_HOME.
@@ -29,69 +28,57 @@ pub fn record_path(sentinel_home: &Path, project: &Path) -> PathBuf {
 /// Records `project` as unverified since `since` (seconds, nanoseconds): the start of the run
 /// whose look was not complete. An older record keeps its earlier time.
 pub fn record(sentinel_home: &Path, project: &Path, since: (i64, i64)) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     let since = self::since(sentinel_home, project).map_or(since, |old| old.min(since));
-    let dir = sentinel_home.join(DIR);
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)?;
-    let to = record_path(sentinel_home, project);
-    let tmp = dir.join(format!(
-        ".{}.{}",
-        to.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&tmp);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)?;
     let text = format!(
         "project={}\nsince={}.{:09}\n",
         project.display(),
         since.0,
         since.1
     );
-    let written = f
-        .write_all(text.as_bytes())
-        .and_then(|_| f.sync_all())
-        .and_then(|_| std::fs::rename(&tmp, &to));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    // Written whole (a rename), 0600 in a 0700 folder, never through a link.
+    crate::config::kept::write_whole(&record_path(sentinel_home, project), text.as_bytes())
 }
 
 /// When `project`'s unverified run started, if it is recorded.
 pub fn since(sentinel_home: &Path, project: &Path) -> Option<(i64, i64)> {
     // No record at all (the common case) is one `stat`, not a digest of the path.
     std::fs::symlink_metadata(sentinel_home.join(DIR)).ok()?;
-    let text = std::fs::read_to_string(record_path(sentinel_home, project)).ok()?;
+    let text = match crate::config::kept::read(&record_path(sentinel_home, project), 64 * 1024) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if crate::config::is_absent(&e) => return None,
+        // A record that cannot be read (a link, a folder) counts, from the beginning of time.
+        Err(_) => return Some((0, 0)),
+    };
     // A record that cannot be read back still counts, from the beginning of time.
     Some(parse(&text).map_or((0, 0), |(_, s)| s))
 }
 
 /// Removes `project`'s record (a later look was complete).
 pub fn clear(sentinel_home: &Path, project: &Path) {
-    let _ = std::fs::remove_file(record_path(sentinel_home, project));
+    let _ = crate::config::kept::remove(&record_path(sentinel_home, project));
 }
 
 /// Every recorded project, with the record's path.
 pub fn list(sentinel_home: &Path) -> Vec<(PathBuf, PathBuf)> {
-    let Ok(entries) = std::fs::read_dir(sentinel_home.join(DIR)) else {
-        return Vec::new();
+    let dir = sentinel_home.join(DIR);
+    let entries = match crate::config::kept::entries(&dir) {
+        Ok(entries) => entries,
+        // A link or a file in the folder's place: not listed through, and said.
+        Err(e) if !crate::config::is_absent(&e) => {
+            return vec![(PathBuf::from(format!("(unreadable: {e})")), dir)];
+        }
+        Err(_) => return Vec::new(),
     };
     let mut out: Vec<(PathBuf, PathBuf)> = entries
-        .flatten()
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .into_iter()
+        .filter(|e| !e.name.to_string_lossy().starts_with('.'))
         .map(|e| {
-            let project = std::fs::read_to_string(e.path())
+            let path = dir.join(&e.name);
+            let project = crate::config::kept::read(&path, 64 * 1024)
                 .ok()
-                .and_then(|t| parse(&t))
+                .and_then(|t| parse(&String::from_utf8_lossy(&t)))
                 .map_or_else(|| PathBuf::from("(unreadable record)"), |(p, _)| p);
-            (project, e.path())
+            (project, path)
         })
         .collect();
     out.sort();

@@ -43,8 +43,8 @@ pub fn take(
     per_day: u32,
     now_ms: u64,
 ) -> std::io::Result<Grant> {
-    files::create_dir(home)?;
-    let mut file = files::open_state(&home.join(FILE_NAME))?;
+    let mut file =
+        crate::config::kept::open(&home.join(FILE_NAME), crate::config::kept::Access::Update)?;
     file.lock_exclusive()?;
     let result = take_locked(&mut file, session, per_minute, per_day, now_ms);
     let _ = FileExt::unlock(&file);

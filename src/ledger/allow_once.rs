@@ -5,6 +5,15 @@
 //! or path, and cwd: the SHA-256 of the three) within [`TTL_MS`] of the grant is allowed, once.
 //! A code not granted within [`TTL_MS`] of its issue expires. The codes live in one state file
 //! in SENTINEL_HOME, changed only under its lock, so concurrent hooks cannot both use one grant.
+//!
+//! The store stays usable whatever the agent sends. A code keeps the call's SHA-256 (what a
+//! later call is compared by) and only an excerpt of what the person reads: at most
+//! [`MAX_SHOWN`] characters of the command or path, of the reason and of the cwd, with the
+//! command's whole length. At most [`MAX_CODES`] codes are kept, the oldest dropped first, so the
+//! file stays within about two megabytes however long the refused commands. A file that does
+//! not read (damaged, or an older sentinel's that grew past the state bound) is kept as
+//! `allow_once.json.damaged` and replaced by an empty store: the codes in it are lost (they live
+//! ten minutes), new ones work.
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -18,7 +27,9 @@ const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 /// Characters in a code: 31^6 ≈ 8.9e8 codes.
 const CODE_LEN: usize = 6;
 /// Most codes kept; the oldest go first.
-const MAX_CODES: usize = 256;
+pub const MAX_CODES: usize = 256;
+/// Most characters of a command, path, reason or cwd a code keeps to show the person.
+pub const MAX_SHOWN: usize = 2000;
 
 /// One code: the call it stands for, and where it is in its life.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,8 +40,11 @@ pub struct Code {
     pub key: String,
     /// The tool of the refused call.
     pub tool: String,
-    /// Its command or path.
+    /// Its command or path: the first [`MAX_SHOWN`] characters (the call is compared by `key`).
     pub subject: String,
+    /// The command's or path's whole length in bytes, when `subject` is only its beginning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject_bytes: Option<usize>,
     /// Its working directory.
     pub cwd: String,
     /// Why it was refused.
@@ -67,6 +81,12 @@ fn path(home: &Path) -> PathBuf {
     home.join(FILE)
 }
 
+/// Changes the store under its lock; a damaged store is kept aside and replaced.
+fn update<R>(home: &Path, change: impl FnOnce(&mut Store) -> R) -> std::io::Result<R> {
+    use crate::ledger::state::{Damaged, update_with};
+    update_with(&path(home), Damaged::KeepCopyAndReset, change)
+}
+
 /// The key of one call: SHA-256 of tool, command or path, and cwd.
 pub fn key(tool: &str, subject: &str, cwd: &str) -> String {
     let mut bytes = Vec::with_capacity(tool.len() + subject.len() + cwd.len() + 2);
@@ -90,7 +110,7 @@ pub fn issue(
 ) -> std::io::Result<String> {
     let key = key(tool, subject, cwd);
     let fresh = new_code()?;
-    crate::ledger::state::update(&path(home), |store: &mut Store| {
+    update(home, |store: &mut Store| {
         store.prune(now);
         if let Some(open) = store
             .codes
@@ -99,13 +119,15 @@ pub fn issue(
         {
             return open.code.clone();
         }
+        let shown = crate::text::prefix(subject, MAX_SHOWN);
         store.codes.push(Code {
             code: fresh.clone(),
             key,
-            tool: tool.to_string(),
-            subject: subject.to_string(),
-            cwd: cwd.to_string(),
-            reason: reason.to_string(),
+            tool: crate::text::prefix(tool, 128).to_string(),
+            subject_bytes: (shown.len() < subject.len()).then_some(subject.len()),
+            subject: shown.to_string(),
+            cwd: crate::text::prefix(cwd, MAX_SHOWN).to_string(),
+            reason: crate::text::prefix(reason, MAX_SHOWN).to_string(),
             issued_ms: now,
             granted_ms: None,
             used_ms: None,
@@ -149,7 +171,7 @@ pub enum GrantError {
 /// The person grants `code`: its call may run once within [`TTL_MS`] from now.
 pub fn grant(home: &Path, code: &str, now: u64) -> Result<Code, GrantError> {
     let wanted = code.trim().to_ascii_uppercase();
-    crate::ledger::state::update(&path(home), |store: &mut Store| {
+    update(home, |store: &mut Store| {
         let Some(c) = store.codes.iter_mut().find(|c| c.code == wanted) else {
             return Err(GrantError::Unknown(wanted.clone()));
         };
@@ -186,7 +208,7 @@ pub fn consume(
         return Ok(None);
     }
     let key = key(tool, subject, cwd);
-    crate::ledger::state::update(&file, |store: &mut Store| {
+    update(home, |store: &mut Store| {
         let c = store.codes.iter_mut().find(|c| {
             c.key == key
                 && c.used_ms.is_none()
@@ -256,6 +278,48 @@ mod tests {
         grant(h, &code, 1).unwrap();
         assert_eq!(consume(h, "Bash", "b", "/p", 1 + TTL_MS).unwrap(), None);
         assert!(matches!(grant(h, "NOPE22", 2), Err(GrantError::Unknown(_))));
+    }
+
+    #[test]
+    fn the_store_stays_small_and_usable_whatever_is_refused() {
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path();
+        let huge = format!("echo {}", "x".repeat(50_000));
+        let first = issue(h, "Bash", &huge, "/p", &huge, 1).unwrap();
+        for i in 0..MAX_CODES + 10 {
+            issue(h, "Bash", &format!("{huge} {i}"), "/p", &huge, 2).unwrap();
+        }
+        let size = std::fs::metadata(h.join(FILE)).unwrap().len();
+        assert!(size < 4 * 1024 * 1024, "{size} bytes");
+        // The oldest went; a recent one is granted and its exact call (only) gets through.
+        assert!(matches!(grant(h, &first, 3), Err(GrantError::Unknown(_))));
+        let code = issue(h, "Bash", &huge, "/p", "r", 4).unwrap();
+        let granted = grant(h, &code, 5).unwrap();
+        assert_eq!(granted.subject.chars().count(), MAX_SHOWN);
+        assert_eq!(granted.subject_bytes, Some(huge.len()));
+        assert_eq!(
+            consume(h, "Bash", &format!("{huge}y"), "/p", 6).unwrap(),
+            None
+        );
+        assert!(consume(h, "Bash", &huge, "/p", 6).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_damaged_store_is_kept_aside_and_replaced() {
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path();
+        std::fs::write(h.join(FILE), "{\"codes\": [tr").unwrap();
+        let code = issue(h, "Bash", "git push --force", "/p", "why", 1).unwrap();
+        grant(h, &code, 2).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(crate::ledger::state::copy_path(&h.join(FILE))).unwrap(),
+            "{\"codes\": [tr"
+        );
+        assert!(
+            consume(h, "Bash", "git push --force", "/p", 3)
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! head behind by whole records that chain) from tampering; a fork an older sentinel left after
 //! such a crash (one seq written twice on the same predecessor) is reported as a crash too.
 
-use crate::config::files::{self, Links};
+use crate::config::kept::{self, Access};
+use crate::decision::Verdict;
 use crate::ledger::journal::Journal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -50,6 +51,36 @@ pub struct Entry {
     pub rule: Option<String>,
     /// Decided in shadow mode.
     pub shadow: bool,
+    /// A decision's stats fields (none for a taint mark or the person's own action): the stats
+    /// line is written after this record, and rebuilt from it when a killed call left none.
+    #[serde(flatten)]
+    pub counted: Option<Counted>,
+    /// What could not be kept for this call (the session's ledger of written files), one line
+    /// each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unkept: Vec<String>,
+}
+
+/// What a decision's stats line holds that its audit record does not say otherwise.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Counted {
+    /// Tier 1's own verdict.
+    pub local: Verdict,
+    /// From reading the event to the answer, in µs.
+    pub latency_us: u64,
+    /// Time spent calling the API, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_ms: Option<u64>,
+    /// Tokens the API reported: input, output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<(u64, u64)>,
+    /// Input tokens read from and written to the prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_tokens: Option<(u64, u64)>,
+    /// What tells this session from another with the same id in another project
+    /// ([`crate::ledger::state::session_scope`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -59,6 +90,28 @@ struct Head {
     /// The length of `audit.jsonl` after this record (absent in an older sentinel's head).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     len: Option<u64>,
+}
+
+/// The most of a command or path one audit record keeps: a longer one (an event may carry a
+/// megabyte) is cut there, and the record says how long it was and its SHA-256.
+pub const MAX_SUBJECT_BYTES: usize = 64 * 1024;
+
+/// The subject as a record keeps it: whole up to [`MAX_SUBJECT_BYTES`], else cut with its length
+/// and SHA-256, so one call cannot add megabytes to the log and the whole is still identified.
+pub fn subject(text: &str) -> String {
+    if text.len() <= MAX_SUBJECT_BYTES {
+        return text.to_string();
+    }
+    let mut cut = MAX_SUBJECT_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}… [cut: {} bytes in all, sha256 {}]",
+        &text[..cut],
+        text.len(),
+        crate::digest::sha256_hex(text.as_bytes())
+    )
 }
 
 /// The audit journal of a SENTINEL_HOME.
@@ -77,6 +130,17 @@ fn chain_hash(prev: &str, record_without_hash: &str) -> String {
 
 /// Appends one chained record. Returns a warning when a torn line had to be terminated.
 pub fn append(journal: &Journal, entry: &Entry) -> std::io::Result<Option<String>> {
+    append_then(journal, entry, |_| ()).map(|(repaired, ())| repaired)
+}
+
+/// Appends one chained record, then, still under the log's lock, runs `then` with the record's
+/// seq (the stats line is written there, so the two logs keep one order). Returns a warning when
+/// a torn line had to be terminated, and what `then` returned.
+pub fn append_then<R>(
+    journal: &Journal,
+    entry: &Entry,
+    then: impl FnOnce(u64) -> R,
+) -> std::io::Result<(Option<String>, R)> {
     let mut locked = journal.lock()?;
     let head_path = journal.sibling("head");
     let head = match read_head(&head_path)? {
@@ -116,7 +180,40 @@ pub fn append(journal: &Journal, entry: &Entry) -> std::io::Result<Option<String
             len: Some(len),
         },
     )?;
-    Ok(locked.repaired.take())
+    let after = then(seq);
+    Ok((locked.repaired.take(), after))
+}
+
+/// The records with a seq above `after` at the end of the log, oldest first, read from its end
+/// and no further back than `max_bytes`: what a stats log that stopped at `after` is missing.
+/// None when the log does not reach back that far within the bound.
+pub fn records_after(
+    journal: &Journal,
+    after: u64,
+    max_bytes: u64,
+) -> std::io::Result<Option<Vec<Value>>> {
+    let mut found = Vec::new();
+    for text in journal.last_lines(max_bytes)? {
+        let Ok(v) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        match v["seq"].as_u64() {
+            Some(seq) if seq <= after => {
+                found.reverse();
+                return Ok(Some(found));
+            }
+            Some(_) => found.push(v),
+            None => {}
+        }
+    }
+    // The whole log is after it (a fresh one), or the bound was reached first.
+    let whole = journal.files().len() <= 1
+        && journal
+            .current()
+            .metadata()
+            .is_ok_and(|m| m.len() <= max_bytes);
+    found.reverse();
+    Ok(whole.then_some(found))
 }
 
 /// The head's bytes on disk: its JSON padded with spaces to a fixed length, so each write covers
@@ -135,14 +232,7 @@ fn write_head(path: &Path, head: &Head) -> std::io::Result<()> {
         bytes.resize(HEAD_LEN - 1, b' ');
         bytes.push(b'\n');
     }
-    let mut file = files::open(
-        path,
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false),
-        Links::Refuse,
-    )?;
+    let mut file = kept::open(path, Access::Write)?;
     file.write_all(&bytes)?;
     // Longer only when written by hand or by an older sentinel: cut to this head (never to
     // zero, which ext4 treats as a rewrite too).
@@ -155,9 +245,9 @@ fn write_head(path: &Path, head: &Head) -> std::io::Result<()> {
 /// The head as written; None when it is missing or does not parse (a link or a FIFO there is
 /// an error: refused, never read or written through).
 fn read_head(path: &Path) -> std::io::Result<Option<Head>> {
-    match files::read(path, 4096, Links::Refuse) {
+    match kept::read(path, 4096) {
         Ok(bytes) => Ok(serde_json::from_slice::<Head>(&bytes).ok()),
-        Err(e) if files::is_refused(&e) => Err(e),
+        Err(e) if kept::refused(&e) => Err(e),
         Err(_) => Ok(None),
     }
 }
@@ -329,6 +419,8 @@ mod tests {
             reason: "r".into(),
             rule: None,
             shadow: false,
+            counted: None,
+            unkept: Vec::new(),
         }
     }
 

@@ -6,9 +6,9 @@
 //! reported. When the file passes its size bound it is renamed to `NAME.N.jsonl` (N counting up)
 //! and a fresh `NAME.jsonl` begins; readers go through every file in order.
 
-use crate::config::files::{self, Links};
+use crate::config::kept::{self, Access};
 use fs2::FileExt;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -76,21 +76,8 @@ impl Journal {
 
     /// Takes the exclusive lock, terminates a torn last line and rotates if the file is full.
     pub fn lock(&self) -> std::io::Result<Locked<'_>> {
-        let open_lock = || {
-            files::open(
-                &self.sibling("lock"),
-                OpenOptions::new().create(true).truncate(false).write(true),
-                Links::Refuse,
-            )
-        };
-        // The folder is made only when it is missing (two system calls less on every call).
-        let lock = match open_lock() {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                files::create_dir(&self.dir)?;
-                open_lock()?
-            }
-            lock => lock?,
-        };
+        // The home is made when it is missing (0700).
+        let lock = kept::open(&self.sibling("lock"), Access::Write)?;
         lock.lock_exclusive()?;
         let mut locked = Locked {
             journal: self,
@@ -101,13 +88,9 @@ impl Journal {
             rotated: false,
         };
         let path = self.current();
-        let current = files::open_with_len(
-            &path,
-            OpenOptions::new().read(true).append(true),
-            Links::Refuse,
-        );
+        let current = kept::open_with_len(&path, Access::ReadAppend);
         if let Err(e) = &current
-            && files::is_refused(e)
+            && kept::refused(e)
         {
             // A link or a FIFO at the log: refused, never appended through.
             return Err(std::io::Error::new(e.kind(), e.to_string()));
@@ -128,7 +111,7 @@ impl Journal {
             }
             if len >= self.max_bytes {
                 let next = self.rotated().last().map(|(n, _)| n + 1).unwrap_or(1);
-                std::fs::rename(&path, self.dir.join(format!("{}.{next}.jsonl", self.name)))?;
+                kept::rename(&path, &self.dir.join(format!("{}.{next}.jsonl", self.name)))?;
                 locked.rotated = true;
             } else {
                 locked.current = Some(f);
@@ -140,18 +123,17 @@ impl Journal {
     /// Rotated files, oldest first, with their numbers.
     fn rotated(&self) -> Vec<(u64, PathBuf)> {
         let prefix = format!("{}.", self.name);
-        let mut out: Vec<(u64, PathBuf)> = std::fs::read_dir(&self.dir)
+        let mut out: Vec<(u64, PathBuf)> = kept::entries(&self.dir)
+            .unwrap_or_default()
             .into_iter()
-            .flatten()
-            .flatten()
             .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().to_string();
+                let name = e.name.to_string_lossy();
                 let n = name
                     .strip_prefix(&prefix)?
                     .strip_suffix(".jsonl")?
                     .parse()
                     .ok()?;
-                Some((n, e.path()))
+                Some((n, self.dir.join(&e.name)))
             })
             .collect();
         out.sort();
@@ -167,24 +149,195 @@ impl Journal {
         files
     }
 
-    /// Every line of every file, oldest first.
-    pub fn lines(&self) -> std::io::Result<Vec<Line>> {
+    /// The last whole line of the current file (read back from its end, at most `max_bytes`),
+    /// or of the newest rotated file when the current one is empty or missing. None when there
+    /// is none within the bound.
+    pub fn last_line(&self, max_bytes: u64) -> std::io::Result<Option<String>> {
+        let current = match kept::open_with_len(&self.current(), Access::Read) {
+            Ok((f, len)) if len > 0 => Some((f, len)),
+            Ok(_) => None,
+            Err(e) if crate::config::is_absent(&e) => None,
+            Err(e) => return Err(e),
+        };
+        let (mut f, len) = match current {
+            Some(opened) => opened,
+            None => match self.rotated().last() {
+                Some((_, p)) => kept::open_with_len(p, Access::Read)?,
+                None => return Ok(None),
+            },
+        };
+        let take = len.min(max_bytes);
+        f.seek(SeekFrom::Start(len - take))?;
+        let mut bytes = Vec::with_capacity(take as usize);
+        (&mut f).take(take).read_to_end(&mut bytes)?;
+        // Up to the last newline; from the one before it (or the start, when the whole file
+        // was read).
+        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+            return Ok(None);
+        };
+        let start = match bytes[..end].iter().rposition(|&b| b == b'\n') {
+            Some(at) => at + 1,
+            None if take == len => 0,
+            None => return Ok(None),
+        };
+        Ok(Some(
+            String::from_utf8_lossy(&bytes[start..end]).into_owned(),
+        ))
+    }
+
+    /// The last whole lines, newest first, from at most `max_bytes` read back from the end
+    /// (across rotated files); a line cut by the bound is left out.
+    pub fn last_lines(&self, max_bytes: u64) -> std::io::Result<Vec<String>> {
         let mut out = Vec::new();
-        for file in self.files() {
-            let bytes = files::read(&file, u64::MAX, Links::Refuse)?;
+        let mut left = max_bytes;
+        for file in self.files().iter().rev() {
+            if left == 0 {
+                break;
+            }
+            let (mut f, len) = match kept::open_with_len(file, Access::Read) {
+                Ok(opened) => opened,
+                Err(e) if crate::config::is_absent(&e) => continue,
+                Err(e) => return Err(e),
+            };
+            let take = len.min(left);
+            f.seek(SeekFrom::Start(len - take))?;
+            let mut bytes = Vec::with_capacity(take as usize);
+            (&mut f).take(take).read_to_end(&mut bytes)?;
+            left -= take;
             let text = String::from_utf8_lossy(&bytes);
-            let ends_clean = text.ends_with('\n');
-            let count = text.lines().count();
-            for (i, line) in text.lines().enumerate() {
-                out.push(Line {
-                    file: file.clone(),
-                    number: i + 1,
-                    text: line.to_string(),
-                    complete: ends_clean || i + 1 < count,
-                });
+            let mut lines: Vec<&str> = text.split('\n').collect();
+            // What follows the last newline is torn (or empty); what precedes the first one
+            // was cut by the bound, unless the whole file was read.
+            lines.pop();
+            if take < len && !lines.is_empty() {
+                lines.remove(0);
+            }
+            out.extend(lines.iter().rev().map(|l| l.to_string()));
+            if take < len {
+                break;
             }
         }
         Ok(out)
+    }
+
+    /// Every line of every file, oldest first.
+    pub fn lines(&self) -> std::io::Result<Vec<Line>> {
+        // Gathered per file (by inode, as [`Journal::scan`] reads them), then put in the order
+        // of the last listing: a file rotated while it was read is in its rotated place.
+        let mut by_file: Vec<(PathBuf, Vec<Line>)> = Vec::new();
+        self.scan(|file, number, text, complete| {
+            let line = Line {
+                file: file.to_path_buf(),
+                number,
+                text: text.to_string(),
+                complete,
+            };
+            match by_file.iter_mut().find(|(f, _)| f == file) {
+                Some((_, lines)) => lines.push(line),
+                None => by_file.push((file.to_path_buf(), vec![line])),
+            }
+        })?;
+        let order = self.files();
+        by_file.sort_by_key(|(f, _)| order.iter().position(|o| o == f).unwrap_or(usize::MAX));
+        Ok(by_file.into_iter().flat_map(|(_, lines)| lines).collect())
+    }
+
+    /// Calls `each` with every line of every file (its file, 1-based number, text, and whether
+    /// it ends in a newline), without holding more than one read's bytes. Exact while other
+    /// processes append and rotate: each file is followed by its inode, not its name, from where
+    /// the last pass stopped, and the listing is read again until a pass finds nothing new (a
+    /// file renamed to `NAME.N.jsonl` after the listing named it `NAME.jsonl` is neither missed
+    /// nor read twice). A file's lines come in order; the files come in the order they are
+    /// first found.
+    pub fn scan(&self, mut each: impl FnMut(&Path, usize, &str, bool)) -> std::io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        struct Seen {
+            id: (u64, u64),
+            name: PathBuf,
+            /// Bytes read, up to the end of the last whole line.
+            done: u64,
+            lines: usize,
+        }
+        let mut seen: Vec<Seen> = Vec::new();
+        // A few passes at most: each one after the first only finds what was appended or
+        // rotated while the one before read.
+        for _ in 0..8 {
+            let mut grew = false;
+            for file in self.files() {
+                let (mut f, len) = match kept::open_with_len(&file, Access::Read) {
+                    Ok(opened) => opened,
+                    Err(e) if crate::config::is_absent(&e) => continue,
+                    Err(e) => return Err(e),
+                };
+                let meta = f.metadata()?;
+                let id = (meta.dev(), meta.ino());
+                let at = match seen.iter().position(|s| s.id == id) {
+                    Some(i) => {
+                        seen[i].name = file.clone();
+                        i
+                    }
+                    None => {
+                        seen.push(Seen {
+                            id,
+                            name: file.clone(),
+                            done: 0,
+                            lines: 0,
+                        });
+                        seen.len() - 1
+                    }
+                };
+                let entry = &mut seen[at];
+                if len <= entry.done {
+                    continue;
+                }
+                f.seek(SeekFrom::Start(entry.done))?;
+                let mut reader = std::io::BufReader::new(f.take(len - entry.done));
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut buf)?;
+                    if n == 0 || buf.last() != Some(&b'\n') {
+                        // A line still being written, or torn: read again next pass, and
+                        // given as torn if it is still so at the end.
+                        break;
+                    }
+                    entry.done += n as u64;
+                    entry.lines += 1;
+                    grew = true;
+                    let text = String::from_utf8_lossy(&buf[..n - 1]);
+                    each(&entry.name, entry.lines, &text, true);
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        // What is left after the last newline of each file is a torn line.
+        for entry in &mut seen {
+            let Ok((mut f, len)) = kept::open_with_len(&entry.name, Access::Read) else {
+                continue;
+            };
+            let same = f.metadata().is_ok_and(|m| (m.dev(), m.ino()) == entry.id);
+            if !same || len <= entry.done {
+                continue;
+            }
+            f.seek(SeekFrom::Start(entry.done))?;
+            let mut rest = Vec::new();
+            f.take(len - entry.done).read_to_end(&mut rest)?;
+            let text = String::from_utf8_lossy(&rest);
+            let mut parts: Vec<&str> = text.split('\n').collect();
+            // After the last newline: torn, when anything is there.
+            let torn = parts.pop().filter(|t| !t.is_empty());
+            for part in parts {
+                entry.lines += 1;
+                each(&entry.name, entry.lines, part, true);
+            }
+            if let Some(t) = torn {
+                entry.lines += 1;
+                each(&entry.name, entry.lines, t, false);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -194,11 +347,7 @@ impl Locked<'_> {
     pub fn append(&mut self, line: &str) -> std::io::Result<u64> {
         let mut f = match self.current.take() {
             Some(f) => f,
-            None => files::open(
-                &self.journal.current(),
-                OpenOptions::new().create(true).append(true),
-                Links::Refuse,
-            )?,
+            None => kept::open(&self.journal.current(), Access::Append)?,
         };
         let before = f.metadata()?.len();
         let mut bytes = Vec::with_capacity(line.len() + 1);

@@ -2,7 +2,8 @@
 //! rewritten under one exclusive lock so concurrent hooks and the person's own commands never
 //! lose each other's changes.
 
-use crate::config::files::{self, Links};
+use crate::config::files;
+use crate::config::kept::{self, Access};
 use fs2::FileExt;
 use serde::{Serialize, de::DeserializeOwned};
 use std::io::{Read, Seek, Write};
@@ -17,25 +18,56 @@ pub fn update<T, R>(path: &Path, change: impl FnOnce(&mut T) -> R) -> std::io::R
 where
     T: Serialize + DeserializeOwned + Default,
 {
-    if let Some(dir) = path.parent() {
-        files::create_dir(dir)?;
-    }
-    let mut file = files::open_state(path)?;
+    update_with(path, Damaged::Refuse, change)
+}
+
+/// What [`update_with`] does with a file that does not read as the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Damaged {
+    /// An error: the file holds the person's lasting decisions (trusted projects).
+    Refuse,
+    /// Its bytes are kept in `PATH.damaged` (the last such copy) and the state starts afresh:
+    /// for short-lived state (allow-once codes) a damaged file must not block every later
+    /// update.
+    KeepCopyAndReset,
+}
+
+/// [`update`], with a damaged file handled as `damaged` says.
+pub fn update_with<T, R>(
+    path: &Path,
+    damaged_file: Damaged,
+    change: impl FnOnce(&mut T) -> R,
+) -> std::io::Result<R>
+where
+    T: Serialize + DeserializeOwned + Default,
+{
+    let mut file = kept::open(path, Access::Update)?;
     file.lock_exclusive()?;
     let result = (|| {
-        let mut text = String::new();
+        let mut raw = Vec::new();
         (&file)
-            .take(files::MAX_STATE_BYTES)
-            .read_to_string(&mut text)?;
-        let mut state: T = if text.trim().is_empty() {
-            T::default()
+            .take(files::MAX_STATE_BYTES + 1)
+            .read_to_end(&mut raw)?;
+        let parsed = if raw.len() as u64 > files::MAX_STATE_BYTES {
+            Err(too_big(path))
+        } else if raw.trim_ascii().is_empty() {
+            Ok(T::default())
         } else {
-            serde_json::from_str(&text).map_err(|e| damaged(path, &e))?
+            serde_json::from_slice(&raw).map_err(|e| damaged(path, &e))
+        };
+        let mut state: T = match (parsed, damaged_file) {
+            (Ok(state), _) => state,
+            (Err(e), Damaged::Refuse) => return Err(e),
+            (Err(_), Damaged::KeepCopyAndReset) => {
+                let copy = copy_path(path);
+                kept::write_whole(&copy, &raw)?;
+                T::default()
+            }
         };
         let out = change(&mut state);
         let mut bytes = serde_json::to_vec_pretty(&state).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
-        if bytes == text.as_bytes() {
+        if bytes == raw {
             return Ok(out);
         }
         // Written over the old content, then cut to its length: ext4 treats a truncation to
@@ -50,9 +82,27 @@ where
     result
 }
 
+/// Where [`Damaged::KeepCopyAndReset`] keeps a damaged file's bytes.
+pub fn copy_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".damaged");
+    path.with_file_name(name)
+}
+
+fn too_big(path: &Path) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "{} is damaged (over the {}-byte bound)",
+            path.display(),
+            files::MAX_STATE_BYTES
+        ),
+    )
+}
+
 /// Reads the state at `path` under a shared lock; None when the file is absent.
 pub fn read<T: DeserializeOwned>(path: &Path) -> std::io::Result<Option<T>> {
-    let file = match files::open(path, std::fs::OpenOptions::new().read(true), Links::Refuse) {
+    let file = match kept::open(path, Access::Read) {
         Ok(f) => f,
         Err(e) if crate::config::is_absent(&e) => return Ok(None),
         Err(e) => return Err(e),
@@ -72,39 +122,75 @@ pub fn read<T: DeserializeOwned>(path: &Path) -> std::io::Result<Option<T>> {
         .map_err(|e| damaged(path, &e))
 }
 
-/// The file of one session's state in `home/DIR/`: the id reduced to letters, digits, `-` and
-/// `_`, so an id can never name a path outside that folder.
+/// The file of one session's state in `home/DIR/`: `SESSION-KEY.json` ([`session_key`]).
 pub fn session_file(home: &Path, dir: &str, session: &str) -> PathBuf {
+    let mut name = session_key(session);
+    name.push_str(".json");
+    let mut path = home.join(dir);
+    path.push(name);
+    path
+}
+
+/// The name a session's state goes by: the id reduced to letters, digits, `-` and `_` (at most
+/// 64 of them, so an id can never name a path outside its folder), then 16 hex digits of the
+/// SHA-256 of the whole id and of the project the agent names (`CLAUDE_PROJECT_DIR`,
+/// `GEMINI_PROJECT_DIR`). Two sessions with one id in two projects, or two ids that reduce to the
+/// same letters (`a/b`, `ab`), never share a file. An agent that names no project is keyed by
+/// the id alone.
+pub fn session_key(session: &str) -> String {
     let safe: String = session
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
-        .take(128)
+        .take(64)
         .collect();
-    let name = if safe.is_empty() {
-        "unknown-session"
-    } else {
-        &safe
-    };
-    home.join(dir).join(format!("{name}.json"))
+    let scope = session_scope(session);
+    let mut key = String::with_capacity(safe.len() + 1 + scope.len() + 8);
+    key.push_str(if safe.is_empty() { "session" } else { &safe });
+    key.push('-');
+    key.push_str(&scope);
+    key
+}
+
+/// 16 hex digits of the SHA-256 of the session id and the project the agent names: what tells
+/// two sessions with one id apart (also in their stats lines). Worked out once a process (a
+/// hook asks it for each file of its session).
+pub fn session_scope(session: &str) -> String {
+    static LAST: std::sync::Mutex<Option<(String, String)>> = std::sync::Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((id, scope)) = last.as_ref()
+        && id == session
+    {
+        return scope.clone();
+    }
+    let project = crate::config::named_by_agent().unwrap_or_default();
+    let mut bytes = Vec::with_capacity(session.len() + project.len() + 1);
+    bytes.extend_from_slice(session.as_bytes());
+    bytes.push(0);
+    bytes.extend_from_slice(project.as_bytes());
+    let digest = <sha2::Sha256 as sha2::Digest>::digest(&bytes);
+    let scope = crate::digest::hex(&digest[..8]);
+    *last = Some((session.to_string(), scope.clone()));
+    scope
 }
 
 /// Ends one session's state in `home/DIR/`, and removes every other session's file there that
-/// has not changed for `max_age_ms` (sessions that never sent a SessionEnd).
+/// has not changed for `max_age_ms` (sessions that never sent a SessionEnd). A `DIR` that is a
+/// link is neither listed nor pruned through.
 pub fn end_session(home: &Path, dir: &str, session: &str, max_age_ms: u64, now_ms: u64) {
-    let _ = std::fs::remove_file(session_file(home, dir, session));
-    for entry in std::fs::read_dir(home.join(dir))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
+    let _ = kept::remove(&session_file(home, dir, session));
+    prune(&home.join(dir), max_age_ms, now_ms);
+}
+
+/// Removes the files of `dir` (one of sentinel's folders) untouched for `max_age_ms`.
+pub fn prune(dir: &Path, max_age_ms: u64, now_ms: u64) {
+    for entry in kept::entries(dir).unwrap_or_default() {
         let stale = entry
-            .metadata()
-            .and_then(|m| m.modified())
+            .modified
+            .duration_since(std::time::UNIX_EPOCH)
             .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .is_some_and(|t| (t.as_millis() as u64).saturating_add(max_age_ms) < now_ms);
         if stale {
-            let _ = std::fs::remove_file(entry.path());
+            let _ = kept::remove(&dir.join(&entry.name));
         }
     }
 }

@@ -45,6 +45,51 @@ pub struct Record {
     pub cache_tokens: Option<(u64, u64)>,
     /// Decided in shadow mode: computed and recorded, not enforced.
     pub shadow: bool,
+    /// What tells this session from another with the same id in another project
+    /// ([`crate::ledger::state::session_scope`]; absent in an older sentinel's lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// The seq of the decision's audit record (written first; absent when it could not be
+    /// written, and in an older sentinel's lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    /// Written from the audit record by a later call: the call that decided was killed between
+    /// its audit record and this line.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rebuilt: bool,
+    /// What could not be kept for this call (its audit record, the written-file ledger), one
+    /// line each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unkept: Vec<String>,
+}
+
+impl Record {
+    /// The stats line of a decision's audit record (None for a record that is not a decision:
+    /// a taint mark, the person's own action).
+    pub fn from_audit(v: &serde_json::Value) -> Option<Record> {
+        let counted: crate::ledger::audit::Counted = serde_json::from_value(v.clone()).ok()?;
+        let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+        Some(Record {
+            ts_ms: v["ts_ms"].as_u64()?,
+            session: text("session"),
+            agent: text("agent"),
+            tool: text("tool"),
+            subject: subject(v["subject"].as_str().unwrap_or_default()),
+            tier: serde_json::from_value(v["tier"].clone()).ok()?,
+            verdict: text("verdict"),
+            local: counted.local,
+            rule: v["rule"].as_str().map(String::from),
+            latency_us: counted.latency_us,
+            api_ms: counted.api_ms,
+            tokens: counted.tokens,
+            cache_tokens: counted.cache_tokens,
+            shadow: v["shadow"].as_bool().unwrap_or(false),
+            scope: counted.scope,
+            seq: v["seq"].as_u64(),
+            rebuilt: true,
+            unkept: Vec::new(),
+        })
+    }
 }
 
 /// The stats journal of a SENTINEL_HOME.
@@ -257,30 +302,33 @@ impl Summary {
 
 /// The records of one session, from every file: other sessions may have filled whole files
 /// between two of this one's records (stopping at the first file without any undercounted the
-/// summary after a rotation). Only the lines that name the session are parsed, so a SessionEnd
-/// stays fast however long the history.
+/// summary after a rotation), and may rotate a file while it is read ([`Journal::scan`] follows
+/// it). Only the lines that name the session are parsed, so a SessionEnd stays fast however long
+/// the history. With `scope`, only the records of that session's project
+/// ([`crate::ledger::state::session_scope`]; an older sentinel's lines, which have none, count).
 pub fn session_records(
     journal: &Journal,
     session: &str,
+    scope: Option<&str>,
 ) -> std::io::Result<(Vec<Record>, Vec<String>)> {
     let mut found = Vec::new();
     let mut damaged = Vec::new();
     let needle = serde_json::to_string(session)?;
-    for file in journal.files() {
-        let links = crate::config::files::Links::Refuse;
-        let bytes = crate::config::files::read(&file, u64::MAX, links).unwrap_or_default();
-        let text = String::from_utf8_lossy(&bytes);
-        for (i, line) in text.lines().enumerate() {
-            if !line.contains(&needle) {
-                continue;
-            }
-            match serde_json::from_str::<Record>(line) {
-                Ok(r) if r.session == session => found.push(r),
-                Ok(_) => {}
-                Err(_) => damaged.push(format!("{}:{}", file.display(), i + 1)),
-            }
+    journal.scan(|file, number, line, _| {
+        if !line.contains(&needle) {
+            return;
         }
-    }
+        match serde_json::from_str::<Record>(line) {
+            Ok(r)
+                if r.session == session
+                    && scope.is_none_or(|s| r.scope.as_deref().is_none_or(|r| r == s)) =>
+            {
+                found.push(r)
+            }
+            Ok(_) => {}
+            Err(_) => damaged.push(format!("{}:{number}", file.display())),
+        }
+    })?;
     Ok((found, damaged))
 }
 
@@ -309,6 +357,10 @@ mod tests {
             tokens: (tier == Tier::Api).then_some((700, 60)),
             cache_tokens: None,
             shadow,
+            scope: None,
+            seq: None,
+            rebuilt: false,
+            unkept: Vec::new(),
         }
     }
 

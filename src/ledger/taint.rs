@@ -3,7 +3,8 @@
 //! The mark records which tool brought text in and when; it ends with the session or after
 //! `taint_max_age_hours`.
 
-use crate::config::files::{self, Links};
+use crate::config::files;
+use crate::config::kept::{self, Access};
 use crate::decision::taint::{Mark, Taint};
 use fs2::FileExt;
 use std::io::{Read, Seek, Write};
@@ -17,6 +18,9 @@ pub fn is_untrusted(tool: &str, patterns: &[String]) -> bool {
     })
 }
 
+/// The most marks a session's file keeps.
+const MAX_MARKS: usize = 64;
+
 fn path(home: &Path, session: &str) -> PathBuf {
     crate::ledger::state::session_file(home, "taint", session)
 }
@@ -24,8 +28,7 @@ fn path(home: &Path, session: &str) -> PathBuf {
 /// Marks `session` as carrying text from `tool`.
 pub fn mark(home: &Path, session: &str, tool: &str, now_ms: u64) -> std::io::Result<()> {
     let p = path(home, session);
-    files::create_dir(p.parent().unwrap_or(home))?;
-    let mut f = files::open_state(&p)?;
+    let mut f = kept::open(&p, Access::Update)?;
     f.lock_exclusive()?;
     let result = (|| {
         let mut text = String::new();
@@ -33,9 +36,13 @@ pub fn mark(home: &Path, session: &str, tool: &str, now_ms: u64) -> std::io::Res
             .read_to_string(&mut text)?;
         let mut taint: Taint = serde_json::from_str(&text).unwrap_or_default();
         taint.marks.push(Mark {
-            tool: tool.to_string(),
+            tool: crate::text::excerpt_to(tool, 200),
             ts_ms: now_ms,
         });
+        // Bounded: the first mark (since when) and the latest ones (until when) are what count.
+        if taint.marks.len() > MAX_MARKS {
+            taint.marks.drain(1..taint.marks.len() - (MAX_MARKS - 1));
+        }
         let bytes = serde_json::to_vec(&taint).map_err(std::io::Error::other)?;
         f.set_len(0)?;
         f.rewind()?;
@@ -49,7 +56,7 @@ pub fn mark(home: &Path, session: &str, tool: &str, now_ms: u64) -> std::io::Res
 /// An unreadable or damaged file counts as tainted: the safe side.
 pub fn read(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) -> Option<Taint> {
     let p = path(home, session);
-    let f = match files::open(&p, std::fs::OpenOptions::new().read(true), Links::Refuse) {
+    let f = match kept::open(&p, Access::Read) {
         Ok(f) => f,
         Err(e) if crate::config::is_absent(&e) => return None,
         Err(_) => {
@@ -81,7 +88,7 @@ pub fn read(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) -> Option<
     };
     let newest = taint.marks.iter().map(|m| m.ts_ms).max()?;
     if newest + max_age_ms < now_ms {
-        let _ = std::fs::remove_file(&p);
+        let _ = kept::remove(&p);
         return None;
     }
     Some(taint)

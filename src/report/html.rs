@@ -28,8 +28,10 @@ table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3em .5e
 th{font-weight:600}td.n{text-align:right;width:4em}code{font:12px ui-monospace,monospace;word-break:break-all}\
 .legend span{display:inline-block;margin-right:1em;font-size:.9em}.legend i{display:inline-block;width:.8em;height:.8em;margin-right:.3em}";
 
-/// Escapes text for HTML content and attribute values.
+/// Escapes text for HTML content and attribute values, inert ([`crate::text::inert`]): a
+/// bidi override or an invisible character in a command is shown as its escape.
 pub fn escape(text: &str) -> String {
+    let text = crate::text::inert(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -49,6 +49,10 @@ mod tests {
             tokens: None,
             cache_tokens: None,
             shadow: false,
+            scope: None,
+            seq: None,
+            rebuilt: false,
+            unkept: Vec::new(),
         }
     }
 

@@ -431,13 +431,11 @@ pub fn apply(
             }
         }
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut files = Vec::new();
     for (file, _, text, added) in texts.iter().filter(|t| t.3 > 0) {
         let path = dir.join(file.name());
-        let tmp = dir.join(format!(".{}.tmp", file.name()));
-        std::fs::write(&tmp, text)
-            .and_then(|()| std::fs::rename(&tmp, &path))
+        // Written whole (a rename, so a link there is replaced, never written through).
+        crate::config::kept::write_whole(&path, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         files.push((path, *added));
     }
@@ -464,6 +462,10 @@ mod tests {
             tokens: None,
             cache_tokens: None,
             shadow: false,
+            scope: None,
+            seq: None,
+            rebuilt: false,
+            unkept: Vec::new(),
         }
     }
 

@@ -98,11 +98,13 @@ pub fn with_decisions(
         .collect()
 }
 
-/// The cache files in `dir/cache`, sorted, with their bytes.
+/// The files in `dir/cache` but the key the cache files are signed with, sorted, with their
+/// bytes.
 pub fn cache_files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     let mut files: Vec<(std::path::PathBuf, Vec<u8>)> = std::fs::read_dir(dir.join("cache"))
         .map(|d| {
             d.map(|e| e.unwrap().path())
+                .filter(|p| !p.ends_with("sentinel-cache.key"))
                 .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
                 .collect()
         })
@@ -217,4 +219,36 @@ pub fn let_fixtures_age(dir: &Path) {
     while std::time::SystemTime::now() < aged {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
+}
+
+/// The name sentinel keeps session `id`'s state under when the agent names no project (as
+/// `sentinel()` runs it): the id's letters, digits, `-` and `_`, then 16 hex digits of the
+/// SHA-256 of the id and the (empty) project.
+pub fn session_key(id: &str) -> String {
+    use sha2::Digest as _;
+    let safe: String = id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .take(64)
+        .collect();
+    let digest = sha2::Sha256::digest(format!("{id}\0").as_bytes());
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("{safe}-{hex}")
+}
+
+/// The files of session `id`'s state in `home/DIR` (`ID-KEY.EXT`), whatever project keyed them.
+pub fn session_files(home: &Path, dir: &str, id: &str) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(home.join(dir))
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .filter(|p| {
+                    p.file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .strip_prefix(id)
+                        .is_some_and(|rest| rest.starts_with('-'))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -324,8 +324,7 @@ pub fn home_inside_project(config: &Config, named: Option<&str>) -> Option<PathB
     home.starts_with(&project).then_some(project)
 }
 
-/// Environment variables through which agents name the project they work in.
-pub const PROJECT_DIR_VARS: &[&str] = &["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"];
+pub use crate::config::{PROJECT_DIR_VARS, named_by_agent};
 
 /// The project a call is judged against (SPEC 2.3): the directory the agent names
 /// (`CLAUDE_PROJECT_DIR`), else the git top-level of `cwd`, else `cwd`. A named directory that
@@ -341,13 +340,6 @@ pub fn root(cwd: &Path, named: Option<&str>) -> PathBuf {
         .find(|d| d.join(".git").exists())
         .unwrap_or(cwd)
         .to_path_buf()
-}
-
-/// The project directory the agent named in the environment, if any.
-pub fn named_by_agent() -> Option<String> {
-    PROJECT_DIR_VARS
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
 }
 
 /// Largest file a project's `.sentinel/` may hold: a cloned repository is hostile input, and a

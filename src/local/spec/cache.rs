@@ -6,7 +6,7 @@
 //! bundled ones, with no TOML to read and nothing to check.
 //!
 //! The cache files are the rule files' kind (`rules::cache`, whose module doc says why each part
-//! is sound): the same envelope (magic, CRC-32, this format's number, sentinel's version, the
+//! is sound): the same envelope (magic, signature, this format's number, sentinel's version, the
 //! SHA-256 of the content), the same stat fast path (an unchanged, not racy file is not read), the
 //! same damage handling (anything that does not read as this version's file for this spec file
 //! is compiled afresh and written over, never trusted) and the same pruning.

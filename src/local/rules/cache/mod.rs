@@ -2,9 +2,11 @@
 //! found (a command rule's prefilter, or the line's error) and its `off:` lines are kept in
 //! `SENTINEL_HOME/cache/rules-<id>.bin`, one cache file per rule file (`id`: the SHA-256 of which
 //! file, which layer, the home `~` expands to and where it was read from), with the SHA-256 of the
-//! content it was compiled from, sentinel's version and this format's number. A cache file that is
-//! damaged, truncated, of another version or format, or whose checksum or id does not match is
-//! rebuilt, never trusted; a home that cannot be written just means no cache, silently (the
+//! content it was compiled from, sentinel's version (with a digest of the bundled rules) and this
+//! format's number, signed with a key of this build's and the home's ([`shelf`]). A cache file
+//! that is damaged, truncated, of another build, version or format, whose signature does not
+//! verify (crafted, or written under another key) or whose id does not match is rebuilt, never
+//! trusted; a home that cannot be written just means no cache, silently (the
 //! decision does not depend on it). An edit writes the file's new cache over the old one, and
 //! cache files this version cannot read (an older format, another version) are removed then.
 //! A person's spec files are cached the same way (`spec::cache`): everything here but the image
@@ -50,7 +52,7 @@ pub(crate) use shelf::{Shelf, Stat};
 
 /// Bumped whenever what a cache file holds, or what it means, changes.
 const FORMAT: u32 = 2;
-/// The first bytes of every cache file, then a CRC-32 of the rest.
+/// The first bytes of every cache file, then the signature of the rest ([`shelf`]).
 const MAGIC: &[u8; 8] = b"SNTLRUL\x02";
 /// sentinel's version and a hash of the sources that define the layout (build.rs).
 const VERSION: &str = env!("SENTINEL_CACHE_VERSION");
@@ -123,6 +125,12 @@ pub(crate) fn id(file: &str, layer: &[u8], home: Option<&Path>, origin: &str) ->
     hasher.finalize().into()
 }
 
+/// The key the unit tests sign with: the one the cache files in `dir` are signed with.
+#[cfg(test)]
+fn test_key(dir: &Path) -> shelf::Key {
+    shelf::signing_key(dir, true).expect("a key")
+}
+
 /// The cache file's name for `id`.
 #[cfg(test)]
 fn file_name(id: &[u8; 32]) -> String {
@@ -166,8 +174,8 @@ pub(crate) fn by_content(
 /// The header of a cache file and where its image's bytes start, when the file is exactly what
 /// this version writes for `id`.
 #[cfg(test)]
-fn header<'b>(bytes: &'b [u8], id: &[u8; 32]) -> Option<(Header<'b>, usize)> {
-    RULES.header(bytes, id)
+fn header<'b>(dir: &Path, bytes: &'b [u8], id: &[u8; 32]) -> Option<(Header<'b>, usize)> {
+    RULES.header(&test_key(dir), bytes, id)
 }
 
 /// The images decoded in this process, by (id, content). An image's strings are the rules'
@@ -219,10 +227,10 @@ pub(crate) fn store(
     }
 }
 
-/// A cache file's bytes: the magic, a CRC-32 of the payload, the payload (header, image).
+/// A cache file's bytes: the magic, the signature, the payload (header, image).
 #[cfg(test)]
-fn encode(header: &Header, image: &Image) -> Option<Vec<u8>> {
-    RULES.encode(header, &encode_image(image)?)
+fn encode(dir: &Path, header: &Header, image: &Image) -> Option<Vec<u8>> {
+    RULES.encode(&test_key(dir), header, &encode_image(image)?)
 }
 
 /// A temporary cache file this old was left by a process killed mid-write (a write takes

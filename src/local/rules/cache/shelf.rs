@@ -1,10 +1,81 @@
-//! The envelope every kind of cache file shares: magic, CRC-32, header, stat record, pruning.
+//! The envelope every kind of cache file shares: magic, signature, header, stat record, pruning.
+//!
+//! **Signed, so a crafted file is never trusted.** A cache file's bytes after its magic begin
+//! with a SipHash-2-4 of the rest (a keyed function made for authenticating messages, a few
+//! instructions a byte: a cache file is checked on every call), under a 128-bit key derived
+//! (HMAC-SHA-256) from two halves: one drawn when this build
+//! of sentinel was compiled (in the binary, so a file another build wrote does not verify) and
+//! one drawn the first time the home's cache was written (`cache/sentinel-cache.key`, 32 random
+//! bytes, 0600; a credential in `credential_paths.txt`, so no call reads it unseen). A file of
+//! the right format whose content is not what sentinel compiled — a rule switched off, a
+//! prefilter that hides a rule, another file's image — fails the check and is rebuilt from the
+//! source; so does every file when the key is gone or replaced.
 
 use super::{RACY_NS, STALE_TMP, VERSION, now};
-use crate::config::files::{self, Links};
+use crate::config::files;
+use crate::config::kept;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The home's half of the signing key, in the cache folder.
+pub(crate) const KEY_FILE: &str = "sentinel-cache.key";
+/// Bytes of a signature.
+const SIGNATURE: usize = 8;
+/// The key cache files are signed with.
+pub(crate) type Key = [u8; 16];
+
+/// The key this build signs cache files in `dir` with (None: no key, so no cache). Made (32
+/// random bytes, a new file) when `create` and there is none.
+pub(crate) fn signing_key(dir: &Path, create: bool) -> Option<Key> {
+    static KEYS: Mutex<Vec<(PathBuf, Key)>> = Mutex::new(Vec::new());
+    let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, key)) = keys.iter().find(|(d, _)| d == dir) {
+        return Some(*key);
+    }
+    let path = dir.join(KEY_FILE);
+    let read = || {
+        kept::read(&path, 64)
+            .ok()
+            .and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok())
+    };
+    let home_half = match read() {
+        Some(key) => key,
+        None if create => {
+            let mut fresh = [0u8; 32];
+            getrandom::fill(&mut fresh).ok()?;
+            // A new file: of two first writes at once, the second reads the first's key. One
+            // that is there but not a key (damaged) is replaced.
+            let made = match kept::open(&path, kept::Access::Fresh) {
+                Ok(mut f) => std::io::Write::write_all(&mut f, &fresh).is_ok(),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match read() {
+                    Some(theirs) => {
+                        fresh = theirs;
+                        true
+                    }
+                    None => kept::write_whole(&path, &fresh).is_ok(),
+                },
+                Err(_) => false,
+            };
+            made.then_some(fresh)?
+        }
+        None => return None,
+    };
+    let derived = crate::digest::hmac_sha256(&build_key(), &[&home_half]);
+    let key: Key = derived[..16].try_into().expect("16 bytes");
+    keys.push((dir.to_path_buf(), key));
+    Some(key)
+}
+
+/// The build's half of the key (build.rs draws it).
+fn build_key() -> [u8; 32] {
+    const HEX: &str = env!("SENTINEL_BUILD_KEY");
+    let mut key = [0u8; 32];
+    for (i, b) in key.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&HEX[2 * i..2 * i + 2], 16).unwrap_or(0);
+    }
+    key
+}
 
 /// A file's stat as the cache compares it (ns times).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,7 +134,7 @@ pub(super) struct Header<'a> {
 
 /// One kind of cache file (a rule file's image, a spec file's): what its name starts with, its
 /// magic and format, and how its payload tells where its source was read from. Every kind has
-/// the same envelope (magic, CRC-32, [`Header`]), key, stat fast path, damage handling and
+/// the same envelope (magic, signature, [`Header`]), key, stat fast path, damage handling and
 /// pruning; only what follows the header differs.
 pub(crate) struct Shelf {
     /// `rules-`: cache files are `PREFIX<hex id>.bin`.
@@ -92,12 +163,14 @@ impl Shelf {
     }
 
     /// The header of a cache file and where its payload starts, when the file is exactly what
-    /// this version writes for `id`.
-    pub(super) fn header<'b>(&self, bytes: &'b [u8], id: &[u8; 32]) -> Option<(Header<'b>, usize)> {
-        let (crc, payload) = bytes.strip_prefix(self.magic)?.split_first_chunk::<4>()?;
-        if u32::from_le_bytes(*crc) != crc32fast::hash(payload) {
-            return None;
-        }
+    /// this build wrote for `id` under `key`.
+    pub(super) fn header<'b>(
+        &self,
+        key: &Key,
+        bytes: &'b [u8],
+        id: &[u8; 32],
+    ) -> Option<(Header<'b>, usize)> {
+        let payload = self.signed(key, bytes)?;
         let (h, image): (Header, _) = postcard::take_from_bytes(payload).ok()?;
         let at = bytes.len() - image.len();
         (h.format == self.format && h.version == VERSION && h.id == *id).then_some((h, at))
@@ -112,13 +185,8 @@ impl Shelf {
         id: &[u8; 32],
         stat: Stat,
     ) -> Option<(Vec<u8>, usize, [u8; 32])> {
-        let bytes = files::read(
-            &dir.join(self.file_name(id)),
-            files::MAX_STATE_BYTES,
-            Links::Refuse,
-        )
-        .ok()?;
-        let (header, at) = self.header(&bytes, id)?;
+        let bytes = kept::read(&dir.join(self.file_name(id)), files::MAX_STATE_BYTES).ok()?;
+        let (header, at) = self.header(&signing_key(dir, false)?, &bytes, id)?;
         let record = header.record?;
         (record.stat == stat && !stat.racy(record.written)).then_some(())?;
         let content = header.content;
@@ -136,13 +204,8 @@ impl Shelf {
         content: &[u8; 32],
         stat: Option<Stat>,
     ) -> Option<(Vec<u8>, usize, bool)> {
-        let bytes = files::read(
-            &dir.join(self.file_name(id)),
-            files::MAX_STATE_BYTES,
-            Links::Refuse,
-        )
-        .ok()?;
-        let (header, at) = self.header(&bytes, id)?;
+        let bytes = kept::read(&dir.join(self.file_name(id)), files::MAX_STATE_BYTES).ok()?;
+        let (header, at) = self.header(&signing_key(dir, false)?, &bytes, id)?;
         (header.content == *content).then_some(())?;
         let stale = stat.is_some_and(|stat| {
             header
@@ -173,74 +236,58 @@ impl Shelf {
                 written: now(),
             }),
         };
-        let Some(bytes) = self.encode(&header, payload) else {
+        let Some(key) = signing_key(dir, true) else {
+            return;
+        };
+        let Some(bytes) = self.encode(&key, &header, payload) else {
             return;
         };
         let name = self.file_name(id);
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let written = files::create_dir(dir)
-            .and_then(|()| {
-                let mut create = std::fs::OpenOptions::new();
-                create.write(true).create(true).truncate(true);
-                files::open(&tmp, &mut create, Links::Refuse)
-            })
-            .and_then(|mut f| f.write_all(&bytes))
-            .and_then(|()| std::fs::rename(&tmp, dir.join(&name)));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
+        if kept::write_whole(&dir.join(&name), &bytes).is_err() {
             return;
         }
-        self.prune(dir, &name);
+        self.prune(dir, &key, &name);
     }
 
-    /// Removes the files of `dir` named as this kind's cache files, other than `kept`, that this
+    /// Removes the files of `dir` named as this kind's cache files, other than `kept_name`, that this
     /// version cannot read (an older format, another version, damage) or whose source file is
     /// gone, and the temporary files of this kind a killed process left (older than
     /// [`STALE_TMP`]). Only on a write, which follows an edit; nothing outside `dir`, nothing
     /// not named as a cache file of this kind.
-    pub(super) fn prune(&self, dir: &Path, kept: &str) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
+    pub(super) fn prune(&self, dir: &Path, key: &Key, kept_name: &str) {
+        let Ok(entries) = kept::entries(dir) else {
             return;
         };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
+        for entry in entries {
+            let Some(name) = entry.name.to_str() else {
+                continue;
+            };
+            let path = dir.join(name);
             if name.starts_with(&format!(".{}", self.prefix)) && name.ends_with(".tmp") {
-                let stale = entry
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| t.elapsed().ok())
-                    .is_some_and(|age| age > STALE_TMP);
+                let stale = entry.modified.elapsed().is_ok_and(|age| age > STALE_TMP);
                 if stale {
-                    let _ = std::fs::remove_file(entry.path());
+                    let _ = kept::remove(&path);
                 }
                 continue;
             }
-            if name == kept || !(name.starts_with(self.prefix) && name.ends_with(".bin")) {
+            if name == kept_name || !(name.starts_with(self.prefix) && name.ends_with(".bin")) {
                 continue;
             }
-            let path = entry.path();
-            let Ok(bytes) = files::read(&path, files::MAX_STATE_BYTES, Links::Refuse) else {
+            let Ok(bytes) = kept::read(&path, files::MAX_STATE_BYTES) else {
                 continue;
             };
-            if !self.readable(&bytes) {
-                let _ = std::fs::remove_file(&path);
+            if !self.readable(key, &bytes) {
+                let _ = kept::remove(&path);
             }
         }
     }
 
-    /// Whether a cache file is one this version wrote for a source file that is still there.
-    pub(super) fn readable(&self, bytes: &[u8]) -> bool {
-        let Some((crc, payload)) = bytes
-            .strip_prefix(self.magic)
-            .and_then(|b| b.split_first_chunk::<4>())
-        else {
+    /// Whether a cache file is one this build wrote (under `key`) for a source file that is
+    /// still there.
+    pub(super) fn readable(&self, key: &Key, bytes: &[u8]) -> bool {
+        let Some(payload) = self.signed(key, bytes) else {
             return false;
         };
-        if u32::from_le_bytes(*crc) != crc32fast::hash(payload) {
-            return false;
-        }
         let Ok((h, rest)) = postcard::take_from_bytes::<Header>(payload) else {
             return false;
         };
@@ -250,15 +297,27 @@ impl Shelf {
         h.format == self.format && h.version == VERSION && Path::new(origin).exists()
     }
 
-    /// A cache file's bytes: the magic, a CRC-32 of the rest, the header, the payload.
-    pub(super) fn encode(&self, header: &Header, payload: &[u8]) -> Option<Vec<u8>> {
+    /// What follows the magic and the signature, when the signature is `key`'s over it
+    /// (compared in constant time).
+    fn signed<'b>(&self, key: &Key, bytes: &'b [u8]) -> Option<&'b [u8]> {
+        use subtle::ConstantTimeEq as _;
+        let (signature, payload) = bytes
+            .strip_prefix(self.magic)?
+            .split_first_chunk::<SIGNATURE>()?;
+        let expected = crate::digest::siphash24(key, &[self.magic, payload]).to_le_bytes();
+        bool::from(expected.ct_eq(signature)).then_some(payload)
+    }
+
+    /// A cache file's bytes: the magic, the signature of the rest under `key`, the header,
+    /// the payload.
+    pub(super) fn encode(&self, key: &Key, header: &Header, payload: &[u8]) -> Option<Vec<u8>> {
         let header = postcard::to_stdvec(header).ok()?;
-        let mut bytes = Vec::with_capacity(self.magic.len() + 4 + header.len() + payload.len());
+        let mut bytes =
+            Vec::with_capacity(self.magic.len() + SIGNATURE + header.len() + payload.len());
         bytes.extend_from_slice(self.magic);
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&header);
-        crc.update(payload);
-        bytes.extend_from_slice(&crc.finalize().to_le_bytes());
+        bytes.extend_from_slice(
+            &crate::digest::siphash24(key, &[self.magic, &header, payload]).to_le_bytes(),
+        );
         bytes.extend_from_slice(&header);
         bytes.extend_from_slice(payload);
         Some(bytes)

@@ -41,21 +41,34 @@ fn header(version: &str, format: u32, id: [u8; 32]) -> Header<'_> {
 
 #[test]
 fn only_this_versions_file_for_this_id_is_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let id = id("hard_block_commands.txt", b"home", None, "/h/x");
-    let good = encode(&header(VERSION, FORMAT, id), &image("/h/x")).unwrap();
-    let (_, at) = super::header(&good, &id).unwrap();
+    let good = encode(dir, &header(VERSION, FORMAT, id), &image("/h/x")).unwrap();
+    let (_, at) = super::header(dir, &good, &id).unwrap();
     assert_eq!(decode_image(&good[at..]), Some(image("/h/x")));
     for (what, other) in [
         ("another version", header("0.0.0-other", FORMAT, id)),
         ("another format", header(VERSION, FORMAT + 1, id)),
         ("another id", header(VERSION, FORMAT, [7; 32])),
     ] {
-        let bytes = encode(&other, &image("/h/x")).unwrap();
-        assert!(super::header(&bytes, &id).is_none(), "{what}");
+        let bytes = encode(dir, &other, &image("/h/x")).unwrap();
+        assert!(super::header(dir, &bytes, &id).is_none(), "{what}");
     }
+    // Signed under another home's key (or crafted without one): refused.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let foreign = encode(
+        elsewhere.path(),
+        &header(VERSION, FORMAT, id),
+        &image("/h/x"),
+    )
+    .unwrap();
+    assert_eq!(foreign.len(), good.len());
+    assert!(super::header(dir, &foreign, &id).is_none(), "another key");
     // Every truncation, and every single flipped bit, is refused.
-    let read =
-        |b: &[u8]| super::header(b, &id).is_some_and(|(_, at)| decode_image(&b[at..]).is_some());
+    let read = |b: &[u8]| {
+        super::header(dir, b, &id).is_some_and(|(_, at)| decode_image(&b[at..]).is_some())
+    };
     for n in 0..good.len() {
         assert!(!read(&good[..n]), "cut at {n}");
     }
@@ -112,7 +125,7 @@ fn forge(dir: &Path, id: &[u8; 32], content: [u8; 32], stat: Stat, written: i128
     };
     std::fs::write(
         dir.join(file_name(id)),
-        encode(&header, &image(origin)).unwrap(),
+        encode(dir, &header, &image(origin)).unwrap(),
     )
     .unwrap();
 }
@@ -179,7 +192,7 @@ fn a_matching_hash_refreshes_the_record_and_a_write_prunes_what_cannot_be_read()
     );
     assert!(by_content(dir, &mine, &[5; 32], Some(stat)).is_some());
     let bytes = std::fs::read(dir.join(file_name(&mine))).unwrap();
-    let (h, _) = super::header(&bytes, &mine).unwrap();
+    let (h, _) = super::header(dir, &bytes, &mine).unwrap();
     let record = h.record.unwrap();
     assert_eq!(record.stat, stat);
     assert!(record.written > stat.ctime + 1);
@@ -201,6 +214,7 @@ fn a_matching_hash_refreshes_the_record_and_a_write_prunes_what_cannot_be_read()
     let mut want = vec![
         "hard_block_commands.txt".to_string(),
         "notes.txt".into(),
+        shelf::KEY_FILE.into(),
         file_name(&mine),
         file_name(&other),
     ];
