@@ -24,6 +24,7 @@ pub mod decision;
 pub mod digest;
 pub mod evaluator;
 pub mod ledger;
+pub mod lists;
 pub mod local;
 pub mod question;
 pub mod report;

@@ -8,6 +8,7 @@
 pub mod allow_once;
 pub mod audit;
 pub mod changed;
+pub mod git_ignore;
 pub mod git_index;
 pub mod journal;
 pub mod record;

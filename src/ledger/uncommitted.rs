@@ -171,26 +171,9 @@ fn ignored_folder(repo: &Repo, project: &Path) -> bool {
     if rel.as_os_str().is_empty() {
         return false;
     }
-    let mut builder = ignore::gitignore::GitignoreBuilder::new(&repo.top);
-    let mut dir = repo.top.clone();
-    let mut dirs = vec![dir.clone()];
-    for c in rel.parent().into_iter().flat_map(Path::components) {
-        dir.push(c);
-        dirs.push(dir.clone());
-    }
-    for d in dirs {
-        let f = d.join(".gitignore");
-        if f.is_file() {
-            let _ = builder.add(f);
-        }
-    }
-    let exclude = repo.common_dir.join("info/exclude");
-    if exclude.is_file() {
-        let _ = builder.add(exclude);
-    }
-    builder
-        .build()
-        .is_ok_and(|gi| gi.matched_path_or_any_parents(project, true).is_ignore())
+    // A .gitignore that does not parse: the folder is walked (the stricter side).
+    super::git_ignore::rules_for(&repo.top, project, &repo.common_dir.join("info/exclude"))
+        .is_some_and(|gi| gi.matched_path_or_any_parents(project, true).is_ignore())
 }
 
 /// The index's spelling of `path`: relative to the work tree's top, `/`-separated.

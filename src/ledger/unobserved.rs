@@ -12,13 +12,7 @@ pub fn skipped(name: &OsStr) -> bool {
     static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
     name == ".git"
         || NAMES
-            .get_or_init(|| {
-                DEPENDENCY_DIRS
-                    .lines()
-                    .map(|l| l.split('#').next().unwrap_or("").trim())
-                    .filter(|l| !l.is_empty())
-                    .collect()
-            })
+            .get_or_init(|| crate::lists::entries(DEPENDENCY_DIRS).collect())
             .iter()
             .any(|n| name == *n)
 }

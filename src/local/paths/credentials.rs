@@ -24,15 +24,7 @@ pub fn credential<'r>(path: &Path, rules: &'r Rules) -> Option<&'r RuleRef> {
 /// The endings of `rules/backup_suffixes.txt`, read once.
 fn backup_suffixes() -> &'static [&'static str] {
     static SUFFIXES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    SUFFIXES.get_or_init(|| {
-        BACKUP_SUFFIXES
-            .lines()
-            .filter_map(|line| {
-                let suffix = line.split(" #").next()?.trim();
-                (!suffix.is_empty() && !suffix.starts_with('#')).then_some(suffix)
-            })
-            .collect()
-    })
+    SUFFIXES.get_or_init(|| crate::lists::entries(BACKUP_SUFFIXES).collect())
 }
 
 /// The endings a copy of a file gets (`rules/backup_suffixes.txt`).

@@ -172,30 +172,8 @@ impl Fs for RealFs {
     }
 
     fn git_ignored(&self, root: &Path, p: &Path) -> Option<bool> {
-        let rel = p.strip_prefix(root).ok()?;
-        let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
-        // Every .gitignore from the root down to the path's parent, then the repository's own
-        // exclude file; a file that cannot be read makes the answer unknown.
-        let mut dir = root.to_path_buf();
-        let mut dirs = vec![dir.clone()];
-        for c in rel.parent().into_iter().flat_map(Path::components) {
-            dir.push(c);
-            dirs.push(dir.clone());
-        }
-        for d in dirs {
-            let f = d.join(".gitignore");
-            if f.is_file()
-                && let Some(e) = builder.add(&f)
-                && !matches!(e, ignore::Error::Io(_))
-            {
-                return None;
-            }
-        }
         let exclude = root.join(".git/info/exclude");
-        if exclude.is_file() {
-            let _ = builder.add(exclude);
-        }
-        let gi = builder.build().ok()?;
+        let gi = crate::ledger::git_ignore::rules_for(root, p, &exclude)?;
         Some(
             gi.matched_path_or_any_parents(p, self.is_dir(p) == Some(true))
                 .is_ignore(),

@@ -57,9 +57,7 @@ pub fn imports(text: &str) -> Vec<&str> {
 }
 
 fn entries() -> impl Iterator<Item = &'static str> {
-    LIST.lines()
-        .map(|l| l.split("   #").next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    crate::lists::entries(LIST)
 }
 
 #[cfg(test)]

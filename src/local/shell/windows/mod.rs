@@ -95,11 +95,7 @@ const CMD_COMMANDS: &str = include_str!("../../../../rules/cmd_commands.txt");
 fn names() -> &'static Names {
     static NAMES: OnceLock<Names> = OnceLock::new();
     NAMES.get_or_init(|| {
-        let lines = |text: &'static str| {
-            text.lines()
-                .map(|l| l.split(" #").next().unwrap_or("").trim())
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        };
+        let lines = crate::lists::entries;
         let mut aliases = HashMap::new();
         let mut verbs = HashSet::new();
         for line in lines(POWERSHELL_NAMES) {

@@ -29,10 +29,7 @@ pub(super) fn built_name(r: &Reading) -> Option<Effect> {
 fn is_own_name(text: &str) -> bool {
     static OWN: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     let own = OWN.get_or_init(|| {
-        include_str!("../../../../rules/own_names.txt")
-            .lines()
-            .map(|l| l.split('#').next().unwrap_or("").trim())
-            .filter(|l| !l.is_empty())
+        crate::lists::entries(include_str!("../../../../rules/own_names.txt"))
             .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
             .collect()
     });
