@@ -4,8 +4,8 @@
 Runs `sentinel hook` WAYS-way concurrently (default 16 and 64) on a mix of events whose answers
 are known (allow, deny, ask, a Write), in a scratch home under the target dir (never /tmp, never
 the real home), and checks: every answer is the expected one; the audit chain verifies; the
-stats journal and the audit hold exactly one record per answered call. Then a crash run: hooks
-SIGKILLed at random moments among others that run on; the chain verifies or names the crash,
+stats journal and the audit hold exactly one record per answered call. Then a crash run: hooks (half
+of them with the judge they forked) SIGKILLed at random moments among others that run on; the chain verifies or names the crash,
 and a later decision brings stats and audit back into agreement.
 
     python3 bench/load_exact.py [CALLS_PER_WAY]     (default 9600: 19,200 calls in all)
@@ -110,7 +110,7 @@ def crash_run(ways, kills):
     for i in range(calls // 4):
         tool, inp, _ = random.choice(cases(project))
         p = subprocess.Popen([sentinel, "hook"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, env=env)
+                             stderr=subprocess.DEVNULL, env=env, start_new_session=True)
         p.stdin.write(event(f"s{i % ways}", tool, inp, project))
         p.stdin.close()
         procs.append(p)
@@ -118,7 +118,14 @@ def crash_run(ways, kills):
             victim = procs.pop(0)
             if killed < kills and random.random() < 0.5:
                 time.sleep(random.random() * 0.004)
-                victim.send_signal(signal.SIGKILL)
+                # The hook alone, or with the judge it forked (as a memory-limit kill does).
+                try:
+                    if killed % 2:
+                        os.killpg(victim.pid, signal.SIGKILL)
+                    else:
+                        victim.send_signal(signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
                 killed += 1
             victim.wait()
             done += 1
@@ -128,7 +135,7 @@ def crash_run(ways, kills):
     hook(env, event("after", *cases(project)[0][:2], project))
     stats, audit = journals(env)
     rc, last = verify(env)
-    print(f"crash run, {ways}-way: {calls // 4} hooks, {killed} SIGKILLed at random moments; "
+    print(f"crash run, {ways}-way: {calls // 4} hooks, {killed} SIGKILLed at random moments (half with their judge); "
           f"stats lines {stats}, audit records {audit}; audit verify exit {rc} {last}")
     shutil.rmtree(base)
     return stats == audit and rc == 0
