@@ -208,8 +208,13 @@ def main():
         # From this checkout, whose release build (CARGO_TARGET_DIR) is reused by cargo install.
         home = scratch_home("home-source")
         prefix = os.path.join(home, "prefix")
+        # The toolchain and the crates already fetched stay where they are (read, not written:
+        # cargo install keeps its records under --root, the scratch prefix).
+        real_home = os.path.expanduser("~")
+        toolchain = {"RUSTUP_HOME": os.environ.get("RUSTUP_HOME") or os.path.join(real_home, ".rustup"),
+                     "CARGO_HOME": os.environ.get("CARGO_HOME") or os.path.join(real_home, ".cargo")}
         r, took = run([os.path.join(ROOT, "install", "install.sh")], home, closed,
-                      cwd=ROOT, extra={"PREFIX": prefix, "CARGO_TARGET_DIR": TARGET_DIR})
+                      cwd=ROOT, extra={"PREFIX": prefix, "CARGO_TARGET_DIR": TARGET_DIR, **toolchain})
         binary = os.path.join(prefix, "bin", "sentinel")
         print(f"      fallback to a source build: {took:.1f} s")
         check("from source: exits 0 and built", r.returncode == 0 and "building sentinel" in r.stdout,
