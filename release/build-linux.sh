@@ -36,5 +36,9 @@ if readelf -l "$bin" | grep -q 'INTERP' || readelf -d "$bin" | grep -q '(NEEDED)
     readelf -d "$bin" | grep '(NEEDED)' >&2 || true
     exit 1
 fi
-release/smoke.sh "$bin" "$target_dir/smoke-$target"
+# The smoke test's scratch home, outside any temp dir (sentinel treats those as scratch space and
+# decides differently there), wherever the checkout is.
+smoke="$(mkdir -p "$target_dir" && cd "$target_dir" && pwd -P)/smoke-$target"
+case "$smoke" in /tmp/* | /var/tmp/* | /dev/shm/*) smoke="$HOME/.cache/sentinel-smoke/$target" ;; esac
+release/smoke.sh "$bin" "$smoke"
 release/package.sh "$bin" "$target" "$out"

@@ -25,7 +25,13 @@ import functools, hashlib, http.server, io, json, os, re, shutil, socket, subpro
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET_DIR = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target")
 DIST = os.environ.get("INSTALL_DIST") or os.path.join(TARGET_DIR, "dist")
-WORK = os.path.abspath(os.environ.get("INSTALL_WORK") or os.path.join(TARGET_DIR, "install-test"))
+TEMP_DIRS = ("/tmp/", "/var/tmp/", "/dev/shm/")
+# Not under a temp dir (the checkout itself may be under /tmp): sentinel treats temp dirs as scratch
+# space, which would change the decisions this run asserts.
+WORK = os.environ.get("INSTALL_WORK") or os.path.join(os.path.realpath(TARGET_DIR), "install-test")
+if os.path.realpath(WORK).startswith(TEMP_DIRS) and not os.environ.get("INSTALL_WORK"):
+    WORK = os.path.join(os.path.expanduser("~"), ".cache", "sentinel-install-test", "work")
+WORK = os.path.abspath(WORK)
 TARGET = "x86_64-unknown-linux-musl"
 VERSION = re.search(r'^version = "(.*)"$', open(os.path.join(ROOT, "Cargo.toml")).read(), re.M).group(1)
 ARCHIVE = f"sentinel-{VERSION}-{TARGET}.tar.gz"
@@ -112,7 +118,7 @@ def main():
     archive_path = os.path.join(DIST, ARCHIVE)
     if not os.path.exists(archive_path):
         sys.exit(f"install test: {archive_path} is missing: run release/build-linux.sh first")
-    if any(WORK.startswith(t + "/") for t in ("/tmp", "/var/tmp", "/dev/shm")):
+    if os.path.realpath(WORK).startswith(TEMP_DIRS):
         sys.exit(f"install test: {WORK} is a temp dir, where sentinel decides differently")
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)

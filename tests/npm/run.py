@@ -27,7 +27,13 @@ import hashlib, json, os, re, shutil, socket, subprocess, sys, tarfile, time, ur
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET_DIR = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target")
 DIST = os.environ.get("INSTALL_DIST") or os.path.join(TARGET_DIR, "dist")
-WORK = os.path.abspath(os.environ.get("NPM_TEST_WORK") or os.path.join(TARGET_DIR, "npm-test"))
+TEMP_DIRS = ("/tmp/", "/var/tmp/", "/dev/shm/")
+# Not under a temp dir (the checkout itself may be under /tmp): sentinel treats temp dirs as scratch
+# space, which would change the decisions this run asserts.
+WORK = os.environ.get("NPM_TEST_WORK") or os.path.join(os.path.realpath(TARGET_DIR), "npm-test")
+if os.path.realpath(WORK).startswith(TEMP_DIRS) and not os.environ.get("NPM_TEST_WORK"):
+    WORK = os.path.join(os.path.expanduser("~"), ".cache", "sentinel-npm-test", "work")
+WORK = os.path.abspath(WORK)
 CACHE = os.environ.get("NPM_TEST_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "sentinel-npm-test")
 VERDACCIO = "6.8.0"
 VERSION = re.search(r'^version = "(.*)"$', open(os.path.join(ROOT, "Cargo.toml")).read(), re.M).group(1)
@@ -145,7 +151,7 @@ def main():
     archive = os.path.join(DIST, ARCHIVE)
     if not os.path.exists(archive):
         sys.exit(f"npm test: {archive} is missing: run release/build-linux.sh first")
-    if any(WORK.startswith(t + "/") for t in ("/tmp", "/var/tmp", "/dev/shm")):
+    if os.path.realpath(WORK).startswith(TEMP_DIRS):
         sys.exit(f"npm test: {WORK} is a temp dir, where sentinel decides differently")
     entry = verdaccio()
     if entry is None:
