@@ -110,10 +110,13 @@ fn cache_layout() {
 /// The sentinel binary is linked as a position-dependent executable on Linux: the loader then
 /// has no relocations to apply to it, which measured ~0.3M instructions of every hook call
 /// (docs/performance.md). Only the binary: tests, proc macros and the library are as cargo makes
-/// them.
+/// them. Not for musl: its static binary starts with crt code that relocates itself, which
+/// crashes when linked `-no-pie`; release/build-linux.sh asks rustc for a position-dependent
+/// static binary instead (`-C relocation-model=static`).
 fn link() {
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    if os == "linux" && std::env::var_os("SENTINEL_PIE").is_none() {
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if os == "linux" && env == "gnu" && std::env::var_os("SENTINEL_PIE").is_none() {
         println!("cargo:rustc-link-arg-bin=sentinel=-no-pie");
     }
     println!("cargo:rerun-if-env-changed=SENTINEL_PIE");

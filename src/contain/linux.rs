@@ -609,6 +609,9 @@ fn seccomp() -> Result<(), String> {
     Ok(())
 }
 
+/// statfs's relatime flag (the kernel's `ST_RELATIME`), which the libc crate names for glibc only.
+const ST_RELATIME: libc::c_ulong = 0x1000;
+
 /// Mount flags a bind mount inherits and a remount must keep (the kernel refuses to drop them
 /// in a user namespace).
 fn kept_flags(path: &Path) -> libc::c_ulong {
@@ -625,7 +628,7 @@ fn kept_flags(path: &Path) -> libc::c_ulong {
         (libc::ST_NOEXEC, libc::MS_NOEXEC),
         (libc::ST_NOATIME, libc::MS_NOATIME),
         (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
-        (libc::ST_RELATIME, libc::MS_RELATIME),
+        (ST_RELATIME, libc::MS_RELATIME),
     ] {
         if f & st_flag != 0 {
             out |= ms_flag;
@@ -787,7 +790,8 @@ fn loopback_up() -> bool {
         if fd < 0 {
             return false;
         }
-        let ok = libc::ioctl(fd, libc::SIOCSIFFLAGS, &mut req) == 0;
+        // The request's type is the C library's (glibc: unsigned long; musl: int).
+        let ok = libc::ioctl(fd, libc::SIOCSIFFLAGS as _, &mut req) == 0;
         libc::close(fd);
         ok
     }
