@@ -381,3 +381,81 @@ fn the_status_line_is_offered_never_over_the_persons_own_and_only_sentinels_is_r
     run(&home, &home, &["uninstall"]);
     assert_eq!(json(&settings), own);
 }
+
+#[test]
+fn codex_is_told_to_trust_the_hook_and_doctor_reads_codexs_trust_record() {
+    let dir = scratch("codex-trust");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = run(&home, &home, &["install", "--agent", "codex"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("type /hooks, and trust sentinel's"),
+        "{}",
+        text(&out)
+    );
+    let file = home.join(".codex/hooks.json");
+    let pre = &json(&file)["hooks"]["PreToolUse"][0];
+    assert!(pre["matcher"].as_str().unwrap().ends_with("|apply_patch"));
+    assert!(
+        pre["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with(" hook --agent codex")
+    );
+
+    let out = run(&home, &home, &["doctor", "--agent", "codex", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trust = |r: &Value| {
+        r["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| {
+                let d = c["detail"].as_str().unwrap();
+                d.contains("trust record") || d.contains("has trusted")
+            })
+            .cloned()
+            .unwrap()
+    };
+    let t = trust(&report);
+    assert_eq!(t["status"], "warn", "{t}");
+    assert!(t["fix"].as_str().unwrap().contains("/hooks"), "{t}");
+
+    // What Codex writes once the person trusts the hook in /hooks.
+    std::fs::write(
+        home.join(".codex/config.toml"),
+        format!(
+            "model = \"gpt-5-codex\"\n\n[hooks.state.\"{}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:00\"\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "codex", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(trust(&report)["status"], "ok", "{report}");
+
+    // An older registration (`sentinel hook`) still judges Codex's calls: a warning, not a failure.
+    let bin = env!("CARGO_BIN_EXE_sentinel");
+    std::fs::write(
+        &file,
+        serde_json::json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": format!("{bin} hook")}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "codex", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let protocol = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| {
+            c["detail"]
+                .as_str()
+                .unwrap()
+                .contains("needs `sentinel hook --agent codex`")
+        })
+        .cloned()
+        .unwrap();
+    assert_eq!(protocol["status"], "warn", "{protocol}");
+}

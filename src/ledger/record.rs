@@ -23,6 +23,7 @@ pub fn subject(call: &ToolCall, decision: &Decision) -> String {
     match call {
         ToolCall::Shell { command } | ToolCall::PowerShell { command } => command.clone(),
         ToolCall::Write { path, .. } => decision.path.clone().unwrap_or_else(|| path.clone()),
+        ToolCall::Patch { patch, .. } => patch.clone(),
         ToolCall::Read { paths, .. } => decision.path.clone().unwrap_or_else(|| paths.join(" ")),
         ToolCall::Agent { prompt, .. } => prompt.clone(),
         ToolCall::McpShell { command, dir, .. } => match dir {

@@ -109,10 +109,11 @@ impl Target {
         }
     }
 
-    /// The protocol `sentinel hook` must speak: Codex sends Claude Code's shape (the default).
+    /// The protocol `sentinel hook` must speak. Codex sends Claude Code's shape but takes no
+    /// `ask` and no bare `allow`: `--agent codex` answers in its terms.
     pub fn hook_agent(self) -> Option<&'static str> {
         match self {
-            Target::Codex => None,
+            Target::Codex => Some("codex"),
             Target::Gemini => Some("gemini"),
             Target::Cursor => Some("cursor"),
             Target::Copilot => Some("copilot"),
@@ -133,7 +134,14 @@ impl Target {
         use crate::call::tools;
         match self {
             Target::Codex => vec![
-                ("PreToolUse", Some(tools::judged_matcher())),
+                (
+                    "PreToolUse",
+                    Some(format!(
+                        "{}|{}",
+                        tools::judged_matcher(),
+                        tools::APPLY_PATCH
+                    )),
+                ),
                 (
                     "PostToolUse",
                     Some(tools::POST_TOOL_USE_MATCHER.to_string()),
@@ -455,7 +463,7 @@ mod tests {
         );
         assert_eq!(
             command_line(Target::Codex, Path::new("/usr/bin/sentinel"), false),
-            "/usr/bin/sentinel hook"
+            "/usr/bin/sentinel hook --agent codex"
         );
         assert_eq!(
             words("X=1 \"/a b/sentinel\" hook").unwrap(),
