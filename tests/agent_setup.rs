@@ -51,7 +51,12 @@ const CASES: &[Case] = &[
         ours: ".cursor/hooks.json",
         deny_event: "cursor/shell-deny.json",
         verdict: &["permission"],
-        events: &["beforeShellExecution", "beforeReadFile"],
+        events: &[
+            "beforeShellExecution",
+            "beforeReadFile",
+            "beforeMCPExecution",
+            "preToolUse",
+        ],
     },
     Case {
         agent: "copilot",
@@ -458,4 +463,54 @@ fn codex_is_told_to_trust_the_hook_and_doctor_reads_codexs_trust_record() {
         .cloned()
         .unwrap();
     assert_eq!(protocol["status"], "warn", "{protocol}");
+}
+
+#[test]
+fn cursors_file_edits_and_mcp_calls_are_judged_and_an_older_install_is_named() {
+    let dir = scratch("cursor-tools");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = run(&home, &home, &["install", "--agent", "cursor"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let file = home.join(".cursor/hooks.json");
+    // Each registered line, run as Cursor runs it, with Cursor's events.
+    let lines = registered(&json(&file));
+    for (event, fixture, want) in [
+        ("preToolUse", "cursor/pretooluse-write-bashrc.json", "deny"),
+        ("preToolUse", "cursor/pretooluse-edit-hooks.json", "deny"),
+        ("beforeMCPExecution", "cursor/mcp-drop.json", "deny"),
+    ] {
+        let (_, line) = lines.iter().find(|(e, _)| e == event).unwrap();
+        let out = common::feed(
+            {
+                let mut c = std::process::Command::new("sh");
+                c.args(["-c", line])
+                    .env("HOME", "/home/dev/demo/home")
+                    .env("SENTINEL_HOME", dir.path().join("sh"))
+                    .env("SENTINEL_NO_TTY", "1")
+                    .env_remove("ANTHROPIC_API_KEY")
+                    .env_remove("SENTINEL_API_KEY");
+                c
+            },
+            &std::fs::read(Path::new(FIXTURES).join("agents").join(fixture)).unwrap(),
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["permission"], want, "{fixture}: {v}");
+    }
+    // An install from before preToolUse and beforeMCPExecution were registered: doctor fails.
+    std::fs::write(
+        &file,
+        serde_json::json!({"version": 1, "hooks": {
+            "beforeShellExecution": [{"command": lines[0].1}],
+            "beforeReadFile": [{"command": lines[0].1}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "cursor"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("not for beforeMCPExecution, preToolUse: those calls are not checked"),
+        "{}",
+        text(&out)
+    );
 }

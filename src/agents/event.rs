@@ -103,6 +103,9 @@ pub struct HookEvent {
     pub shell_input: Option<Value>,
     /// What a tool that has run gave back (`tool_response`, PostToolUse): read for secret values.
     pub tool_response: Option<Value>,
+    /// The event's answer cannot be `ask` (Cursor's `preToolUse` does not enforce it): what
+    /// needs the person is refused instead.
+    pub ask_unsupported: bool,
     /// Sent by OpenAI Codex CLI (Claude Code's shape with a `turn_id`): answered in Codex's
     /// terms even by a hook registered without `--agent codex`.
     pub from_codex: bool,
@@ -143,7 +146,6 @@ const GEMINI_OTHER_EVENTS: &[&str] = &[
     "PreCompress",
 ];
 const CURSOR_OTHER_EVENTS: &[&str] = &[
-    "beforeMCPExecution",
     "beforeSubmitPrompt",
     "afterShellExecution",
     "afterMCPExecution",
@@ -301,6 +303,7 @@ fn tool_event(
         shell_input: None,
         tool_response,
         from_codex: false,
+        ask_unsupported: false,
     })
 }
 
@@ -386,13 +389,23 @@ fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         "preToolUse" | "postToolUse" => {
             let tool = opt_str(obj, "tool_name")?
                 .ok_or(EventError::MissingEvent { field: "tool_name" })?;
-            let call = ToolCall::from_tool_input(&tool, tool_input(obj, "tool_input")?)?;
+            let input = cursor_tool_input(obj)?;
+            let call = crate::agents::cursor::call(&tool, &input)?;
             let kind = if name == "preToolUse" {
                 EventKind::PreToolUse
             } else {
                 EventKind::PostToolUse
             };
             (kind, Some(call))
+        }
+        "beforeMCPExecution" => {
+            let tool = opt_str(obj, "tool_name")?
+                .ok_or(EventError::MissingEvent { field: "tool_name" })?;
+            let input = cursor_tool_input(obj)?;
+            (
+                EventKind::PreToolUse,
+                Some(crate::agents::cursor::mcp_call(&tool, &input)?),
+            )
         }
         "sessionEnd" => (EventKind::SessionEnd, None),
         n if CURSOR_OTHER_EVENTS.contains(&n) => (EventKind::Ignored(name.clone()), None),
@@ -420,6 +433,7 @@ fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
             }
         },
     };
+    let ask_unsupported = name == "preToolUse";
     Ok(HookEvent {
         kind,
         session_id: opt_str(obj, "conversation_id")?,
@@ -431,7 +445,27 @@ fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         shell_input: None,
         tool_response: None,
         from_codex: false,
+        ask_unsupported,
     })
+}
+
+/// Cursor's `tool_input`: an object, or (beforeMCPExecution) the object as a JSON string.
+fn cursor_tool_input(obj: &Map<String, Value>) -> Result<Value, EventError> {
+    match obj.get("tool_input") {
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            _ => Err(EventError::WrongType {
+                field: "tool_input",
+                expected: "an object or a JSON object string",
+            }),
+        },
+        Some(v @ Value::Object(_)) => Ok(v.clone()),
+        None | Some(Value::Null) => Ok(Value::Object(Map::new())),
+        Some(_) => Err(EventError::WrongType {
+            field: "tool_input",
+            expected: "an object",
+        }),
+    }
 }
 
 fn copilot_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
@@ -496,6 +530,7 @@ fn copilot_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         shell_input: None,
         tool_response: None,
         from_codex: false,
+        ask_unsupported: false,
     })
 }
 

@@ -420,7 +420,7 @@ fn pre_tool_use(
                 Agent::Claude => event.shell_input.as_ref(),
                 _ => None,
             },
-            without_ask: (!agent.can_ask()).then(|| agent.title()),
+            without_ask: (!agent.can_ask() || event.ask_unsupported).then(|| agent.title()),
         },
     );
     // Codex CLI takes an `allow` only with a rewritten input (a bare one is a failed hook

@@ -2,6 +2,7 @@
 //! sentinel in their way ([`install`], [`setup`] for the agents besides Claude Code, [`doctor`],
 //! [`exposure`]).
 
+pub mod cursor;
 pub mod doctor;
 pub mod event;
 pub mod exposure;

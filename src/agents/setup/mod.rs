@@ -159,7 +159,12 @@ impl Target {
                 ("AfterTool", Some(tools::MCP_MATCHER.to_string())),
                 ("SessionEnd", None),
             ],
-            Target::Cursor => vec![("beforeShellExecution", None), ("beforeReadFile", None)],
+            Target::Cursor => vec![
+                ("beforeShellExecution", None),
+                ("beforeReadFile", None),
+                ("beforeMCPExecution", None),
+                ("preToolUse", None),
+            ],
             Target::Copilot => vec![
                 ("preToolUse", None),
                 ("postToolUse", None),
@@ -173,7 +178,12 @@ impl Target {
         match self {
             Target::Codex => &["PreToolUse"],
             Target::Gemini => &["BeforeTool"],
-            Target::Cursor => &["beforeShellExecution", "beforeReadFile"],
+            Target::Cursor => &[
+                "beforeShellExecution",
+                "beforeReadFile",
+                "beforeMCPExecution",
+                "preToolUse",
+            ],
             Target::Copilot => &["preToolUse"],
         }
     }
