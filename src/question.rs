@@ -431,7 +431,7 @@ fn refused_for_the_person(mut answer: Decision, agent: &str) -> Decision {
         answer.verdict = Verdict::Deny;
         answer.needs_person = true;
         answer.reason = format!(
-            "{} — this needs the person's approval, which a {agent} hook cannot ask for",
+            "{} — this needs the person's approval, which a {agent} hook cannot ask for.",
             answer.reason
         );
     }

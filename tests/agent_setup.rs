@@ -311,6 +311,20 @@ fn a_broken_file_is_refused_untouched_and_doctor_names_a_wrong_protocol() {
         "{}",
         text(&out)
     );
+    // A matcher from before Gemini CLI's grep tool was `grep_search`.
+    std::fs::write(
+        &file,
+        serde_json::json!({"hooks": {"BeforeTool": [{"matcher": "^(run_shell_command|write_file|replace|edit|read_file|read_many_files|list_directory|glob|search_file_content|grep|web_fetch|google_web_search|mcp__.*)$", "hooks": [{"type": "command", "command": format!("{bin} hook --agent gemini")}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "gemini"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("leaves out grep_search"),
+        "{}",
+        text(&out)
+    );
     // A binary that is gone.
     let codex = home.join(".codex/hooks.json");
     std::fs::create_dir_all(codex.parent().unwrap()).unwrap();

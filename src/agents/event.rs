@@ -337,6 +337,7 @@ fn gemini_call(tool: &str, input: &Value) -> Result<ToolCall, EventError> {
         | "list_directory"
         | "glob"
         | "search_file_content"
+        | "grep_search"
         | "grep"
         | "read_many_files" => ToolCall::Read {
             tool: tool.to_string(),

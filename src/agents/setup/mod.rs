@@ -52,6 +52,7 @@ pub const GEMINI_TOOLS: &[&str] = &[
     "list_directory",
     "glob",
     "search_file_content",
+    "grep_search",
     "grep",
     "web_fetch",
     "google_web_search",
