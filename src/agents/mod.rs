@@ -10,4 +10,5 @@ pub mod hook;
 pub mod install;
 pub mod install_plugin;
 pub mod lenient;
+pub mod plugin_files;
 pub mod setup;

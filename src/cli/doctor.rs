@@ -22,6 +22,16 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
         on_path: on_path.clone(),
     };
     let mut checks = sentinel::agents::doctor::run(&found, &config, &rules);
+    // The plugin's own files, where Claude Code keeps them.
+    if !plugin.is_empty()
+        && let Some(home) = config::user_home()
+    {
+        let ids: Vec<String> = plugin.iter().map(|(_, id)| id.clone()).collect();
+        checks.extend(sentinel::agents::plugin_files::checks(
+            &home.join(".claude/plugins"),
+            &ids,
+        ));
+    }
     // The hook the agent runs, run as the agent runs it: the settings entry's binary, or the one
     // the plugin's script finds on PATH.
     let program = sentinel::agents::doctor::hook_program(&settings)
