@@ -293,6 +293,7 @@ fn failed(
                     latency_us: 0,
                     shadow,
                     unkept: &[],
+                    prompted: false,
                 },
             ) {
                 out.stderr.push_str(&warning);
@@ -456,6 +457,11 @@ fn pre_tool_use(
             latency_us: latency,
             shadow,
             unkept: &answered.unkept,
+            prompted: crate::agents::prompts::would_prompt(
+                agent,
+                call.tool(),
+                event.permission_mode.as_deref(),
+            ),
         },
     ) {
         // Bookkeeping never decides anything: one warning, and the answer all the same.

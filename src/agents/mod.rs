@@ -11,4 +11,5 @@ pub mod install;
 pub mod install_plugin;
 pub mod lenient;
 pub mod plugin_files;
+pub mod prompts;
 pub mod setup;
