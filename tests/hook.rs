@@ -193,8 +193,10 @@ fn the_events_claude_code_really_sent() {
             // The summary goes to the user: stderr with exit 2, the channel Claude Code documents.
             assert_eq!(out.status.code(), Some(2));
             let stderr = String::from_utf8_lossy(&out.stderr);
+            // The two edits Claude Code's own prompt decided (mode `default`) are not allows.
             assert!(
-                stderr.starts_with("sentinel: 4 checks — local 4 (allow 4, block 0)"),
+                stderr.starts_with("sentinel: 4 checks — local 2 (allow 2, block 0)")
+                    && stderr.contains("left to the agent 2"),
                 "{stderr}"
             );
             // Whether Tier 2 was on, and why (issue 30): no key here.
