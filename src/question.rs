@@ -55,6 +55,9 @@ pub struct Question<'a> {
     /// The agent's whole tool input of a Bash call, when it can run a rewritten one (Claude
     /// Code's `updatedInput`): a run of project code may then go fenced.
     pub rewritable: Option<&'a serde_json::Value>,
+    /// The agent's hook cannot answer `ask` (Codex CLI, Gemini CLI: it would run the call): a
+    /// call that needs the person is refused instead, with an allow-once code (its name).
+    pub without_ask: Option<&'a str>,
 }
 
 /// The answer and what it was decided from.
@@ -211,6 +214,10 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         (Some(local), Purpose::Hook { shadow }) => match allowed_once(config, q.call, local) {
             Some(pass) => Some(pass),
             None => tiers::resolve(Some(local.clone()), q.call, config, &q.session)
+                .map(|answer| match q.without_ask {
+                    Some(agent) => refused_for_the_person(answer, agent),
+                    None => answer,
+                })
                 .map(|answer| offer_code(config, q.call, answer, shadow)),
         },
     };
@@ -392,7 +399,9 @@ fn note_writes(
 
 /// The person's allow-once grant for exactly this refused call, used up now, as the answer.
 fn allowed_once(config: &Config, call: &ToolCall, local: &Decision) -> Option<Decision> {
-    if local.verdict != Verdict::Deny || local.person_only {
+    // A grant exists only for a call refused with its code: a deny, or (for an agent without
+    // an ask) a call that needed the person.
+    if local.verdict == Verdict::Allow || local.person_only {
         return None;
     }
     let subject = record::subject(call, local);
@@ -414,10 +423,28 @@ fn allowed_once(config: &Config, call: &ToolCall, local: &Decision) -> Option<De
     Some(pass)
 }
 
+/// The answer for an agent whose hook cannot ask: what needs the person is refused, with a
+/// reason that says so (the code to approve it is added by [`offer_code`]). Silence would let
+/// it run unasked.
+fn refused_for_the_person(mut answer: Decision, agent: &str) -> Decision {
+    if matches!(answer.verdict, Verdict::Ask | Verdict::Uncertain) {
+        answer.verdict = Verdict::Deny;
+        answer.needs_person = true;
+        answer.reason = format!(
+            "{} — this needs the person's approval, which a {agent} hook cannot ask for.",
+            answer.reason
+        );
+    }
+    answer
+}
+
 /// A local deny gets a code the person can grant with `sentinel allow-once CODE`; the reason
 /// tells the agent so. Not for refusals only the person may override by hand, nor in shadow mode.
 fn offer_code(config: &Config, call: &ToolCall, mut answer: Decision, shadow: bool) -> Decision {
-    if shadow || answer.verdict != Verdict::Deny || answer.tier != Tier::Local || answer.person_only
+    if shadow
+        || answer.verdict != Verdict::Deny
+        || (answer.tier != Tier::Local && !answer.needs_person)
+        || answer.person_only
     {
         return answer;
     }

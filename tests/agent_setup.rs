@@ -51,7 +51,12 @@ const CASES: &[Case] = &[
         ours: ".cursor/hooks.json",
         deny_event: "cursor/shell-deny.json",
         verdict: &["permission"],
-        events: &["beforeShellExecution", "beforeReadFile"],
+        events: &[
+            "beforeShellExecution",
+            "beforeReadFile",
+            "beforeMCPExecution",
+            "preToolUse",
+        ],
     },
     Case {
         agent: "copilot",
@@ -306,6 +311,20 @@ fn a_broken_file_is_refused_untouched_and_doctor_names_a_wrong_protocol() {
         "{}",
         text(&out)
     );
+    // A matcher from before Gemini CLI's grep tool was `grep_search`.
+    std::fs::write(
+        &file,
+        serde_json::json!({"hooks": {"BeforeTool": [{"matcher": "^(run_shell_command|write_file|replace|edit|read_file|read_many_files|list_directory|glob|search_file_content|grep|web_fetch|google_web_search|mcp__.*)$", "hooks": [{"type": "command", "command": format!("{bin} hook --agent gemini")}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "gemini"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("leaves out grep_search"),
+        "{}",
+        text(&out)
+    );
     // A binary that is gone.
     let codex = home.join(".codex/hooks.json");
     std::fs::create_dir_all(codex.parent().unwrap()).unwrap();
@@ -380,4 +399,132 @@ fn the_status_line_is_offered_never_over_the_persons_own_and_only_sentinels_is_r
     }
     run(&home, &home, &["uninstall"]);
     assert_eq!(json(&settings), own);
+}
+
+#[test]
+fn codex_is_told_to_trust_the_hook_and_doctor_reads_codexs_trust_record() {
+    let dir = scratch("codex-trust");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = run(&home, &home, &["install", "--agent", "codex"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("type /hooks, and trust sentinel's"),
+        "{}",
+        text(&out)
+    );
+    let file = home.join(".codex/hooks.json");
+    let pre = &json(&file)["hooks"]["PreToolUse"][0];
+    assert!(pre["matcher"].as_str().unwrap().ends_with("|apply_patch"));
+    assert!(
+        pre["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with(" hook --agent codex")
+    );
+
+    let out = run(&home, &home, &["doctor", "--agent", "codex", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trust = |r: &Value| {
+        r["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| {
+                let d = c["detail"].as_str().unwrap();
+                d.contains("trust record") || d.contains("has trusted")
+            })
+            .cloned()
+            .unwrap()
+    };
+    let t = trust(&report);
+    assert_eq!(t["status"], "warn", "{t}");
+    assert!(t["fix"].as_str().unwrap().contains("/hooks"), "{t}");
+
+    // What Codex writes once the person trusts the hook in /hooks.
+    std::fs::write(
+        home.join(".codex/config.toml"),
+        format!(
+            "model = \"gpt-5-codex\"\n\n[hooks.state.\"{}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:00\"\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "codex", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(trust(&report)["status"], "ok", "{report}");
+
+    // An older registration (`sentinel hook`) still judges Codex's calls: a warning, not a failure.
+    let bin = env!("CARGO_BIN_EXE_sentinel");
+    std::fs::write(
+        &file,
+        serde_json::json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": format!("{bin} hook")}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "codex", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let protocol = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| {
+            c["detail"]
+                .as_str()
+                .unwrap()
+                .contains("needs `sentinel hook --agent codex`")
+        })
+        .cloned()
+        .unwrap();
+    assert_eq!(protocol["status"], "warn", "{protocol}");
+}
+
+#[test]
+fn cursors_file_edits_and_mcp_calls_are_judged_and_an_older_install_is_named() {
+    let dir = scratch("cursor-tools");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = run(&home, &home, &["install", "--agent", "cursor"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let file = home.join(".cursor/hooks.json");
+    // Each registered line, run as Cursor runs it, with Cursor's events.
+    let lines = registered(&json(&file));
+    for (event, fixture, want) in [
+        ("preToolUse", "cursor/pretooluse-write-bashrc.json", "deny"),
+        ("preToolUse", "cursor/pretooluse-edit-hooks.json", "deny"),
+        ("beforeMCPExecution", "cursor/mcp-drop.json", "deny"),
+    ] {
+        let (_, line) = lines.iter().find(|(e, _)| e == event).unwrap();
+        let out = common::feed(
+            {
+                let mut c = std::process::Command::new("sh");
+                c.args(["-c", line])
+                    .env("HOME", "/home/dev/demo/home")
+                    .env("SENTINEL_HOME", dir.path().join("sh"))
+                    .env("SENTINEL_NO_TTY", "1")
+                    .env_remove("ANTHROPIC_API_KEY")
+                    .env_remove("SENTINEL_API_KEY");
+                c
+            },
+            &std::fs::read(Path::new(FIXTURES).join("agents").join(fixture)).unwrap(),
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["permission"], want, "{fixture}: {v}");
+    }
+    // An install from before preToolUse and beforeMCPExecution were registered: doctor fails.
+    std::fs::write(
+        &file,
+        serde_json::json!({"version": 1, "hooks": {
+            "beforeShellExecution": [{"command": lines[0].1}],
+            "beforeReadFile": [{"command": lines[0].1}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let out = run(&home, &home, &["doctor", "--agent", "cursor"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("not for beforeMCPExecution, preToolUse: those calls are not checked"),
+        "{}",
+        text(&out)
+    );
 }

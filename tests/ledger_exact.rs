@@ -240,3 +240,63 @@ fn two_sessions_with_one_id_never_share_their_state() {
     );
     assert_eq!(p.bash("a", "x/y", signed), "ask");
 }
+
+/// The counts say what sentinel answered: an edit Tier 1 finds fine but leaves to Claude Code's
+/// own prompt (permission mode `default`) is not an allow, and "prompts avoided" counts only the
+/// allows of calls Claude Code would have asked about (not under bypassPermissions).
+#[test]
+fn allows_left_to_the_agent_and_prompts_not_asked_are_not_counted() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let call = |mode: &str, tool: &str, input: serde_json::Value| {
+        let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "counts",
+            "cwd": project.path(), "permission_mode": mode, "tool_name": tool, "tool_input": input});
+        let out = common::run(home.path(), &["hook"], &event.to_string());
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let file = project.path().join("a.txt").display().to_string();
+    let edit = serde_json::json!({"file_path": file, "content": "x"});
+    assert_eq!(
+        call("default", "Write", edit.clone()),
+        "",
+        "left to Claude Code"
+    );
+    assert!(
+        call(
+            "default",
+            "Bash",
+            serde_json::json!({"command": "git status"})
+        )
+        .contains("allow")
+    );
+    assert!(
+        call(
+            "bypassPermissions",
+            "Bash",
+            serde_json::json!({"command": "ls"})
+        )
+        .contains("allow")
+    );
+    assert!(call("acceptEdits", "Write", edit).contains("allow"));
+    let out = common::run(home.path(), &["stats", "--session", "counts", "--json"], "");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["summary"];
+    assert_eq!(s["checks"], 4, "{v}");
+    assert_eq!(s["local_allow"], 3, "{v}");
+    assert_eq!(s["deferred"], 1, "{v}");
+    assert_eq!(
+        s["prompts_avoided"], 1,
+        "only the Bash call under default: {v}"
+    );
+    let end = serde_json::json!({"hook_event_name": "SessionEnd", "session_id": "counts",
+        "cwd": project.path(), "reason": "other"});
+    let out = common::run(home.path(), &["hook"], &end.to_string());
+    let line = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        line.contains("local 3 (allow 3, block 0)")
+            && line.contains("left to the agent 1")
+            && line.contains("prompts avoided 1"),
+        "{line}"
+    );
+}

@@ -163,6 +163,63 @@ fn doctor_keeps_the_settings_file_in_its_fixes_and_sees_an_unseeded_home() {
     assert!(text(&env.run(&["install", "--seed-only"]).stdout).contains("already seeded"));
 }
 
+/// The self-test runs the registered command line under the person's mode: a hook registered
+/// with `--shadow`, or `mode = "shadow"` in sentinel.toml, enforces nothing and the check says so
+/// (a warning, never "denies `rm -rf ~`"); guard mode never allows.
+#[test]
+fn doctor_says_what_the_registered_hook_enforces() {
+    let env = Env::new();
+    let selftest = |env: &Env| {
+        env.doctor(&[])
+            .into_iter()
+            .find(|c| c["name"] == "selftest")
+            .unwrap()
+    };
+    assert_eq!(env.run(&["install", "--shadow"]).status.code(), Some(0));
+    let s = selftest(&env);
+    assert_eq!(s["status"], "warn", "{s}");
+    let detail = s["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("--shadow") && detail.contains("It enforces nothing"),
+        "{s}"
+    );
+    assert!(!detail.contains("deny for"), "{s}");
+    assert!(
+        s["fix"].as_str().unwrap().contains("without --shadow"),
+        "{s}"
+    );
+
+    assert_eq!(env.run(&["install"]).status.code(), Some(0));
+    assert_eq!(selftest(&env)["status"], "ok");
+    let toml = env.home().join(".agentos/sentinel.toml");
+    let seeded = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("mode = \"shadow\"\n{seeded}")).unwrap();
+    let s = selftest(&env);
+    assert_eq!(s["status"], "warn", "{s}");
+    assert!(
+        s["detail"].as_str().unwrap().contains("mode = shadow"),
+        "{s}"
+    );
+    assert!(
+        s["detail"]
+            .as_str()
+            .unwrap()
+            .contains("It enforces nothing"),
+        "{s}"
+    );
+
+    std::fs::write(&toml, format!("mode = \"guard\"\n{seeded}")).unwrap();
+    let s = selftest(&env);
+    assert_eq!(s["status"], "ok", "{s}");
+    assert!(
+        s["detail"]
+            .as_str()
+            .unwrap()
+            .contains("defer for `git status`"),
+        "{s}"
+    );
+}
+
 /// The self-test runs the registered hook as Claude Code would: the real binary passes, a
 /// stand-in that allows everything fails, and nothing lands in the person's stats or audit.
 #[test]

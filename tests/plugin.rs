@@ -40,16 +40,21 @@ fn the_plugin_hooks_name_every_judged_tool() {
     assert_eq!(plugin["version"], env!("CARGO_PKG_VERSION"));
 }
 
-/// Runs the plugin's hook script with `path` as PATH and an empty home.
+/// Runs the plugin's hook script with `path` as PATH and an empty home, the plugin run in place.
 fn run_script(path: &str, home: &Path) -> std::process::Output {
+    run_script_from(path, home, &repo().join("plugin"))
+}
+
+/// The same, the plugin folder at `root` (Claude Code runs a copy in its cache).
+fn run_script_from(path: &str, home: &Path, root: &Path) -> std::process::Output {
     let event = r#"{"session_id":"p","hook_event_name":"PreToolUse","cwd":"/","tool_name":"Bash","tool_input":{"command":"ls; rm -rf ~"}}"#;
-    let mut child = Command::new(repo().join("plugin/scripts/sentinel-hook"))
+    let mut child = Command::new(root.join("scripts/sentinel-hook"))
         .arg("hook")
         .env_clear()
         .env("PATH", path)
         .env("HOME", home)
         .env("SENTINEL_HOME", home.join(".agentos"))
-        .env("CLAUDE_PLUGIN_ROOT", repo())
+        .env("CLAUDE_PLUGIN_ROOT", root)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -87,4 +92,170 @@ fn the_plugin_hook_runs_sentinel_or_refuses_without_it() {
     assert!(out.status.success(), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
+/// The install command in a refusal, its path checked: a package with the `sentinel` binary
+/// that cargo reads with its lock file as is (what `cargo install --locked --path` builds).
+fn install_path_in(err: &str) -> PathBuf {
+    let start = err.find("cargo install --locked --path \"").expect(err) + 31;
+    let end = start + err[start..].find('"').unwrap();
+    let path = PathBuf::from(&err[start..end]);
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--no-deps",
+            "--locked",
+            "--offline",
+            "--format-version",
+            "1",
+        ])
+        .arg("--manifest-path")
+        .arg(path.join("Cargo.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bins: Vec<&str> = meta["packages"][0]["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["kind"][0] == "bin")
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(bins, ["sentinel"], "{err}");
+    path
+}
+
+#[test]
+fn the_missing_binary_message_names_an_install_command_that_works() {
+    let dir = tempfile::Builder::new()
+        .prefix("plugin-fix")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".claude/plugins")).unwrap();
+    // Run in place from the clone: the clone is beside the plugin folder.
+    let err = String::from_utf8(run_script("/usr/bin:/bin", &home).stderr).unwrap();
+    assert_eq!(install_path_in(&err), repo());
+
+    // Run from Claude Code's cache (a copy of plugin/ only), the clone found through the
+    // directory marketplace Claude Code recorded.
+    let cache = dir.path().join("cache/sentinel/sentinel/0.1.0");
+    std::fs::create_dir_all(cache.join("scripts")).unwrap();
+    std::fs::copy(
+        repo().join("plugin/scripts/sentinel-hook"),
+        cache.join("scripts/sentinel-hook"),
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".claude/plugins/known_marketplaces.json"),
+        serde_json::to_string_pretty(&serde_json::json!({"sentinel": {
+            "source": {"source": "directory", "path": repo()},
+            "installLocation": repo(), "lastUpdated": "2026-11-28T14:38:08.991Z"}}))
+        .unwrap(),
+    )
+    .unwrap();
+    let out = run_script_from("/usr/bin:/bin", &home, &cache);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(install_path_in(&err), repo());
+
+    // The clone moved away: no command that cannot work, but what to do.
+    std::fs::remove_file(home.join(".claude/plugins/known_marketplaces.json")).unwrap();
+    let out = run_script_from("/usr/bin:/bin", &home, &cache);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("cargo install"), "{err}");
+    assert!(err.contains("./install/install.sh in a clone"), "{err}");
+}
+
+#[test]
+fn doctor_fails_a_plugin_whose_clone_was_moved_or_whose_files_are_gone() {
+    let dir = tempfile::Builder::new()
+        .prefix("plugin-doctor")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let home = dir.path().join("home");
+    let plugins = home.join(".claude/plugins");
+    let clone = dir.path().join("clone");
+    let cache = plugins.join("cache/sentinel/sentinel/0.1.0");
+    std::fs::create_dir_all(clone.join(".claude-plugin")).unwrap();
+    std::fs::copy(
+        repo().join(".claude-plugin/marketplace.json"),
+        clone.join(".claude-plugin/marketplace.json"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(cache.join("scripts")).unwrap();
+    std::fs::copy(
+        repo().join("plugin/scripts/sentinel-hook"),
+        cache.join("scripts/sentinel-hook"),
+    )
+    .unwrap();
+    // As Claude Code 2.1.332 leaves them after `plugin marketplace add CLONE` and `plugin install`.
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        serde_json::json!({"extraKnownMarketplaces": {"sentinel": {"source": {"source": "directory", "path": clone}}},
+                           "enabledPlugins": {"sentinel@sentinel": true}})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        plugins.join("known_marketplaces.json"),
+        serde_json::json!({"sentinel": {"source": {"source": "directory", "path": clone}, "installLocation": clone}})
+            .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        plugins.join("installed_plugins.json"),
+        serde_json::json!({"version": 2, "plugins": {"sentinel@sentinel": [{"scope": "user", "installPath": cache, "version": "0.1.0"}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let doctor = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_sentinel"))
+            .args(["doctor", "--json"])
+            .env("HOME", &home)
+            .env("SENTINEL_HOME", home.join(".agentos"))
+            .env("PATH", "/usr/bin:/bin")
+            .current_dir(&home)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["name"] == "plugin")
+            .cloned()
+            .collect::<Vec<Value>>()
+    };
+    let found = doctor();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["status"], "ok", "{found:?}");
+
+    std::fs::rename(&clone, dir.path().join("moved")).unwrap();
+    let found = doctor();
+    assert_eq!(found[0]["status"], "fail", "{found:?}");
+    assert!(
+        found[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("gone or moved")
+    );
+    assert!(
+        found[0]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("sentinel install")
+    );
+
+    std::fs::rename(dir.path().join("moved"), &clone).unwrap();
+    std::fs::remove_dir_all(cache.join("scripts")).unwrap();
+    let found = doctor();
+    assert_eq!(found[0]["status"], "fail", "{found:?}");
+    assert!(found[0]["detail"].as_str().unwrap().contains("are gone"));
 }

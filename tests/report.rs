@@ -32,7 +32,7 @@ fn seeded() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     for (command, times) in calls {
         for _ in 0..*times {
             let event = serde_json::json!({
-                "hook_event_name": "PreToolUse", "session_id": "s1",
+                "hook_event_name": "PreToolUse", "session_id": "s1", "permission_mode": "default",
                 "cwd": project, "tool_name": "Bash", "tool_input": {"command": command},
             });
             let out = run(&home, &project, &["hook"], &event.to_string());

@@ -398,6 +398,8 @@ struct Registered {
     event: String,
     matcher: String,
     program: PathBuf,
+    /// The exec form's arguments (`hook`, `--shadow` …).
+    args: Vec<String>,
 }
 
 fn registered(settings: &Value) -> Vec<Registered> {
@@ -423,6 +425,14 @@ fn registered(settings: &Value) -> Vec<Registered> {
                         event: event.clone(),
                         matcher: matcher.clone(),
                         program: resolve(h.get("command").and_then(Value::as_str).unwrap_or("")),
+                        args: h
+                            .get("args")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .filter_map(Value::as_str)
+                            .map(String::from)
+                            .collect(),
                     });
                 }
             }
@@ -451,6 +461,16 @@ pub fn hook_program(settings: &Path) -> Option<PathBuf> {
         .into_iter()
         .find(|h| h.event == "PreToolUse")
         .map(|h| h.program)
+}
+
+/// The program and arguments sentinel's PreToolUse entry in `settings` runs (exec form; a
+/// shell-form command line's words after the program are taken as its arguments).
+pub fn hook_command(settings: &Path) -> Option<(PathBuf, Vec<String>)> {
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(settings).ok()?).ok()?;
+    registered(&value)
+        .into_iter()
+        .find(|h| h.event == "PreToolUse")
+        .map(|h| (h.program, h.args))
 }
 
 /// `sentinel` on PATH.

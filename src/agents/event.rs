@@ -15,6 +15,8 @@ use serde_json::{Map, Value};
 pub enum Agent {
     /// Claude Code (and OpenAI Codex CLI, which sends the same shape).
     Claude,
+    /// OpenAI Codex CLI: Claude Code's shape, but its hooks take no `ask` and no bare `allow`.
+    Codex,
     /// Gemini CLI (`BeforeTool`).
     Gemini,
     /// Cursor (`beforeShellExecution`, `beforeReadFile`).
@@ -25,17 +27,40 @@ pub enum Agent {
 
 impl Agent {
     /// Every agent.
-    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Gemini, Agent::Cursor, Agent::Copilot];
+    pub const ALL: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Cursor,
+        Agent::Copilot,
+    ];
 
     /// The agent with this command-line name.
     pub fn parse(name: &str) -> Option<Agent> {
         Agent::ALL.into_iter().find(|a| a.as_str() == name)
     }
 
+    /// The agent's own name, for reasons.
+    pub fn title(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex CLI",
+            Agent::Gemini => "Gemini CLI",
+            Agent::Cursor => "Cursor",
+            Agent::Copilot => "Copilot CLI",
+        }
+    }
+
+    /// Whether the agent's hook can answer `ask` (Codex CLI and Gemini CLI run the call then).
+    pub fn can_ask(self) -> bool {
+        !matches!(self, Agent::Codex | Agent::Gemini)
+    }
+
     /// The name used on the command line and in records.
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
+            Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Cursor => "cursor",
             Agent::Copilot => "copilot",
@@ -78,6 +103,12 @@ pub struct HookEvent {
     pub shell_input: Option<Value>,
     /// What a tool that has run gave back (`tool_response`, PostToolUse): read for secret values.
     pub tool_response: Option<Value>,
+    /// The event's answer cannot be `ask` (Cursor's `preToolUse` does not enforce it): what
+    /// needs the person is refused instead.
+    pub ask_unsupported: bool,
+    /// Sent by OpenAI Codex CLI (Claude Code's shape with a `turn_id`): answered in Codex's
+    /// terms even by a hook registered without `--agent codex`.
+    pub from_codex: bool,
 }
 
 /// Claude Code's events (and Codex's, a subset) that sentinel accepts without acting on.
@@ -115,7 +146,6 @@ const GEMINI_OTHER_EVENTS: &[&str] = &[
     "PreCompress",
 ];
 const CURSOR_OTHER_EVENTS: &[&str] = &[
-    "beforeMCPExecution",
     "beforeSubmitPrompt",
     "afterShellExecution",
     "afterMCPExecution",
@@ -162,7 +192,7 @@ pub fn parse_event(agent: Agent, text: &str) -> Result<HookEvent, EventError> {
         });
     };
     match agent {
-        Agent::Claude => claude_event(&obj),
+        Agent::Claude | Agent::Codex => claude_event(&obj),
         Agent::Gemini => gemini_event(&obj),
         Agent::Cursor => cursor_event(&obj),
         Agent::Copilot => copilot_event(&obj),
@@ -210,6 +240,9 @@ fn claude_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         ToolCall::from_tool_input,
     )?;
     event.permission_mode = opt_str(obj, "permission_mode")?;
+    // Codex sends a `turn_id` and no `prompt_id` (Claude Code's). Taken for Codex wrongly, a
+    // Claude Code call would only be stricter (no allow given, an ask refused).
+    event.from_codex = obj.contains_key("turn_id") && !obj.contains_key("prompt_id");
     // Codex sends this shape too (with a `turn_id`); that it runs an `allow`'s rewritten
     // command has not been seen, so its calls are never rewritten.
     if event.kind == EventKind::PreToolUse
@@ -269,6 +302,8 @@ fn tool_event(
         reason: opt_str(obj, "reason")?,
         shell_input: None,
         tool_response,
+        from_codex: false,
+        ask_unsupported: false,
     })
 }
 
@@ -302,6 +337,7 @@ fn gemini_call(tool: &str, input: &Value) -> Result<ToolCall, EventError> {
         | "list_directory"
         | "glob"
         | "search_file_content"
+        | "grep_search"
         | "grep"
         | "read_many_files" => ToolCall::Read {
             tool: tool.to_string(),
@@ -354,13 +390,23 @@ fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         "preToolUse" | "postToolUse" => {
             let tool = opt_str(obj, "tool_name")?
                 .ok_or(EventError::MissingEvent { field: "tool_name" })?;
-            let call = ToolCall::from_tool_input(&tool, tool_input(obj, "tool_input")?)?;
+            let input = cursor_tool_input(obj)?;
+            let call = crate::agents::cursor::call(&tool, &input)?;
             let kind = if name == "preToolUse" {
                 EventKind::PreToolUse
             } else {
                 EventKind::PostToolUse
             };
             (kind, Some(call))
+        }
+        "beforeMCPExecution" => {
+            let tool = opt_str(obj, "tool_name")?
+                .ok_or(EventError::MissingEvent { field: "tool_name" })?;
+            let input = cursor_tool_input(obj)?;
+            (
+                EventKind::PreToolUse,
+                Some(crate::agents::cursor::mcp_call(&tool, &input)?),
+            )
         }
         "sessionEnd" => (EventKind::SessionEnd, None),
         n if CURSOR_OTHER_EVENTS.contains(&n) => (EventKind::Ignored(name.clone()), None),
@@ -388,6 +434,7 @@ fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
             }
         },
     };
+    let ask_unsupported = name == "preToolUse";
     Ok(HookEvent {
         kind,
         session_id: opt_str(obj, "conversation_id")?,
@@ -398,7 +445,28 @@ fn cursor_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         reason: None,
         shell_input: None,
         tool_response: None,
+        from_codex: false,
+        ask_unsupported,
     })
+}
+
+/// Cursor's `tool_input`: an object, or (beforeMCPExecution) the object as a JSON string.
+fn cursor_tool_input(obj: &Map<String, Value>) -> Result<Value, EventError> {
+    match obj.get("tool_input") {
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            _ => Err(EventError::WrongType {
+                field: "tool_input",
+                expected: "an object or a JSON object string",
+            }),
+        },
+        Some(v @ Value::Object(_)) => Ok(v.clone()),
+        None | Some(Value::Null) => Ok(Value::Object(Map::new())),
+        Some(_) => Err(EventError::WrongType {
+            field: "tool_input",
+            expected: "an object",
+        }),
+    }
 }
 
 fn copilot_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
@@ -462,6 +530,8 @@ fn copilot_event(obj: &Map<String, Value>) -> Result<HookEvent, EventError> {
         reason: opt_str(obj, "reason")?,
         shell_input: None,
         tool_response: None,
+        from_codex: false,
+        ask_unsupported: false,
     })
 }
 

@@ -221,8 +221,8 @@ fn with_config_errors(mut out: HookOutput, config: &Config) -> HookOutput {
 }
 
 /// The answer to a call sentinel could not judge, in the agent's shape: `ask`, with what went
-/// wrong (Gemini CLI, which has no ask, gets a deny that says so). Also what the last-resort
-/// signal handler prints.
+/// wrong (Codex CLI and Gemini CLI, which have no ask, get a deny that says so). Also what the
+/// last-resort signal handler prints.
 pub fn unjudged(agent: Agent, why: &str) -> String {
     render(agent, &unjudged_decision("?", why))
 }
@@ -293,6 +293,7 @@ fn failed(
                     latency_us: 0,
                     shadow,
                     unkept: &[],
+                    prompted: false,
                 },
             ) {
                 out.stderr.push_str(&warning);
@@ -341,6 +342,11 @@ fn handle(
         .map_err(|e| format!("the event is not valid UTF-8 (byte {})", e.valid_up_to()))?;
     let text = lenient::repair_surrogates(text);
     let event = event::parse_event(agent, &text).map_err(|e| e.to_string())?;
+    // Codex CLI registered as Claude Code (`sentinel hook`, an older install): its terms.
+    let agent = match agent {
+        Agent::Claude if event.from_codex => Agent::Codex,
+        a => a,
+    };
     if let Some(told) = answer.told {
         told(&event.kind);
     }
@@ -415,8 +421,20 @@ fn pre_tool_use(
                 Agent::Claude => event.shell_input.as_ref(),
                 _ => None,
             },
+            without_ask: (!agent.can_ask() || event.ask_unsupported).then(|| agent.title()),
         },
     );
+    // Codex CLI takes an `allow` only with a rewritten input (a bare one is a failed hook
+    // there): what sentinel would allow is left to Codex's own approval, and recorded so.
+    let mut answered = answered;
+    if agent == Agent::Codex
+        && answered
+            .answer
+            .as_ref()
+            .is_some_and(|a| a.verdict == Verdict::Allow)
+    {
+        answered.answer = None;
+    }
     let Some(local) = &answered.local else {
         return Ok(HookOutput::default());
     };
@@ -439,6 +457,11 @@ fn pre_tool_use(
             latency_us: latency,
             shadow,
             unkept: &answered.unkept,
+            prompted: crate::agents::prompts::would_prompt(
+                agent,
+                call.tool(),
+                event.permission_mode.as_deref(),
+            ),
         },
     ) {
         // Bookkeeping never decides anything: one warning, and the answer all the same.
@@ -520,7 +543,10 @@ fn post_tool_use(agent: Agent, shadow: bool, config: &Config, event: &HookEvent)
     if !problems.is_empty() {
         out.stderr = format!("sentinel: warning: {}\n", problems.join("; "));
     }
-    if config.sanitize_untrusted_output.value && !shadow && agent == Agent::Claude {
+    if config.sanitize_untrusted_output.value
+        && !shadow
+        && matches!(agent, Agent::Claude | Agent::Codex)
+    {
         out.stdout = format!(
             "{}\n",
             json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": format!(
@@ -688,7 +714,25 @@ pub fn render(agent: Agent, d: &Decision) -> String {
         Verdict::Deny => "deny",
         Verdict::Ask | Verdict::Uncertain => "ask",
     };
+    // An `ask` left for an agent without one (sentinel's own failures; the tiers' asks were
+    // made denies with an allow-once code already): refused, saying why.
+    let no_ask = |reason: &str| {
+        format!(
+            "{reason} — this needs the user's approval, which a {} hook cannot ask for: ask the user to run it or to allow it in sentinel's rules",
+            agent.title()
+        )
+    };
     let mut value = match agent {
+        // Codex CLI: a bare allow is a failed hook there (left to its own approval, see
+        // `pre_tool_use`); an ask is refused as for Gemini CLI.
+        Agent::Codex if verdict == "allow" => return String::new(),
+        Agent::Codex => json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": if verdict == "ask" { no_ask(&d.reason) } else { d.reason.clone() },
+            }
+        }),
         Agent::Claude => json!({
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
@@ -700,13 +744,7 @@ pub fn render(agent: Agent, d: &Decision) -> String {
         // with a reason that says so: deferring would let it run unasked under --yolo.
         Agent::Gemini => {
             let (decision, reason) = match verdict {
-                "ask" => (
-                    "deny",
-                    format!(
-                        "{} — this needs the user's approval, which a Gemini CLI hook cannot ask for: ask the user to run it or to allow it in sentinel's rules",
-                        d.reason
-                    ),
-                ),
+                "ask" => ("deny", no_ask(&d.reason)),
                 v => (v, d.reason.clone()),
             };
             json!({ "decision": decision, "reason": reason })

@@ -2,6 +2,7 @@
 //! sentinel in their way ([`install`], [`setup`] for the agents besides Claude Code, [`doctor`],
 //! [`exposure`]).
 
+pub mod cursor;
 pub mod doctor;
 pub mod event;
 pub mod exposure;
@@ -9,4 +10,6 @@ pub mod hook;
 pub mod install;
 pub mod install_plugin;
 pub mod lenient;
+pub mod plugin_files;
+pub mod prompts;
 pub mod setup;

@@ -2,6 +2,7 @@
 //! one type every layer reads. The agents' own event shapes are in `agents::event`.
 
 pub mod mcp;
+pub mod patch;
 pub mod tools;
 pub mod word;
 
@@ -20,6 +21,13 @@ pub enum ToolCall {
         tool: String,
         path: String,
         content: String,
+    },
+    /// Codex's `apply_patch`: every path its headers name, each judged as a write (or delete)
+    /// of that path; `patch` is the whole text (what allow-once grants).
+    Patch {
+        tool: String,
+        files: Vec<patch::PatchedFile>,
+        patch: String,
     },
     /// A read-only tool (`Read`, `Glob`, `Grep`, `LS`) and the paths it touches.
     Read { tool: String, paths: Vec<String> },
@@ -86,6 +94,7 @@ impl ToolCall {
             ToolCall::Shell { .. }
                 | ToolCall::PowerShell { .. }
                 | ToolCall::Write { .. }
+                | ToolCall::Patch { .. }
                 | ToolCall::McpShell { .. }
         )
     }
@@ -96,6 +105,7 @@ impl ToolCall {
             ToolCall::Shell { .. } => "Bash",
             ToolCall::PowerShell { .. } => "PowerShell",
             ToolCall::Write { tool, .. }
+            | ToolCall::Patch { tool, .. }
             | ToolCall::Read { tool, .. }
             | ToolCall::Agent { tool, .. }
             | ToolCall::McpShell { tool, .. }
@@ -147,6 +157,26 @@ impl ToolCall {
                 field: "tool_input",
                 expected: "an object",
             });
+        }
+        if tool == tools::APPLY_PATCH {
+            // The patch text: `command` as Codex sends it; `input` / `patch` as its tool takes it.
+            let text = match field("command")? {
+                Some(t) => t,
+                None => match field("input")? {
+                    Some(t) => t,
+                    None => required("patch")?,
+                },
+            };
+            return patch::parse(&text)
+                .map(|files| ToolCall::Patch {
+                    tool: tool.to_string(),
+                    files,
+                    patch: text,
+                })
+                .map_err(|why| EventError::Unreadable {
+                    tool: tool.to_string(),
+                    why,
+                });
         }
         use tools::Judged;
         Ok(match tools::judged(tool) {
@@ -231,6 +261,9 @@ pub enum EventError {
     /// A field that must be there is not.
     #[error("tool_input.{field} is missing for {tool}")]
     Missing { field: &'static str, tool: String },
+    /// A tool's input that cannot be read (a patch without its headers).
+    #[error("the {tool} input cannot be read: {why}")]
+    Unreadable { tool: String, why: String },
     /// A field has the wrong JSON type.
     #[error("{field} must be {expected}")]
     WrongType {

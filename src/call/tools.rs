@@ -40,6 +40,10 @@ pub const JUDGED: &[(&str, Judged)] = &[
     ("WebSearch", Judged::Fetch),
 ];
 
+/// OpenAI Codex CLI's file-editing tool: a patch that adds, updates, deletes and moves files
+/// (`call::patch`). Codex also matches it as `Write` and `Edit`; its matcher names it too.
+pub const APPLY_PATCH: &str = "apply_patch";
+
 /// The tools whose output sentinel marks as outside text (PostToolUse), as the settings matcher
 /// writes them; the same names as the default `untrusted_tools`.
 pub const UNTRUSTED_MATCHER: &str = "WebFetch|WebSearch|mcp__.*";

@@ -20,7 +20,9 @@ use std::path::PathBuf;
 Environment:
   SENTINEL_HOME       rule files, specs, sentinel.toml, stats and audit [default: ~/.agentos]
   SENTINEL_API_KEY    Tier 2's key (else ANTHROPIC_API_KEY); no key: Tier 2 is off
-  SENTINEL_API_URL    Tier 2's base URL (else [api] url, ANTHROPIC_BASE_URL, api.anthropic.com)
+  SENTINEL_API_URL    Tier 2's base URL, else [api] url, else api.anthropic.com (this variable
+                      and ANTHROPIC_BASE_URL count only with a key, and only when they name
+                      Anthropic's API or sentinel.toml's [env] trust names them)
   SENTINEL_FAIL_MODE  open | closed | ask, over sentinel.toml's fail_mode
   SENTINEL_SHADOW     1: decide and record only, never interfere
                       (a variable that loosens counts only when sentinel.toml's [env] trust names it)

@@ -124,6 +124,7 @@ pub fn evaluate(q: Question) -> Result<Evaluated> {
             purpose: Purpose::Preview { offline: false },
             // A preview shows what the hook answers Claude Code, which runs a rewritten call.
             rewritable: matches!(call, ToolCall::Shell { .. }).then_some(&input),
+            without_ask: None,
         },
     );
     for w in &answered.warnings {

@@ -23,6 +23,7 @@ pub fn run(q: Question, json: bool, record: bool) -> Result<u8> {
             latency_us,
             shadow: false,
             unkept: &[],
+            prompted: false,
         };
         if let Some(warning) = record::record(
             &e.layered.config,

@@ -22,13 +22,29 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
         on_path: on_path.clone(),
     };
     let mut checks = sentinel::agents::doctor::run(&found, &config, &rules);
+    // The plugin's own files, where Claude Code keeps them.
+    if !plugin.is_empty()
+        && let Some(home) = config::user_home()
+    {
+        let ids: Vec<String> = plugin.iter().map(|(_, id)| id.clone()).collect();
+        checks.extend(sentinel::agents::plugin_files::checks(
+            &home.join(".claude/plugins"),
+            &ids,
+        ));
+    }
     // The hook the agent runs, run as the agent runs it: the settings entry's binary, or the one
     // the plugin's script finds on PATH.
-    let program = sentinel::agents::doctor::hook_program(&settings)
-        .filter(|p| p.exists())
-        .or(on_path.filter(|_| !plugin.is_empty()));
-    if let Some(program) = program {
-        checks.push(super::doctor_selftest::run(&program, &config.home.value));
+    // With the arguments it is registered with (`--shadow`), under the person's mode.
+    let command = sentinel::agents::doctor::hook_command(&settings)
+        .filter(|(p, _)| p.exists())
+        .or(on_path
+            .filter(|_| !plugin.is_empty())
+            .map(|p| (p, vec!["hook".to_string()])));
+    if let Some((program, mut args)) = command {
+        if args.is_empty() {
+            args.push("hook".into());
+        }
+        checks.push(super::doctor_selftest::run(&program, &args, &config));
     }
     // The project doctor runs in: what its agent settings do to sentinel.
     let project = std::env::current_dir().ok().map(|cwd| {

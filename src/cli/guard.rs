@@ -78,6 +78,13 @@ fn answers(agent: Agent) -> (&'static str, &'static str) {
                 "\"}}\n"
             )
         };
+        (Codex, $why:expr) => {
+            concat!(
+                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":""#,
+                reason!($why),
+                " — this needs the user's approval, which a Codex CLI hook cannot ask for: ask the user to run it or to allow it in sentinel's rules\"}}\n"
+            )
+        };
         (Gemini, $why:expr) => {
             concat!(
                 r#"{"decision":"deny","reason":""#,
@@ -113,6 +120,7 @@ fn answers(agent: Agent) -> (&'static str, &'static str) {
     }
     match agent {
         Agent::Claude => both!(Claude),
+        Agent::Codex => both!(Codex),
         Agent::Gemini => both!(Gemini),
         Agent::Cursor => both!(Cursor),
         Agent::Copilot => both!(Copilot),

@@ -95,6 +95,9 @@ pub fn install(
     }
     if target == Target::Codex {
         outln!(
+            "next: Codex runs a new or changed hook only once you trust it: open Codex, type /hooks, and trust sentinel's PreToolUse and PostToolUse hooks (until then Codex's calls are not checked; `sentinel doctor --agent codex` tells)"
+        );
+        outln!(
             "note: Codex releases before hooks were on by default also need `[features] codex_hooks = true` in ~/.codex/config.toml"
         );
     }

@@ -200,10 +200,14 @@ pub fn run(session: Option<String>, all: bool, since: Option<String>, json: bool
     }
     if summary.deferred > 0 {
         outln!(
-            "deferred to the agent's own permission flow: {} (on_uncertain)",
+            "left to the agent's own permission flow (no answer, not counted as allowed): {}",
             summary.deferred
         );
     }
+    outln!(
+        "prompts avoided: {} (allows of calls the agent would have asked about, by its permission mode)",
+        summary.prompts_avoided
+    );
     if !summary.top_tier2.is_empty() {
         outln!("reached Tier 2 most often (candidates for a local rule):");
         for (subject, n) in &summary.top_tier2 {

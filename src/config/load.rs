@@ -446,26 +446,6 @@ impl Config {
                 }
             }
         }
-        // Base URL, first found: SENTINEL_API_URL, [api] url, ANTHROPIC_BASE_URL, the default;
-        // a variable's URL other than Anthropic's own only when the person trusts it.
-        let what = "it sends the API key and every judged call to another server";
-        if let Some(v) = env("SENTINEL_API_URL").filter(|v| !v.is_empty())
-            && (is_official(&v) || self.loosening("SENTINEL_API_URL", &v, what))
-        {
-            self.api_url = Setting {
-                value: v,
-                source: from("SENTINEL_API_URL"),
-            };
-        } else if let Some(u) = file_url {
-            self.api_url = u;
-        } else if let Some(v) = env("ANTHROPIC_BASE_URL").filter(|v| !v.is_empty())
-            && (is_official(&v) || self.loosening("ANTHROPIC_BASE_URL", &v, what))
-        {
-            self.api_url = Setting {
-                value: v,
-                source: from("ANTHROPIC_BASE_URL"),
-            };
-        }
         for name in ["SENTINEL_API_KEY", "ANTHROPIC_API_KEY"] {
             if !self.api_enabled.value {
                 break;
@@ -477,6 +457,28 @@ impl Config {
                 });
                 break;
             }
+        }
+        // Base URL, first found: SENTINEL_API_URL, [api] url, ANTHROPIC_BASE_URL, the default;
+        // a variable's URL other than Anthropic's own only when the person trusts it. Without a
+        // key nothing is sent, so a variable's URL is neither used nor warned about.
+        let keyed = self.api_key.is_some();
+        let what = "it sends the API key and every judged call to another server";
+        if let Some(v) = env("SENTINEL_API_URL").filter(|v| keyed && !v.is_empty())
+            && (is_official(&v) || self.loosening("SENTINEL_API_URL", &v, what))
+        {
+            self.api_url = Setting {
+                value: v,
+                source: from("SENTINEL_API_URL"),
+            };
+        } else if let Some(u) = file_url {
+            self.api_url = u;
+        } else if let Some(v) = env("ANTHROPIC_BASE_URL").filter(|v| keyed && !v.is_empty())
+            && (is_official(&v) || self.loosening("ANTHROPIC_BASE_URL", &v, what))
+        {
+            self.api_url = Setting {
+                value: v,
+                source: from("ANTHROPIC_BASE_URL"),
+            };
         }
     }
 }

@@ -32,7 +32,10 @@ fn an_api_url_or_model_that_cannot_work_is_an_error_naming_the_key() {
     // A broken API setting means the fail path asks rather than allowing unchecked.
     assert_eq!(c.fail_mode.value, FailMode::Ask);
     let trusting = Some("[env]\ntrust = [\"SENTINEL_API_URL\"]\n");
-    let c = load(trusting, &[("SENTINEL_API_URL", "ftp://x")]);
+    let c = load(
+        trusting,
+        &[("SENTINEL_API_URL", "ftp://x"), ("SENTINEL_API_KEY", "k")],
+    );
     assert!(
         c.errors[0]
             .to_string()
@@ -179,11 +182,22 @@ fn environment_overrides_the_file() {
         &[
             ("ANTHROPIC_BASE_URL", "http://gw"),
             ("SENTINEL_API_URL", "http://s"),
+            ("ANTHROPIC_API_KEY", "k"),
         ],
     );
     assert_eq!(c.api_url.value, "http://s");
-    let c = load(trust, &[("ANTHROPIC_BASE_URL", "http://gw")]);
+    let c = load(
+        trust,
+        &[
+            ("ANTHROPIC_BASE_URL", "http://gw"),
+            ("ANTHROPIC_API_KEY", "k"),
+        ],
+    );
     assert_eq!(c.api_url.value, "http://gw");
+    // No key, nothing sent: the variable's URL is not used (and not warned about).
+    let c = load(None, &[("ANTHROPIC_BASE_URL", "http://gw")]);
+    assert_eq!(c.api_url.value, DEFAULT_API_URL);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     let c = load(None, &[("SENTINEL_FAIL_MODE", "sometimes")]);
     assert_eq!(c.errors[0].at, "SENTINEL_FAIL_MODE");
 }
@@ -202,6 +216,7 @@ fn a_variable_that_would_loosen_is_ignored_unless_the_person_trusts_it() {
         ("SENTINEL_FAIL_MODE", "open"),
         ("SENTINEL_API_URL", "https://evil.example"),
         ("ANTHROPIC_BASE_URL", "http://evil.example"),
+        ("ANTHROPIC_API_KEY", "k"),
     ];
     let c = load(Some("fail_mode = \"closed\"\n"), &hostile);
     assert!(c.errors.is_empty(), "{:?}", c.errors);

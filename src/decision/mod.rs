@@ -141,6 +141,9 @@ pub struct Decision {
     /// terminal, so no allow-once code is offered.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub person_only: bool,
+    /// A deny that stands for an `ask` the agent's hook cannot give (Codex CLI, Gemini CLI).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub needs_person: bool,
     /// The call runs fenced: what runs instead of the agent's command, and what holds it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contained: Option<Contained>,
@@ -180,6 +183,7 @@ impl Decision {
             taint: None,
             path: None,
             person_only: false,
+            needs_person: false,
             contained: None,
         }
     }

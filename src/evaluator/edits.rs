@@ -31,7 +31,7 @@ pub fn defer_to_agent(
     if matches!(call, ToolCall::Fetch { .. }) {
         return local.verdict == Verdict::Allow && permission_mode != Some("bypassPermissions");
     }
-    matches!(call, ToolCall::Write { .. })
+    matches!(call, ToolCall::Write { .. } | ToolCall::Patch { .. })
         && local.verdict == Verdict::Allow
         && approve == ApproveEdits::Mode
         && !permission_mode.is_some_and(|m| MODES_THAT_ACCEPT_EDITS.contains(&m))

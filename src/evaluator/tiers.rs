@@ -319,7 +319,7 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
     }
     // An uncertain file write is outside the project or in a protected place. (PowerShell is
     // read as Bash is: its commands and their effects, below.)
-    if let ToolCall::Write { .. } = call {
+    if let ToolCall::Write { .. } | ToolCall::Patch { .. } = call {
         return Some("writes outside the project".into());
     }
     for report in d.commands.iter().filter(|r| r.verdict != Verdict::Allow) {
@@ -366,6 +366,9 @@ fn action(d: &Decision, call: &ToolCall) -> Action {
         }
         ToolCall::Write { path, .. } => {
             (None, Some(d.path.clone().unwrap_or_else(|| path.clone())))
+        }
+        ToolCall::Patch { patch, .. } => {
+            (Some(crate::text::excerpt_to(patch, 4000)), d.path.clone())
         }
         ToolCall::Read { paths, .. } => (None, paths.first().cloned()),
         ToolCall::Agent { prompt, .. } => (Some(prompt.clone()), None),

@@ -64,6 +64,9 @@ pub struct Entry {
 /// What a decision's stats line holds that its audit record does not say otherwise.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Counted {
+    /// An enforced allow of a call the agent would have asked the person about.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spared: bool,
     /// Tier 1's own verdict.
     pub local: Verdict,
     /// From reading the event to the answer, in µs.

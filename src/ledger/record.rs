@@ -23,6 +23,7 @@ pub fn subject(call: &ToolCall, decision: &Decision) -> String {
     match call {
         ToolCall::Shell { command } | ToolCall::PowerShell { command } => command.clone(),
         ToolCall::Write { path, .. } => decision.path.clone().unwrap_or_else(|| path.clone()),
+        ToolCall::Patch { patch, .. } => patch.clone(),
         ToolCall::Read { paths, .. } => decision.path.clone().unwrap_or_else(|| paths.join(" ")),
         ToolCall::Agent { prompt, .. } => prompt.clone(),
         ToolCall::McpShell { command, dir, .. } => match dir {
@@ -47,6 +48,9 @@ pub struct Meta<'a> {
     pub shadow: bool,
     /// What could not be kept while answering (the written-file ledger), one line each.
     pub unkept: &'a [String],
+    /// The agent would have asked the person about this call (its permission mode says so):
+    /// an allow spared a prompt (`agents::prompts`).
+    pub prompted: bool,
 }
 
 /// How far back the audit log is read for decisions a killed call left without a stats line.
@@ -69,6 +73,7 @@ pub fn record(
         latency_us,
         shadow,
         unkept,
+        prompted,
     } = *meta;
     let decided = answer.unwrap_or(local);
     let verdict = answer.map(|a| a.verdict.as_str()).unwrap_or("defer");
@@ -88,7 +93,10 @@ pub fn record(
     let home = &config.home.value;
     let max = config.log_max_bytes.value;
     let scope = (!session.is_empty()).then(|| crate::ledger::state::session_scope(session));
+    // A prompt spared: an enforced allow of a call the agent would have asked about.
+    let spared = prompted && !shadow && verdict == "allow";
     let counted = Counted {
+        spared,
         scope: scope.clone(),
         local: local.verdict,
         latency_us,
@@ -117,6 +125,7 @@ pub fn record(
         seq: None,
         rebuilt: false,
         unkept: unkept.to_vec(),
+        spared,
     };
     let entry = Entry {
         ts_ms,

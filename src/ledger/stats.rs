@@ -61,6 +61,10 @@ pub struct Record {
     /// line each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unkept: Vec<String>,
+    /// An enforced allow of a call the agent would have asked the person about (its permission
+    /// mode says so): a prompt spared.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spared: bool,
 }
 
 impl Record {
@@ -88,6 +92,7 @@ impl Record {
             seq: v["seq"].as_u64(),
             rebuilt: true,
             unkept: Vec::new(),
+            spared: counted.spared,
         })
     }
 }
@@ -155,14 +160,20 @@ impl Latency {
 pub struct Summary {
     /// Decisions.
     pub checks: usize,
-    /// Tier 1 allowed.
+    /// Tier 1 allowed, and sentinel answered allow (an allow left to the agent's own permission
+    /// flow, e.g. an edit under `default`, is `deferred`).
     pub local_allow: usize,
-    /// Tier 1 blocked.
+    /// Tier 1 blocked, and sentinel answered deny.
     pub local_block: usize,
     /// Tier 1 was uncertain and Tier 2 was off: `on_uncertain` asked or refused.
     pub uncertain: usize,
-    /// Tier 1 was uncertain and sentinel deferred to the agent's own permission flow.
+    /// Left to the agent's own permission flow (no answer): an uncertain call where the agent
+    /// has a gate of its own, an edit under a mode that shows edits, an allow in guard mode.
     pub deferred: usize,
+    /// Enforced allows of calls the agent would have asked the person about (its permission
+    /// mode says so): prompts spared. Not every allow: under `bypassPermissions` nothing was
+    /// going to be asked.
+    pub prompts_avoided: usize,
     /// Tier 1 asked the person (credential reads).
     pub local_ask: usize,
     /// Tier 2 allowed.
@@ -202,16 +213,20 @@ pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
     let mut tier2: BTreeMap<String, usize> = BTreeMap::new();
     for r in records {
         s.checks += 1;
+        // By what sentinel answered: a call left to the agent is not an allow.
         match (r.tier, r.local, r.verdict.as_str()) {
-            (Tier::Local, Verdict::Allow, _) => s.local_allow += 1,
-            (Tier::Local, Verdict::Deny, _) => s.local_block += 1,
-            (Tier::Local, Verdict::Ask, _) => s.local_ask += 1,
             (Tier::Local, _, "defer") => s.deferred += 1,
+            (Tier::Local, _, "allow") => s.local_allow += 1,
+            (Tier::Local, _, "deny") => s.local_block += 1,
+            (Tier::Local, Verdict::Ask, _) => s.local_ask += 1,
             (Tier::Local, _, _) => s.uncertain += 1,
             (Tier::Api, _, "allow") => s.api_allow += 1,
             (Tier::Api, _, "deny") => s.api_block += 1,
             (Tier::Api, _, _) => s.api_ask += 1,
             (Tier::Fail, _, _) => s.api_error += 1,
+        }
+        if r.spared {
+            s.prompts_avoided += 1;
         }
         if r.tier != Tier::Local {
             *tier2.entry(r.subject.clone()).or_default() += 1;
@@ -280,7 +295,10 @@ impl Summary {
             line.push_str(&format!(" · asked {}", self.uncertain + self.local_ask));
         }
         if self.deferred > 0 {
-            line.push_str(&format!(" · deferred {}", self.deferred));
+            line.push_str(&format!(" · left to the agent {}", self.deferred));
+        }
+        if self.prompts_avoided > 0 {
+            line.push_str(&format!(" · prompts avoided {}", self.prompts_avoided));
         }
         line.push_str(&format!(
             " · errors {} · api time {:.1} s",
@@ -361,6 +379,7 @@ mod tests {
             seq: None,
             rebuilt: false,
             unkept: Vec::new(),
+            spared: false,
         }
     }
 

@@ -47,6 +47,9 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
             scripts::instruction_write(&mut d, ctx);
             d
         }
+        ToolCall::Patch { tool, files, .. } => {
+            crate::local::patch::patch_decision(tool, files, rules, ctx)
+        }
         ToolCall::Read { tool, paths } => read_decision(tool, paths, rules, ctx),
         ToolCall::Agent { tool, prompt } => {
             // A subagent launch is the agent's business, unless untrusted content is in the

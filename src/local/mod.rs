@@ -19,6 +19,7 @@ pub mod context;
 pub mod decide;
 pub mod destructive_words;
 pub mod mcp;
+pub mod patch;
 pub mod paths;
 pub mod policy;
 pub mod rules;

@@ -10,7 +10,12 @@ use crate::paths;
 use crate::rules::Rules;
 use std::path::Path;
 
-pub(super) fn write_decision(tool: &str, raw: &str, rules: &Rules, ctx: &Context) -> Decision {
+pub(in crate::local) fn write_decision(
+    tool: &str,
+    raw: &str,
+    rules: &Rules,
+    ctx: &Context,
+) -> Decision {
     let make = |verdict, reason: String, rule, path: Option<&Path>| Decision {
         path: path.map(|p| p.display().to_string()),
         ..Decision::local(tool, verdict, format!("sentinel[local]: {reason}"), rule)

@@ -61,8 +61,8 @@ pub struct Dashboard {
     pub sessions: usize,
     /// What `sentinel stats --json --all` counts over the same records.
     pub summary: Summary,
-    /// Calls sentinel allowed itself, enforced (not in shadow mode): each a permission prompt the
-    /// agent would otherwise have shown, in its default mode.
+    /// Calls sentinel allowed itself, enforced (not in shadow mode), that the agent would have
+    /// asked the person about (its permission mode said so): prompts spared.
     pub prompts_avoided: usize,
     /// Calls where the person was asked (or the agent's own flow decided).
     pub prompts_left: usize,
@@ -92,8 +92,8 @@ pub fn build(records: &[Record], audit: &[Value], suggestions: &[Suggestion]) ->
             ..Day::default()
         });
         match (r.tier, r.local, r.verdict.as_str()) {
-            (Tier::Local, Verdict::Allow, _) => day.local_allow += 1,
-            (Tier::Local, Verdict::Deny, _) => day.local_deny += 1,
+            (Tier::Local, _, "allow") => day.local_allow += 1,
+            (Tier::Local, _, "deny") => day.local_deny += 1,
             (Tier::Local, Verdict::Ask, _) => day.local_ask += 1,
             (Tier::Local, _, _) => day.local_uncertain += 1,
             (Tier::Api, _, "allow") => day.api_allow += 1,
@@ -103,7 +103,7 @@ pub fn build(records: &[Record], audit: &[Value], suggestions: &[Suggestion]) ->
         }
         let bucket = match r.verdict.as_str() {
             "allow" => {
-                if !r.shadow {
+                if r.spared {
                     avoided += 1;
                 }
                 None

@@ -105,8 +105,8 @@ pub fn render(d: &Dashboard, generated: &str) -> String {
          <tr><td>allowed / denied / asked / failed</td><td class=\"n\">{}&nbsp;/&nbsp;{}&nbsp;/&nbsp;{}&nbsp;/&nbsp;{}</td></tr></table>\n\
          <h2>Audit log</h2><p>{} records over this time; {} sessions took in outside text (web, MCP). \
          <code>sentinel audit verify</code> checks its hash chain.</p>\n\
-         <p class=\"sub\">Prompts avoided: calls sentinel allowed itself (not in shadow mode), each a \
-         permission prompt the agent would otherwise show in its default mode. The same numbers: \
+         <p class=\"sub\">Prompts avoided: calls sentinel allowed itself (not in shadow mode) that the \
+         agent would have asked about, by the permission mode it sent (not under bypassPermissions). The same numbers: \
          <code>sentinel report --json</code>, <code>sentinel stats --all --json</code>.</p>\n</body></html>\n",
         s.api_calls,
         s.api_ms as f64 / 1000.0,

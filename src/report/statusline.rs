@@ -53,6 +53,7 @@ mod tests {
             seq: None,
             rebuilt: false,
             unkept: Vec::new(),
+            spared: false,
         }
     }
 

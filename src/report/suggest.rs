@@ -466,6 +466,7 @@ mod tests {
             seq: None,
             rebuilt: false,
             unkept: Vec::new(),
+            spared: false,
         }
     }
 

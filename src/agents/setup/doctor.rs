@@ -124,7 +124,79 @@ pub fn checks(target: Target, file: &Path, fix: &str) -> Vec<Check> {
             .fix(fix.replace(" --shadow", "")),
         );
     }
+    if target == Target::Codex && !found.is_empty() {
+        out.push(codex_trust(file));
+    }
     dedup(out)
+}
+
+/// Codex runs a hook from a hooks file only after the person trusted it in its `/hooks` view,
+/// which records `[hooks.state."FILE:pre_tool_use:GROUP:HANDLER"] trusted_hash = …` in the
+/// `config.toml` beside the file (or in `$CODEX_HOME`). Without that record, Codex's calls are
+/// not checked. The hash itself is Codex's own: a changed hook is asked about again.
+fn codex_trust(file: &Path) -> Check {
+    let mut configs: Vec<PathBuf> = file
+        .parent()
+        .map(|d| d.join("config.toml"))
+        .into_iter()
+        .collect();
+    let codex_home = std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| crate::config::user_home().map(|h| h.join(".codex")));
+    if let Some(home) = codex_home {
+        let c = home.join("config.toml");
+        if !configs.contains(&c) {
+            configs.push(c);
+        }
+    }
+    let mut names = vec![file.display().to_string()];
+    if let Ok(real) = file.canonicalize() {
+        names.push(real.display().to_string());
+    }
+    let trusted_in = configs.iter().find(|c| {
+        let Ok(text) = std::fs::read_to_string(c) else {
+            return false;
+        };
+        let Ok(value) = text.parse::<toml::Table>() else {
+            return false;
+        };
+        value
+            .get("hooks")
+            .and_then(|h| h.get("state"))
+            .and_then(toml::Value::as_table)
+            .is_some_and(|states| {
+                states.iter().any(|(key, state)| {
+                    names
+                        .iter()
+                        .any(|n| key.starts_with(&format!("{n}:pre_tool_use:")))
+                        && state.get("trusted_hash").is_some()
+                })
+            })
+    });
+    match trusted_in {
+        Some(c) => Check::new(
+            "codex",
+            Status::Ok,
+            format!(
+                "Codex has trusted sentinel's PreToolUse hook ({}); after a change to the hook Codex asks again in /hooks",
+                c.display()
+            ),
+        ),
+        None => Check::new(
+            "codex",
+            Status::Warn,
+            format!(
+                "no trust record for sentinel's hooks in {}: Codex runs a new or changed hook only once you trust it, so until then its calls are not checked",
+                configs
+                    .iter()
+                    .map(|c| c.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        )
+        .fix("open Codex, type /hooks, and trust sentinel's PreToolUse and PostToolUse hooks"),
+    }
 }
 
 /// The protocol the registration speaks must be the agent's: a Gemini CLI hook answering in
@@ -140,10 +212,18 @@ fn protocol(target: Target, f: &Found, fix: &str) -> Option<Check> {
         }
     }
     let agent = agent.filter(|a| *a != "claude");
+    // An older Codex registration (`sentinel hook`) still judges: Codex's events are known by
+    // their `turn_id`. Only an event sentinel cannot read is then answered `ask`, which Codex
+    // ignores.
+    let status = if target == Target::Codex && agent.is_none() {
+        Status::Warn
+    } else {
+        Status::Fail
+    };
     (agent != target.hook_agent()).then(|| {
         Check::new(
             target.name(),
-            Status::Fail,
+            status,
             format!(
                 "the {} handler runs `sentinel hook{}`, but {} needs `{}`: its answers are not read",
                 f.event,

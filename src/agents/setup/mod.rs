@@ -52,6 +52,7 @@ pub const GEMINI_TOOLS: &[&str] = &[
     "list_directory",
     "glob",
     "search_file_content",
+    "grep_search",
     "grep",
     "web_fetch",
     "google_web_search",
@@ -109,10 +110,11 @@ impl Target {
         }
     }
 
-    /// The protocol `sentinel hook` must speak: Codex sends Claude Code's shape (the default).
+    /// The protocol `sentinel hook` must speak. Codex sends Claude Code's shape but takes no
+    /// `ask` and no bare `allow`: `--agent codex` answers in its terms.
     pub fn hook_agent(self) -> Option<&'static str> {
         match self {
-            Target::Codex => None,
+            Target::Codex => Some("codex"),
             Target::Gemini => Some("gemini"),
             Target::Cursor => Some("cursor"),
             Target::Copilot => Some("copilot"),
@@ -133,7 +135,14 @@ impl Target {
         use crate::call::tools;
         match self {
             Target::Codex => vec![
-                ("PreToolUse", Some(tools::judged_matcher())),
+                (
+                    "PreToolUse",
+                    Some(format!(
+                        "{}|{}",
+                        tools::judged_matcher(),
+                        tools::APPLY_PATCH
+                    )),
+                ),
                 (
                     "PostToolUse",
                     Some(tools::POST_TOOL_USE_MATCHER.to_string()),
@@ -151,7 +160,12 @@ impl Target {
                 ("AfterTool", Some(tools::MCP_MATCHER.to_string())),
                 ("SessionEnd", None),
             ],
-            Target::Cursor => vec![("beforeShellExecution", None), ("beforeReadFile", None)],
+            Target::Cursor => vec![
+                ("beforeShellExecution", None),
+                ("beforeReadFile", None),
+                ("beforeMCPExecution", None),
+                ("preToolUse", None),
+            ],
             Target::Copilot => vec![
                 ("preToolUse", None),
                 ("postToolUse", None),
@@ -165,7 +179,12 @@ impl Target {
         match self {
             Target::Codex => &["PreToolUse"],
             Target::Gemini => &["BeforeTool"],
-            Target::Cursor => &["beforeShellExecution", "beforeReadFile"],
+            Target::Cursor => &[
+                "beforeShellExecution",
+                "beforeReadFile",
+                "beforeMCPExecution",
+                "preToolUse",
+            ],
             Target::Copilot => &["preToolUse"],
         }
     }
@@ -455,7 +474,7 @@ mod tests {
         );
         assert_eq!(
             command_line(Target::Codex, Path::new("/usr/bin/sentinel"), false),
-            "/usr/bin/sentinel hook"
+            "/usr/bin/sentinel hook --agent codex"
         );
         assert_eq!(
             words("X=1 \"/a b/sentinel\" hook").unwrap(),

@@ -91,6 +91,12 @@ pub fn written_paths(call: &ToolCall, d: &Decision, home: Option<&Path>) -> Vec<
     let session_cwd = Path::new(&d.cwd);
     match call {
         ToolCall::Write { .. } => d.path.iter().map(PathBuf::from).collect(),
+        // Every file a patch adds or rewrites (a delete leaves nothing to run).
+        ToolCall::Patch { files, .. } => files
+            .iter()
+            .filter(|f| f.op != crate::call::patch::PatchOp::Delete)
+            .filter_map(|f| paths::resolve(&f.path, session_cwd, home))
+            .collect(),
         ToolCall::Shell { .. } => {
             let mut out = Vec::new();
             for c in &d.commands {

@@ -1,0 +1,98 @@
+//! Whether the enabled plugin's files are really there (`sentinel doctor`). Claude Code runs a
+//! plugin's hook from its copy in `~/.claude/plugins/cache/…` (`installed_plugins.json` names
+//! it). A plugin installed from a directory marketplace (a clone) fails to load once that
+//! directory is moved or deleted, and Claude Code then removes the copy: no hook runs, and every
+//! call goes through unchecked, silently. So doctor checks both: the copy's hook script, and the
+//! marketplace directory it came from (`known_marketplaces.json`).
+
+use super::doctor::{Check, Status};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn read(path: &Path) -> Option<Value> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// The checks of the plugin `ids` (`sentinel@MARKETPLACE`) under Claude Code's `plugins` folder.
+pub fn checks(plugins: &Path, ids: &[String]) -> Vec<Check> {
+    let installed = read(&plugins.join("installed_plugins.json"));
+    let markets = read(&plugins.join("known_marketplaces.json"));
+    let mut out = Vec::new();
+    for id in ids {
+        let market = id.split_once('@').map(|(_, m)| m).unwrap_or("");
+        let fix = format!(
+            "claude plugin marketplace add /path/to/sentinel-clone && claude plugin install {id}   (or: sentinel install, which registers the hook in settings.json and needs no clone)"
+        );
+        // The marketplace a directory source names must still be there.
+        let source = markets
+            .as_ref()
+            .and_then(|m| m.get(market))
+            .and_then(|m| m.get("source"));
+        if let Some(src) = source
+            && src.get("source").and_then(Value::as_str) == Some("directory")
+            && let Some(dir) = src.get("path").and_then(Value::as_str)
+            && !Path::new(dir)
+                .join(".claude-plugin/marketplace.json")
+                .is_file()
+        {
+            out.push(
+                Check::new(
+                    "plugin",
+                    Status::Fail,
+                    format!(
+                        "the plugin {id} comes from the directory {dir}, which is gone or moved: Claude Code no longer loads the plugin, runs no hook, and lets every call through"
+                    ),
+                )
+                .fix(fix.clone()),
+            );
+            continue;
+        }
+        let paths: Vec<PathBuf> = installed
+            .as_ref()
+            .and_then(|i| i.get("plugins"))
+            .and_then(|p| p.get(id))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.get("installPath").and_then(Value::as_str))
+            .map(PathBuf::from)
+            .collect();
+        if installed.is_none() {
+            // An older Claude Code keeps no such record: nothing to check.
+            continue;
+        }
+        let script = |p: &PathBuf| p.join("scripts/sentinel-hook");
+        match paths.iter().find(|p| is_executable(&script(p))) {
+            Some(p) => out.push(Check::new(
+                "plugin",
+                Status::Ok,
+                format!("the plugin's hook is in place ({})", script(p).display()),
+            )),
+            None => out.push(
+                Check::new(
+                    "plugin",
+                    Status::Fail,
+                    format!(
+                        "the plugin {id} is enabled but its files ({}) are gone: Claude Code runs no hook and lets every call through",
+                        if paths.is_empty() {
+                            "not installed".to_string()
+                        } else {
+                            paths
+                                .iter()
+                                .map(|p| p.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    ),
+                )
+                .fix(fix),
+            ),
+        }
+    }
+    out
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
