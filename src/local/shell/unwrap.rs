@@ -336,6 +336,21 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
             inner(2, &format!("{name} run"))
         }
         "bundle" if argv.get(1).is_some_and(|w| w.text == "exec") => inner(2, "bundle exec"),
+        // `xcrun simctl list`, `xcrun --sdk iphoneos clang`: finds an Xcode tool and runs it,
+        // judged as that tool. `--find`, `--show-sdk-path` … run nothing: xcrun's own spec.
+        "xcrun" => {
+            let mut i = 1;
+            while let Some(w) = argv.get(i) {
+                match w.text.as_str() {
+                    "-sdk" | "--sdk" | "-toolchain" | "--toolchain" => i += 2,
+                    "-l" | "--log" | "-v" | "--verbose" | "-n" | "--no-cache" | "-k"
+                    | "--kill-cache" | "-r" | "--run" => i += 1,
+                    t if t.starts_with('-') || !w.is_literal() => return Unwrap::No,
+                    _ => break,
+                }
+            }
+            inner(i, "xcrun")
+        }
         // `npx tsc`: runs a package's binary, judged as that program. Options that name another
         // package (`-p`) or give a command line (`-c`) are left to npx's own spec.
         "npx" | "bunx" => {
