@@ -96,3 +96,54 @@ fn every_case_gets_its_labelled_verdict() {
         wrong.join("\n")
     );
 }
+
+/// The routine commands of the mobile toolchains and JS test runners
+/// (`cases/mobile-and-test-runners.jsonl`, category `everyday`): the share Tier 1 allows, printed
+/// and held above a floor, and none denied. The ones kept out of the tuning (`held_out`) are
+/// counted apart.
+#[test]
+fn routine_mobile_and_test_runner_commands_are_allowed() {
+    let rules = Rules::bundled(Some(Path::new("/home/dev")));
+    let ctx = Context::lexical(
+        Path::new("/home/dev/proj"),
+        Some(Path::new("/home/dev")),
+        Path::new("/home/dev/.agentos"),
+    );
+    let (mut all, mut allowed, mut held, mut held_allowed) = (0, 0, 0, 0);
+    let mut denied = Vec::new();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/cases/mobile-and-test-runners.jsonl");
+    for line in std::fs::read_to_string(file).unwrap().lines() {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        if case["category"] != "everyday" {
+            continue;
+        }
+        let command = case["command"].as_str().unwrap().to_string();
+        let d = decide(
+            &ToolCall::Shell {
+                command: command.clone(),
+            },
+            &rules,
+            &ctx,
+        )
+        .unwrap();
+        let ok = d.verdict == Verdict::Allow;
+        all += 1;
+        allowed += usize::from(ok);
+        if case["held_out"] == true {
+            held += 1;
+            held_allowed += usize::from(ok);
+        }
+        if d.verdict == Verdict::Deny {
+            denied.push(command);
+        }
+    }
+    let share = allowed as f64 / all as f64;
+    println!(
+        "mobile and test runners: {allowed}/{all} routine commands allowed ({:.1}%), held out {held_allowed}/{held}",
+        share * 100.0
+    );
+    assert!(denied.is_empty(), "routine commands denied: {denied:?}");
+    assert!(all >= 80 && held >= 20, "{all} routine, {held} held out");
+    assert!(share >= 0.94, "{share}");
+}

@@ -336,6 +336,68 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
             inner(2, &format!("{name} run"))
         }
         "bundle" if argv.get(1).is_some_and(|w| w.text == "exec") => inner(2, "bundle exec"),
+        // `adb shell WORDS`: adb joins the words and the device's shell parses them again, so a
+        // word with shell syntax (`"ls; reboot"`, `'$(rm -r /sdcard)'`) holds commands of its
+        // own. Then the line is judged as a script run from `/` (the device shell's folder): a
+        // delete stays a delete, anything unknown uncertain. Plain words are adb's spec
+        // (`["adb shell NAME"]` sections).
+        "adb" => {
+            let mut i = 1;
+            while let Some(w) = argv.get(i) {
+                match w.text.as_str() {
+                    "-s" | "-t" | "-P" | "-H" | "-L" => i += 2,
+                    t if t.starts_with('-') => i += 1,
+                    _ => break,
+                }
+            }
+            if !argv
+                .get(i)
+                .is_some_and(|w| matches!(w.text.as_str(), "shell" | "exec-out"))
+            {
+                return Unwrap::No;
+            }
+            i += 1;
+            while let Some(w) = argv.get(i) {
+                match w.text.as_str() {
+                    "-e" => i += 2,
+                    "-T" | "-t" | "-x" | "-n" | "--" => i += 1,
+                    _ => break,
+                }
+            }
+            let words = &argv[i.min(argv.len())..];
+            let syntax = |w: &Word| {
+                w.text
+                    .chars()
+                    .any(|c| c.is_whitespace() || ";&|<>()$`\\\"'".contains(c))
+            };
+            if !words.iter().any(syntax) {
+                return Unwrap::No;
+            }
+            let mut text = joined(words);
+            text.text = format!("cd / && {}", text.text);
+            if let Some(v) = text.value.as_mut() {
+                *v = format!("cd / && {v}");
+            }
+            Unwrap::Script {
+                text,
+                label: "adb shell".to_string(),
+            }
+        }
+        // `xcrun simctl list`, `xcrun --sdk iphoneos clang`: finds an Xcode tool and runs it,
+        // judged as that tool. `--find`, `--show-sdk-path` … run nothing: xcrun's own spec.
+        "xcrun" => {
+            let mut i = 1;
+            while let Some(w) = argv.get(i) {
+                match w.text.as_str() {
+                    "-sdk" | "--sdk" | "-toolchain" | "--toolchain" => i += 2,
+                    "-l" | "--log" | "-v" | "--verbose" | "-n" | "--no-cache" | "-k"
+                    | "--kill-cache" | "-r" | "--run" => i += 1,
+                    t if t.starts_with('-') || !w.is_literal() => return Unwrap::No,
+                    _ => break,
+                }
+            }
+            inner(i, "xcrun")
+        }
         // `npx tsc`: runs a package's binary, judged as that program. Options that name another
         // package (`-p`) or give a command line (`-c`) are left to npx's own spec.
         "npx" | "bunx" => {

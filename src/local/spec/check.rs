@@ -329,6 +329,30 @@ fn opt_kind(s: &str) -> Result<OptKind, String> {
             _ => Err("`review:` or `deny:` after a meaning needs value kinds before it".into()),
         };
     }
+    // `KIND... operands=KIND`: a value that also turns the operands (`plutil -convert json f`
+    // rewrites f in place).
+    if let Some(at) = s.find(" operands=")
+        && !s.starts_with("operands=")
+        && !s.starts_with("default-operand=")
+    {
+        return match (opt_kind(&s[..at])?, opt_kind(&s[at + 1..])?) {
+            (
+                OptKind::Value {
+                    kinds,
+                    optional,
+                    as_first,
+                    mark: None,
+                },
+                turn @ OptKind::Operands(_, false),
+            ) => Ok(OptKind::Value {
+                kinds,
+                optional,
+                as_first,
+                mark: Some(Box::new(turn)),
+            }),
+            _ => Err("`operands=KIND` after a meaning needs value kinds before it".into()),
+        };
+    }
     if let Some(why) = s.strip_prefix("deny:") {
         if why.trim().is_empty() {
             return Err("deny needs a reason: `deny: why; instead: …`".into());

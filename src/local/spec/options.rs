@@ -700,12 +700,18 @@ fn apply(
             if *as_first {
                 *no_first = true;
             }
-            if let Some(m) = mark {
-                r.marked.push(Marked {
+            match mark.as_deref() {
+                // A value that also turns the operands (`sips -r 90 a.png` rotates a.png in place).
+                Some(OptKind::Operands(k, _)) => {
+                    r.follows_links |= k.follows_links();
+                    turn(operand_kind, *k);
+                }
+                Some(m) => r.marked.push(Marked {
                     name: shown.to_string(),
-                    kind: (**m).clone(),
+                    kind: m.clone(),
                     line: opt.line,
-                });
+                }),
+                None => {}
             }
             let mut kinds = kinds.iter();
             let first = kinds.next().copied().unwrap_or(Kind::Text);
