@@ -193,6 +193,42 @@ fn the_byte_pair_masks_and_their_index_never_change_an_answer() {
     }
 }
 
+/// A bundled list's first lookups read the build's table and build only the lines whose byte
+/// pairs the path has: the answer is the built list's, line for line, for every home (a home
+/// `~` lines are not simply appended to builds the list at once).
+#[test]
+fn a_deferred_bundled_list_answers_as_the_built_one() {
+    let mut matched = 0;
+    for home in HOMES {
+        let h = home.map(Path::new);
+        let paths = sample_paths(home.unwrap_or("/home/u"));
+        for file in PATH_LISTS {
+            let Parsed::Paths(built) = bundled_paths(file, "bundled", h) else {
+                unreachable!()
+            };
+            let lines = built.lines();
+            for path in &paths {
+                let Parsed::Paths(fresh) = bundled_paths(file, "bundled", h) else {
+                    unreachable!()
+                };
+                let line = |m: Option<&RuleRef>| m.map(|r| (r.line, r.origin.clone()));
+                let plainly = line(crate::paths::list_matches_plainly(lines, path));
+                let plainly = crate::paths::list::drive_form(path)
+                    .and_then(|d| line(crate::paths::list_matches_plainly(lines, d)))
+                    .or(plainly);
+                matched += usize::from(plainly.is_some());
+                assert_eq!(
+                    line(fresh.matches(path)),
+                    plainly,
+                    "{} with home {home:?}, on {path:?}",
+                    file.name()
+                );
+            }
+        }
+    }
+    assert!(matched > 1_000, "{matched}");
+}
+
 #[test]
 fn every_bundled_path_glob_builds() {
     let rules = Rules::bundled(Some(Path::new("/home/u")));
