@@ -94,12 +94,18 @@ impl Pending {
         text: &'t [u8],
         pairs: Mask,
     ) -> impl Iterator<Item = &'a CommandRule> + use<'a, 't> {
-        let keys = self.keys.get_or_init(|| {
-            (0..self.image.len())
-                .map(|i| self.image.key_pair(i).map_or(NO_KEY, u16::from))
-                .collect()
-        });
-        self.lines_for(text.first().copied())
+        let lines = self.lines_for(text.first().copied());
+        // Read when some line is filed under this first byte (not for `git` against rules
+        // that all start `^tool`).
+        let keys: &[u16] = match lines.is_empty() {
+            true => &[],
+            false => self.keys.get_or_init(|| {
+                (0..self.image.len())
+                    .map(|i| self.image.key_pair(i).map_or(NO_KEY, u16::from))
+                    .collect()
+            }),
+        };
+        lines
             .iter()
             .map(|&i| i as usize)
             .filter(move |&i| {
