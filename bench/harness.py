@@ -10,7 +10,8 @@ import json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sentinel = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target"), "release/sentinel")
-floor = os.path.join(root, "bench/floor/target/release/floor")
+# With CARGO_TARGET_DIR set, run.sh's build of the floor lands there too.
+floor = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "bench/floor/target"), "release/floor")
 rounds = int(os.environ.get("BENCH_ROUNDS", "200"))
 work = tempfile.mkdtemp(prefix="sentinel-bench-")
 
