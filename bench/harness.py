@@ -9,8 +9,9 @@ one valgrind --tool=callgrind run per path; peak RSS and minor page faults from 
 import json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sentinel = os.path.join(root, "target/release/sentinel")
-floor = os.path.join(root, "bench/floor/target/release/floor")
+sentinel = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target"), "release/sentinel")
+# With CARGO_TARGET_DIR set, run.sh's build of the floor lands there too.
+floor = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "bench/floor/target"), "release/floor")
 rounds = int(os.environ.get("BENCH_ROUNDS", "200"))
 work = tempfile.mkdtemp(prefix="sentinel-bench-")
 
@@ -102,13 +103,27 @@ faults = {n: m[1] for n, m in measured.items()}
 
 def instructions(name):
     argv, stdin, _ = paths[name]
-    log = os.path.join(work, "cg.log")
     # The hook forks its judge (docs/failures.md, the watchdog). Callgrind's counts are copied
     # into a child at the fork, so the judge's count holds everything before it too: the larger
     # count is the call's, less the parent's few thousand instructions of waiting.
-    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={work}/cg.out.%p", f"--log-file={log}"] + argv,
-                   input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=envs[name])
-    return max((int(n) for n in re.findall(r"Collected : (\d+)", open(log).read())), default=0)
+    return judged(argv, stdin, envs[name])
+
+
+def judged(argv, stdin, env):
+    """The judge's instruction count: it exits after the parent has answered, so its log is
+    waited for (read at the parent's exit, a loaded machine lost it)."""
+    logs = tempfile.mkdtemp(dir=work)
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={logs}/cg.%p", f"--log-file={logs}/log.%p"]
+                   + argv, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    counts = []
+    for _ in range(300):
+        texts = [open(os.path.join(logs, f)).read() for f in os.listdir(logs) if f.startswith("log.")]
+        counts = [re.search(r"Collected : (\d+)", t) for t in texts]
+        if all(counts):
+            break
+        time.sleep(0.1)
+    shutil.rmtree(logs)
+    return max((int(c.group(1)) for c in counts if c), default=0)
 
 
 have_valgrind = shutil.which("valgrind") is not None
@@ -117,29 +132,27 @@ median = {n: statistics.median(v) for n, v in times.items()}
 p99 = {n: sorted(v)[int(len(v) * 0.99) - 1] for n, v in times.items()}
 instr = {n: instructions(n) for n in paths} if have_valgrind else {n: 0 for n in paths}
 
-def scaled(command, user_rules):
-    """Instructions of one hook run on `command`, with `user_rules` rules of the person's own."""
-    home = os.path.join(work, f"scale-{user_rules}")
+def scaled(command, user_rules, anchor="^"):
+    """Instructions of one hook run on `command`, with `user_rules` rules of the person's own,
+    each starting with `anchor` (`^`, or nothing: a rule that may match anywhere)."""
+    home = os.path.join(work, f"scale-{user_rules}{'-anywhere' if not anchor else ''}")
     if not os.path.isdir(home):
         os.makedirs(home)
         shutil.copy(os.path.join(work, "home1", "sentinel.toml"), home)
         if user_rules:
             with open(os.path.join(home, "hard_block_commands.txt"), "w") as f:
-                f.writelines(f"^tool{i} --danger( |$)   # rule {i}\n" for i in range(user_rules))
+                f.writelines(f"{anchor}tool{i} --danger( |$)   # rule {i}\n" for i in range(user_rules))
             # A file changed within 2 s of a call is hashed on every call (the stat fast path's
             # racy window, docs/performance.md); a person's file was written earlier than that.
             time.sleep(2.1)
     env = {"PATH": os.environ.get("PATH", ""), "HOME": "/home/dev/demo/home", "SENTINEL_HOME": home}
-    log = os.path.join(work, "cg.log")
-    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={work}/cg.out.%p", f"--log-file={log}",
-                    sentinel, "hook"], input=event("Bash", {"command": command}), stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, env=env)
-    return max((int(n) for n in re.findall(r"Collected : (\d+)", open(log).read())), default=0)
+    return judged([sentinel, "hook"], event("Bash", {"command": command}), env)
 
 
-def cache_cleared(user_rules):
+def cache_cleared(user_rules, anchor="^"):
     """Removes the compiled-rule cache of the scale home with `user_rules` rules."""
-    shutil.rmtree(os.path.join(work, f"scale-{user_rules}", "cache"), ignore_errors=True)
+    home = f"scale-{user_rules}{'-anywhere' if not anchor else ''}"
+    shutil.rmtree(os.path.join(work, home, "cache"), ignore_errors=True)
 
 
 print(f"{rounds} interleaved rounds; wall time per process, instructions from callgrind (the judge's, which include the parent's before the fork), peak RSS and minor page faults from /usr/bin/time (the process the agent waits on: not its judge, which it does not reap)")
@@ -161,11 +174,14 @@ if have_valgrind:
         print(f"  {n:>3} parts  {scaled(' && '.join(['git status'] * n), 0):>13,}")
     print("instructions against the person's rule count (a hard_block_commands.txt of N rules; `git status`;\n"
           "  first run: no cache yet, compiles and writes SENTINEL_HOME/cache; then a cache hit):")
-    none = scaled("git status", 0)
-    for n in (0, 200, 2000):
-        cache_cleared(n)
-        miss = scaled("git status", n)
-        cost = scaled("git status", n)
-        print(f"  {n:>5} rules {cost:>13,}  {cost / none:6.2f}× none (target 2 at 2,000); "
-              f"first run {miss:,} ({miss / none:.2f}×)")
+    for command in ("git status", "git status && ls -la src | head -20"):
+        none = scaled(command, 0)
+        print(f"  `{command}`:")
+        for anchor, shape in (("^", "^tool… (anchored)"), ("", "tool… (anywhere)")):
+            for n in (200, 2000):
+                cache_cleared(n, anchor)
+                miss = scaled(command, n, anchor)
+                cost = scaled(command, n, anchor)
+                print(f"  {n:>5} rules {shape:<19} {cost:>11,}  {cost / none:6.2f}× none (target 2 at 2,000); "
+                      f"first run {miss:,} ({miss / none:.2f}×)")
 shutil.rmtree(work)

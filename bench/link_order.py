@@ -9,6 +9,13 @@ exists is skipped by the linker, so a stale list costs memory, never correctness
 
 Run after changes that move the hook's code (from the repository root; needs valgrind):
     cargo build --release && python3 bench/link_order.py
+
+The names carry rustc's hashes, which change with the toolchain, the dependencies and the
+release profile (and a renamed or removed function's name goes): nothing fails when the list
+goes stale, the hook's code just spreads out again. So CI checks it against the binary it built:
+    python3 bench/link_order.py --check
+fails when more than a tenth of the listed names are not in the release binary (`nm`), naming
+them and saying to run this script again.
 Each event runs in a fresh SENTINEL_HOME and then again in the same home (a person's home has its
 journals and state); callgrind (--demangle=no) records which functions of the binary ran, and the
 list is ordered by instructions spent, most first. Tier 2 is left out: its calls wait on the
@@ -17,7 +24,12 @@ network, and its TLS code would spread the local path out again.
 import collections, json, os, re, subprocess, sys, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-binary = os.path.join(root, "target/release/sentinel")
+target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target")
+binary = os.path.join(target, "release/sentinel")
+# The share of listed names the binary may lack before the list counts as stale: a function
+# renamed or inlined away since the list was made costs little; a new toolchain, dependency or
+# profile renames them all.
+STALE_SHARE = 0.10
 out = os.path.join(root, "bench/link-order.txt")
 
 
@@ -74,11 +86,32 @@ def functions_run(callgrind_out):
     return cost
 
 
+def check():
+    """Fails (exit 1) when the release binary lacks more than STALE_SHARE of the listed names."""
+    if not os.path.exists(binary):
+        sys.exit(f"link_order: no release binary at {binary} (cargo build --release first)")
+    nm = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True)
+    defined = {line.split()[-1] for line in nm.stdout.splitlines() if line.strip()}
+    listed = [n for n in open(out).read().splitlines() if n]
+    missing = [n for n in listed if n not in defined]
+    share = len(missing) / len(listed) if listed else 1.0
+    if not listed or share > STALE_SHARE:
+        for n in missing[:10]:
+            print(f"  missing: {n}", file=sys.stderr)
+        sys.exit(f"link_order: bench/link-order.txt is stale: {len(missing)} of {len(listed)} names "
+                 f"({share:.0%}) are not in {binary}; run `python3 bench/link_order.py` after "
+                 f"`cargo build --release` and commit the list")
+    print(f"link_order: {len(listed) - len(missing)} of {len(listed)} listed functions are in the binary")
+
+
 def main():
+    if sys.argv[1:] == ["--check"]:
+        return check()
     if not os.path.exists(binary):
         sys.exit("link_order: build first (cargo build --release)")
     cost = collections.Counter()
-    scratch = tempfile.mkdtemp(prefix="sentinel-order-", dir=os.path.join(root, "target"))
+    os.makedirs(target, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="sentinel-order-", dir=target)
     for i, e in enumerate(EVENTS):
         home = os.path.join(scratch, f"home{i}")
         os.makedirs(home)
@@ -86,10 +119,14 @@ def main():
             f.write("[budget]\ncalls_per_minute = 1000000\ncalls_per_day = 100000000\n")
         env = {"PATH": os.environ.get("PATH", ""), "HOME": "/home/dev/demo/home", "SENTINEL_HOME": home}
         for run in ("fresh", "again"):
+            # The hook forks its judge: one output per process (the waiting parent's code is
+            # on the path too).
             cg = os.path.join(home, f"{run}.callgrind")
-            subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={cg}", binary, "hook"],
-                           input=e.encode(), env=env, capture_output=True, check=True)
-            cost.update(functions_run(cg))
+            subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={cg}.%p", binary,
+                            "hook"], input=e.encode(), env=env, capture_output=True, check=True)
+            for name in os.listdir(home):
+                if name.startswith(f"{run}.callgrind."):
+                    cost.update(functions_run(os.path.join(home, name)))
     subprocess.run(["rm", "-rf", scratch], check=True)
     # `'2` marks a recursive call's cycle in callgrind, not part of the name.
     order, seen = [], set()

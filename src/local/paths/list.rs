@@ -11,10 +11,15 @@
 //! Building the index costs about as much as a dozen lookups without it, which is more than a
 //! hook makes in its one decision: a list is indexed at its [`INDEX_AFTER`]th lookup, so a
 //! long-lived engine gets the index and a hook never pays for it.
+//!
+//! A list as the build made it ([`Deferred`]: a bundled list) is not even built line by line
+//! until then: a lookup reads the table's byte pairs and builds only the lines the path has
+//! them for (building all of them was a fifth of a file write's hook).
 
 use crate::local::paths::scan::Mask;
-use crate::local::paths::{PathPattern, Probe, first_unexcepted, list_matches};
-use std::path::Path;
+use crate::local::paths::{Home, PathPattern, Probe, first_unexcepted, list_matches};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -23,8 +28,11 @@ pub const INDEX_AFTER: u32 = 16;
 
 /// A list's lines in file order, and their index (built at the [`INDEX_AFTER`]th lookup).
 #[derive(Debug)]
-pub struct PathList<T> {
-    lines: Vec<(PathPattern, T)>,
+pub struct PathList<T: 'static> {
+    /// Built at once, or (a deferred list) when the index or every line is asked for.
+    lines: OnceLock<Vec<(PathPattern, T)>>,
+    /// Where the lines come from when they are built on demand.
+    deferred: Option<Deferred<T>>,
     index: OnceLock<Option<Index>>,
     /// Lookups so far, up to [`INDEX_AFTER`].
     lookups: AtomicU32,
@@ -44,29 +52,105 @@ struct Index {
 /// Lines a query marks in a bitset on the stack: a longer list is read line by line.
 const MAX_INDEXED: usize = 1024;
 
-impl<T> PathList<T> {
+/// A list's lines in a table made at build time: line `i` of `range` has the byte pairs
+/// `pairs(i)` (None: the line is left out), reads as `pattern(i, home)` (None: left out) and
+/// answers `rule(i)`. `pairs(i)` must be the mask of what `pattern` reads for every home a
+/// deferred list is made with (or claim less), so that skipping a line whose pairs the path
+/// lacks skips only a line that cannot match.
+pub struct Deferred<T: 'static> {
+    pub range: Range<usize>,
+    pub pairs: fn(usize) -> Option<Mask>,
+    pub pattern: fn(usize, Option<&Home>) -> Option<PathPattern>,
+    pub rule: fn(usize) -> &'static T,
+    pub home: Option<PathBuf>,
+}
+
+impl<T> std::fmt::Debug for Deferred<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Deferred({:?}, home {:?})", self.range, self.home)
+    }
+}
+
+impl<T: Clone> Deferred<T> {
+    /// Every line, built.
+    fn build(&self) -> Vec<(PathPattern, T)> {
+        let home = self.home.as_deref().map(Home::new);
+        self.range
+            .clone()
+            .filter_map(|i| Some(((self.pattern)(i, home.as_ref())?, (self.rule)(i).clone())))
+            .collect()
+    }
+
+    /// [`list_matches`] over the lines whose pairs `path` has, built for this lookup only.
+    fn matches(&self, path: &Path) -> Option<&'static T> {
+        let probe = Probe::new(path);
+        let home = self.home.as_deref().map(Home::new);
+        let tried: Vec<(PathPattern, usize)> = self
+            .range
+            .clone()
+            .filter(|&i| (self.pairs)(i).is_some_and(|m| m.within(probe.mask())))
+            .filter_map(|i| Some(((self.pattern)(i, home.as_ref())?, i)))
+            .collect();
+        // As `first_unexcepted`: an exception that matches outranks every line.
+        if tried
+            .iter()
+            .any(|(p, _)| p.negated && p.matches_probe(&probe))
+        {
+            return None;
+        }
+        tried
+            .iter()
+            .find(|(p, _)| !p.negated && p.matches_probe(&probe))
+            .map(|&(_, i)| (self.rule)(i))
+    }
+}
+
+impl<T: Clone> PathList<T> {
     pub fn new(lines: Vec<(PathPattern, T)>) -> Self {
         PathList {
-            lines,
+            lines: OnceLock::from(lines),
+            deferred: None,
             index: OnceLock::new(),
             lookups: AtomicU32::new(0),
         }
     }
 
+    /// A list whose lines are built when needed (see [`Deferred`]).
+    pub fn deferred(source: Deferred<T>) -> Self {
+        PathList {
+            lines: OnceLock::new(),
+            deferred: Some(source),
+            index: OnceLock::new(),
+            lookups: AtomicU32::new(0),
+        }
+    }
+
+    /// Every line, built now if it was deferred.
+    fn all(&self) -> &Vec<(PathPattern, T)> {
+        self.lines.get_or_init(|| {
+            self.deferred
+                .as_ref()
+                .map_or_else(Vec::new, Deferred::build)
+        })
+    }
+
     /// The lines, for changes (the index is built again on the next lookup).
     pub fn lines_mut(&mut self) -> &mut Vec<(PathPattern, T)> {
+        self.all();
+        self.deferred = None;
         self.index = OnceLock::new();
         self.lookups = AtomicU32::new(0);
-        &mut self.lines
+        self.lines.get_mut().expect("built above")
     }
 
     /// The lines, in file order.
     pub fn lines(&self) -> &[(PathPattern, T)] {
-        &self.lines
+        self.all()
     }
 
     pub fn into_lines(self) -> Vec<(PathPattern, T)> {
-        self.lines
+        self.all();
+        self.lines.into_inner().unwrap_or_default()
     }
 
     /// The entry `path` falls under, unless a `!` exception covers it: [`list_matches`], with
@@ -86,17 +170,21 @@ impl<T> PathList<T> {
         let index = match self.index.get() {
             Some(index) => index,
             None if self.lookups.fetch_add(1, Relaxed) < INDEX_AFTER => {
-                return list_matches(&self.lines, path);
+                if let (None, Some(deferred)) = (self.lines.get(), &self.deferred) {
+                    return deferred.matches(path);
+                }
+                return list_matches(self.all(), path);
             }
-            None => self.index.get_or_init(|| Index::of(&self.lines)),
+            None => self.index.get_or_init(|| Index::of(self.all())),
         };
+        let lines = self.all();
         let Some(index) = index else {
-            return list_matches(&self.lines, path);
+            return list_matches(lines, path);
         };
         let probe = Probe::new(path);
         let mask = probe.mask();
         if *mask == Mask::FULL {
-            return list_matches(&self.lines, path);
+            return list_matches(lines, path);
         }
         let mut marked = [0u64; MAX_INDEXED / 64];
         let mut mark = |i: u16| marked[usize::from(i) >> 6] |= 1 << (i & 63);
@@ -104,7 +192,7 @@ impl<T> PathList<T> {
         for bit in set_bits(&mask.and(&index.filed).0) {
             index.buckets[bit].iter().copied().for_each(&mut mark);
         }
-        let tried = set_bits(&marked).map(|i| &self.lines[i]);
+        let tried = set_bits(&marked).map(|i| &lines[i]);
         first_unexcepted(tried, |p| p.matches_probe(&probe))
     }
 }
@@ -117,20 +205,20 @@ pub fn drive_form(path: &Path) -> Option<&Path> {
         .then(|| Path::new(rest))
 }
 
-impl<'a, T> IntoIterator for &'a PathList<T> {
+impl<'a, T: Clone> IntoIterator for &'a PathList<T> {
     type Item = &'a (PathPattern, T);
     type IntoIter = std::slice::Iter<'a, (PathPattern, T)>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.lines.iter()
+        self.all().iter()
     }
 }
 
-impl<T> std::ops::Deref for PathList<T> {
+impl<T: Clone> std::ops::Deref for PathList<T> {
     type Target = [(PathPattern, T)];
 
     fn deref(&self) -> &Self::Target {
-        &self.lines
+        self.all()
     }
 }
 

@@ -418,6 +418,12 @@ impl<'a> Home<'a> {
             plain: path.to_str().filter(|h| scan::plain_home(h)),
         }
     }
+
+    /// True when `~` lines are appended to this home as they are (their byte pairs as the
+    /// build found them).
+    pub fn is_plain(&self) -> bool {
+        self.plain.is_some()
+    }
 }
 
 /// A path prepared once for matching against every line of a path list: its text, whether it

@@ -363,6 +363,15 @@ impl Mask {
         self.0[bit >> 6] & (1 << (bit & 63)) != 0
     }
 
+    /// The bit of `literal`'s first pair (None for a literal shorter than two bytes): a text
+    /// that contains the literal has it.
+    pub fn first_pair_bit(literal: &[u8]) -> Option<usize> {
+        match literal {
+            [a, b, ..] => Some(Self::bit(*a, *b)),
+            _ => None,
+        }
+    }
+
     fn bit(a: u8, b: u8) -> usize {
         Self::hash(u32::from(a.to_ascii_lowercase()) << 8 | u32::from(b.to_ascii_lowercase()))
     }

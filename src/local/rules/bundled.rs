@@ -1,6 +1,8 @@
 //! The bundled rule tables build.rs generates, and the DFAs in them loaded once per process.
 
 use super::CommandRule;
+use crate::decision::RuleRef;
+use std::borrow::Cow;
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
@@ -91,6 +93,55 @@ pub static COMMAND_RULES: [CommandRule; COMMAND_LINES] = {
     // element was written; MaybeUninit<T> has T's layout.
     unsafe { std::mem::transmute::<[MaybeUninit<CommandRule>; COMMAND_LINES], _>(out) }
 };
+
+/// The path lists' lines (the last four of `FILES`, after the command files).
+const PATH_LINES: usize = {
+    let mut f = 3;
+    while f < 7 {
+        assert!(
+            FILES[f].0 == FILES[f - 1].1,
+            "the files' lines follow each other"
+        );
+        f += 1;
+    }
+    LINES.len() - COMMAND_LINES
+};
+
+/// Every bundled path-list line's rule, made when sentinel is compiled (as `COMMAND_RULES`): a
+/// bundled list's lookup answers with one of these, so a list is not built line by line for
+/// the few lookups a hook makes.
+pub static PATH_RULES: [RuleRef; PATH_LINES] = {
+    let mut out = [const { MaybeUninit::<RuleRef>::uninit() }; PATH_LINES];
+    let mut f = 3;
+    while f < 7 {
+        let file = super::RuleFile::ALL[f];
+        let (start, end) = FILES[f];
+        let mut i = start as usize;
+        while i < end as usize {
+            let b = &LINES[i];
+            out[i - COMMAND_LINES] = MaybeUninit::new(RuleRef {
+                file: Cow::Borrowed(file.name()),
+                line: b.line as usize,
+                origin: Cow::Borrowed("bundled"),
+                pattern: Cow::Borrowed(text(b.pattern)),
+                why: match b.why {
+                    Some(w) => Some(Cow::Borrowed(text(w))),
+                    None => None,
+                },
+            });
+            i += 1;
+        }
+        f += 1;
+    }
+    // SAFETY: the path files' ranges cover COMMAND_LINES..LINES.len() (asserted above), so
+    // every element was written; MaybeUninit<T> has T's layout.
+    unsafe { std::mem::transmute::<[MaybeUninit<RuleRef>; PATH_LINES], _>(out) }
+};
+
+/// The rule of path-list line `i` (an index in LINES).
+pub fn path_rule(i: usize) -> &'static RuleRef {
+    &PATH_RULES[i - COMMAND_LINES]
+}
 
 /// The rules of command file `file`, made at compile time.
 pub fn command_rules(file: super::RuleFile) -> &'static [CommandRule] {

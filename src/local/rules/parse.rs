@@ -2,6 +2,8 @@
 //! compiled, with every bad line's error at its file:line.
 
 use super::*;
+use crate::local::paths::list::Deferred;
+use crate::local::paths::scan::Mask;
 
 /// Compiles a person's or a project's rule file (`text`, whose SHA-256 is `content`) into the
 /// image its rules are built from, through the cache when there is one: a cached image of this
@@ -426,39 +428,62 @@ pub(super) fn parse_file<'t>(
 
 /// A bundled path list from the build's table: each line as the build read it, with the home
 /// directory put into its `~` lines (left out without a home, as a bad line of a bundled file
-/// is: the build checked the rest). Nothing is parsed or copied but those lines' paths.
+/// is: the build checked the rest). Nothing is parsed or copied but those lines' paths. The
+/// list as sentinel ships it is not even built: its lookups read the table, building only the
+/// lines whose byte pairs the path has ([`Deferred`]), until the list is worth indexing.
 pub(super) fn bundled_paths(file: RuleFile, origin: &str, home: Option<&Path>) -> Parsed {
-    let home = home.map(crate::paths::Home::new);
+    let (start, end) = bundled::FILES[file as usize];
+    let range = start as usize..end as usize;
+    let plain = home.is_none_or(|h| crate::paths::Home::new(h).is_plain());
+    if origin == "bundled" && plain {
+        return Parsed::Paths(PathList::deferred(Deferred {
+            range,
+            pairs: bundled_path_pairs,
+            pattern: bundled_path,
+            rule: bundled::path_rule,
+            home: home.map(Path::to_path_buf),
+        }));
+    }
     let origin: Cow<'static, str> = match origin {
         "bundled" => Cow::Borrowed("bundled"),
         o => Cow::Owned(o.to_string()),
     };
-    let lines = bundled::lines(file);
-    let mut paths = Vec::with_capacity(lines.len());
-    for l in lines {
-        let Some(b) = &l.path else {
+    let home = home.map(crate::paths::Home::new);
+    let mut paths = Vec::with_capacity(range.len());
+    for i in range {
+        let Some(p) = bundled_path(i, home.as_ref()) else {
             continue;
         };
-        let pattern = bundled::text(l.pattern);
-        let case_insensitive = file != RuleFile::SafePaths;
-        let Ok(p) = PathPattern::read(
-            Cow::Borrowed(pattern),
-            b.scanned(),
-            home.as_ref(),
-            case_insensitive,
-        ) else {
-            continue;
-        };
+        let rule = bundled::path_rule(i);
         let rule = RuleRef {
-            file: Cow::Borrowed(file.name()),
-            line: l.line as usize,
             origin: origin.clone(),
-            pattern: Cow::Borrowed(pattern),
-            why: l.why.map(|w| Cow::Borrowed(bundled::text(w))),
+            ..rule.clone()
         };
         paths.push((p, rule));
     }
     Parsed::Paths(PathList::new(paths))
+}
+
+/// Bundled path-list line `i` (an index of the build's table) read with the home: None for a
+/// line left out.
+fn bundled_path(i: usize, home: Option<&crate::paths::Home>) -> Option<PathPattern> {
+    let l = &bundled::LINES[i];
+    let b = l.path.as_ref()?;
+    let file = RuleFile::ALL
+        .into_iter()
+        .find(|f| (bundled::FILES[*f as usize].1 as usize) > i)?;
+    let case_insensitive = file != RuleFile::SafePaths;
+    let pattern = bundled::text(l.pattern);
+    PathPattern::read(Cow::Borrowed(pattern), b.scanned(), home, case_insensitive).ok()
+}
+
+/// The byte pairs every path bundled line `i` matches contains, as its [`PathPattern`] read
+/// with a plain home has them: a `~` line that is neither a glob nor simple is expanded and read
+/// again (`PathPattern::at_home`), so it claims none. None for a line the build left out.
+fn bundled_path_pairs(i: usize) -> Option<Mask> {
+    let b = bundled::LINES[i].path.as_ref()?;
+    let again = matches!(b.form, bundled::Form::Home) && !b.glob && !b.simple;
+    Some(if again { Mask::EMPTY } else { b.mask })
 }
 
 /// A path-list line with its glob built now when `validate` (a person's file), so a bad glob

@@ -28,19 +28,33 @@ pub struct RuleList {
     pub(super) pending: Option<Pending>,
 }
 
-/// A person's rule file from its cached image, after a list's other rules: each first byte's
-/// rules are built the first time a command starts with it (a file of thousands of rules then
-/// costs a few instructions a rule, not a parse of each).
+/// A person's rule file from its cached image, after a list's other rules: a rule is built the
+/// first time a command passes its literals, read from the image (a file of thousands of rules
+/// then costs a few instructions a rule, not a parse of each, and no rule is built for a command
+/// that names none of its literals: unanchored rules are filed under every first byte).
 #[derive(Debug)]
 pub(super) struct Pending {
     image: &'static cache::Compiled<'static>,
     file: RuleFile,
     label: Cow<'static, str>,
-    /// For each first byte: the rules filed under it and every unprefixed one, in file order.
-    by_first_byte: Vec<OnceLock<Vec<CommandRule>>>,
-    /// Every rule, in file order (for an empty text and for [`RuleList::iter`]).
+    /// For each first byte: the lines filed under it and every unprefixed one, in file order.
+    by_first_byte: Vec<OnceLock<Vec<u32>>>,
+    /// Every line, in file order (for an empty text).
+    every_line: OnceLock<Vec<u32>>,
+    /// Each line's [`cache::Compiled::key_pair`] (`NO_KEY` for none): a text without that
+    /// pair is passed over in a few instructions, without reading the line.
+    keys: OnceLock<Vec<u16>>,
+    /// Each line's rule, built when a command first passes its literals.
+    built: OnceLock<Box<[BuiltRule]>>,
+    /// Every rule, in file order (for [`RuleList::iter`]).
     all: OnceLock<Vec<CommandRule>>,
 }
+
+/// A pending line's rule once built (None: a bad line, which has none).
+type BuiltRule = OnceLock<Option<Box<CommandRule>>>;
+
+/// A line without a key pair.
+const NO_KEY: u16 = u16::MAX;
 
 impl Pending {
     pub(super) fn new(
@@ -53,21 +67,64 @@ impl Pending {
             file,
             label,
             by_first_byte: (0..256).map(|_| OnceLock::new()).collect(),
+            every_line: OnceLock::new(),
+            keys: OnceLock::new(),
+            built: OnceLock::new(),
             all: OnceLock::new(),
         }
     }
 
-    /// The rules a text starting with `first` could match, in file order.
-    fn for_byte(&self, first: Option<u8>) -> &[CommandRule] {
+    /// The lines a text starting with `first` could match, in file order.
+    fn lines_for(&self, first: Option<u8>) -> &[u32] {
         let Some(b) = first else {
-            return self.all();
+            return self
+                .every_line
+                .get_or_init(|| (0..self.image.len() as u32).collect());
         };
         self.by_first_byte[usize::from(b)].get_or_init(|| {
-            (0..self.image.len())
-                .filter(|&i| self.image.filed_under(i, b))
-                .filter_map(|i| self.rule(i))
+            (0..self.image.len() as u32)
+                .filter(|&i| self.image.filed_under(i as usize, b))
                 .collect()
         })
+    }
+
+    /// The rules whose literals `text` (with byte pairs `pairs`) has, in file order.
+    fn candidates<'a, 't>(
+        &'a self,
+        text: &'t [u8],
+        pairs: Mask,
+    ) -> impl Iterator<Item = &'a CommandRule> + use<'a, 't> {
+        let lines = self.lines_for(text.first().copied());
+        // Read when some line is filed under this first byte (not for `git` against rules
+        // that all start `^tool`).
+        let keys: &[u16] = match lines.is_empty() {
+            true => &[],
+            false => self.keys.get_or_init(|| {
+                (0..self.image.len())
+                    .map(|i| self.image.key_pair(i).map_or(NO_KEY, u16::from))
+                    .collect()
+            }),
+        };
+        lines
+            .iter()
+            .map(|&i| i as usize)
+            .filter(move |&i| {
+                keys.get(i)
+                    .is_none_or(|&k| k == NO_KEY || pairs.has(usize::from(k)))
+            })
+            .filter(move |&i| self.image.could_match(i, text, &pairs))
+            .filter_map(|i| self.built_rule(i))
+    }
+
+    /// Line `i`'s rule, built once.
+    fn built_rule(&self, i: usize) -> Option<&CommandRule> {
+        let slots = self
+            .built
+            .get_or_init(|| (0..self.image.len()).map(|_| OnceLock::new()).collect());
+        slots
+            .get(i)?
+            .get_or_init(|| self.rule(i).map(Box::new))
+            .as_deref()
     }
 
     fn all(&self) -> &[CommandRule] {
@@ -228,10 +285,10 @@ impl RuleList {
             }
             None => (&[], &self.unindexed),
         };
-        let pending = match &self.pending {
-            Some(p) => p.for_byte(text.as_bytes().first().copied()),
-            None => &[],
-        };
+        let pending = self
+            .pending
+            .iter()
+            .flat_map(move |p| p.candidates(text.as_bytes(), pairs));
         lead.iter()
             .map(|&i| usize::from(i))
             .chain(ids.iter().copied())

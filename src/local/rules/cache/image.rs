@@ -97,6 +97,58 @@ impl<'a> Compiled<'a> {
         }
     }
 
+    /// The byte-pair bit of a literal every match of command line `i` contains (its first
+    /// required literal, else its one prefix), for a quick pass before [`Self::could_match`].
+    /// None when there is none, or the line does not read (it is tried in full).
+    pub fn key_pair(&self, i: usize) -> Option<u8> {
+        let f = self.record(i)?;
+        if !matches!(f[5], 1 | 2) {
+            return None;
+        }
+        let k = match (f[9], f[7]) {
+            (0, 1) => f[6],
+            (0, _) => return None,
+            _ => f[8],
+        };
+        let bit = crate::local::paths::scan::Mask::first_pair_bit(self.literal(k as usize)?)?;
+        u8::try_from(bit).ok()
+    }
+
+    /// Whether command line `i` could match `text` (whose byte pairs are `pairs`) by its
+    /// literals, read as `CommandRule::could_match` reads its rule's: every required literal
+    /// in the text, and a prefix at its start (anchored) or in it. True for a line whose
+    /// record or literals do not read: its rule is one that never allows, and is tried.
+    pub fn could_match(
+        &self,
+        i: usize,
+        text: &[u8],
+        pairs: &crate::local::paths::scan::Mask,
+    ) -> bool {
+        let Some(f) = self.record(i) else {
+            return true;
+        };
+        if !matches!(f[5], 1 | 2) {
+            return true;
+        }
+        let read = |first: u32, n: u32| {
+            (first..first.saturating_add(n))
+                .map(|k| self.literal(k as usize))
+                .collect::<Option<Vec<_>>>()
+        };
+        let (Some(prefixes), Some(required)) = (read(f[6], f[7]), read(f[8], f[9])) else {
+            return true;
+        };
+        let contains = |l: &&[u8]| pairs.may_contain(l) && crate::local::contains_bytes(text, l);
+        if !required.iter().all(contains) {
+            return false;
+        }
+        prefixes.is_empty()
+            || match f[5] {
+                2 => prefixes.iter().any(|p| text.starts_with(p)),
+                _ => prefixes.iter().any(contains),
+            }
+    }
+
     /// Literal `k` of the table.
     fn literal(&self, k: usize) -> Option<&'a [u8]> {
         let span = self.spans.get(8 * k..8 * k + 8)?;

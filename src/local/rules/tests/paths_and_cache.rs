@@ -193,6 +193,43 @@ fn the_byte_pair_masks_and_their_index_never_change_an_answer() {
     }
 }
 
+/// A bundled list's first lookups read the build's table and build only the lines whose byte
+/// pairs the path has: the answer is the built list's, line for line (a home `~` lines are not
+/// simply appended to builds the list at once).
+#[test]
+fn a_deferred_bundled_list_answers_as_the_built_one() {
+    let mut matched = 0;
+    // No home, a plain one, and one the list is built at once for.
+    for home in [None, Some("/home/u"), Some("/h/[x]{a,b}")] {
+        let h = home.map(Path::new);
+        let paths = sample_paths(home.unwrap_or("/home/u"));
+        for file in PATH_LISTS {
+            let Parsed::Paths(built) = bundled_paths(file, "bundled", h) else {
+                unreachable!()
+            };
+            let lines = built.lines();
+            for path in &paths {
+                let Parsed::Paths(fresh) = bundled_paths(file, "bundled", h) else {
+                    unreachable!()
+                };
+                let line = |m: Option<&RuleRef>| m.map(|r| (r.line, r.origin.clone()));
+                let plainly = line(crate::paths::list_matches_plainly(lines, path));
+                let plainly = crate::paths::list::drive_form(path)
+                    .and_then(|d| line(crate::paths::list_matches_plainly(lines, d)))
+                    .or(plainly);
+                matched += usize::from(plainly.is_some());
+                assert_eq!(
+                    line(fresh.matches(path)),
+                    plainly,
+                    "{} with home {home:?}, on {path:?}",
+                    file.name()
+                );
+            }
+        }
+    }
+    assert!(matched > 1_000, "{matched}");
+}
+
 #[test]
 fn every_bundled_path_glob_builds() {
     let rules = Rules::bundled(Some(Path::new("/home/u")));
@@ -326,7 +363,41 @@ fn a_cached_file_built_rule_by_rule_answers_as_its_parse() {
     // The bundled hard-block lines as a person's file: a parse of the text builds every rule;
     // the cached image builds each first byte's rules when a command starts with it.
     // (Not the bundled text itself, which a load takes as no file of the person's.)
-    let text = format!("# mine\n{}", RuleFile::HardBlock.bundled());
+    // Then rules that may match anywhere in a command (filed under every first byte; built
+    // only for a command holding their literals), with a bad line and one without a literal.
+    let anywhere: String = (0..300)
+        .map(|i| format!("tool{i} --danger( |$)   # rule {i}\n"))
+        .chain([
+            "(unclosed\n".into(),
+            "\\bx\\b\n".into(),
+            "(?i)Secret-Tool\n".into(),
+        ])
+        .collect();
+    let texts: Vec<String> = [
+        "tool7 --danger",
+        "x tool7 --danger now",
+        "tool7 --dangerous",
+        "sudo tool299 --danger",
+        "tool1 --danger | tool2 --danger",
+        "y x",
+        "run SECRET-TOOL",
+        "git status",
+        "",
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain(corpus_texts())
+    .collect();
+    for (file_text, with_errors) in [
+        (format!("# mine\n{}", RuleFile::HardBlock.bundled()), false),
+        (anywhere, true),
+    ] {
+        lazily_as_eagerly(&file_text, &texts, with_errors);
+    }
+}
+
+/// A command file parsed from its text and from its cached image answers the same on `texts`.
+fn lazily_as_eagerly(text: &str, texts: &[String], with_errors: bool) {
     let origin = "/h/hard_block_commands.txt";
     let parse = |lines| {
         let (parsed, errors, _) = parse_file(
@@ -338,18 +409,18 @@ fn a_cached_file_built_rule_by_rule_answers_as_its_parse() {
             Layer::Home,
             None,
         );
-        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(!errors.is_empty(), with_errors, "{errors:?}");
         match parsed {
             Parsed::Commands(list) => list,
             Parsed::Paths(_) => unreachable!(),
         }
     };
-    let eager = parse(Lines::Text(&text));
+    let eager = parse(Lines::Text(text));
     let content = Sha256::digest(text.as_bytes()).into();
     let image = compile_written(
         RuleFile::HardBlock,
         origin,
-        &text,
+        text,
         &content,
         None,
         Layer::Home,
@@ -364,9 +435,7 @@ fn a_cached_file_built_rule_by_rule_answers_as_its_parse() {
             .find(|r| r.test_unfiltered(t) != RuleMatch::No)
             .map(|r| r.rule.line)
     };
-    let mut texts = corpus_texts();
-    texts.push(String::new());
-    for t in &texts {
+    for t in texts {
         assert_eq!(first(&lazy, t), first(&eager, t), "{t}");
     }
     assert_eq!(lazy.len(), eager.len());
