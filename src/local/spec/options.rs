@@ -448,7 +448,12 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
         let given = r.values.iter().any(|v| {
             matches!(
                 v.kind,
-                Kind::Sql | Kind::Code | Kind::PythonCode | Kind::JsCode | Kind::Script
+                Kind::Sql
+                    | Kind::Code
+                    | Kind::PerlCode
+                    | Kind::PythonCode
+                    | Kind::JsCode
+                    | Kind::Script
             ) || r.spec().input_flags.iter().any(|f| *f == *v.from)
         }) || argv[1..]
             .iter()
