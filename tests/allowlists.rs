@@ -2,9 +2,12 @@
 //! public repositories' `.claude/settings*.json`, each turned into a concrete command, the source
 //! repository on each line. `tests/corpus/allowlists.jsonl` is the first set; `allowlists-fresh.jsonl`
 //! a held-out one from repositories not in it (issue 33), each line labelled `routine` or not (a
-//! deploy, a push, an install of a new package, a login: the person's to approve). People approved
-//! these again and again, so a guard that asks for them gets switched off. The share Tier 1 allows
-//! is printed (the README quotes it) and held above a floor; none may be denied.
+//! deploy, a push, an install of a new package, a login: the person's to approve);
+//! `allowlists-held-out.jsonl` a third, from 34 repositories in neither, measured before any rule
+//! was written for it, with the lines of six repositories marked `held_out` and never tuned on
+//! (issue 37). People approved these again and again, so a guard that asks for them gets switched
+//! off. The share Tier 1 allows is printed (the README quotes it) and held above a floor; none may
+//! be denied.
 
 use sentinel::call::ToolCall;
 use sentinel::decide::decide;
@@ -21,6 +24,11 @@ const FLOOR: f64 = 0.88;
 /// The share of the held-out list's routine commands Tier 1 must allow (95.4% before `git remote
 /// set-url` became reviewed: a changed remote redirects the person's own later pushes).
 const FRESH_FLOOR: f64 = 0.94;
+/// The share of the third list's routine commands Tier 1 must allow (34 repositories in none
+/// of the other lists; 88.1% when measured before any rule was written for it, 93.0% after), and
+/// of the lines in it marked `held_out` (six repositories nothing was tuned on: 93.1% both times).
+const HELD_OUT_FLOOR: f64 = 0.93;
+const HELD_OUT_PART_FLOOR: f64 = 0.93;
 
 #[derive(serde::Deserialize)]
 struct Entry {
@@ -29,15 +37,27 @@ struct Entry {
     /// Only in the held-out set: whether a careful person would let it run without a prompt.
     #[serde(default = "yes")]
     routine: bool,
+    /// Only in the held-out set: a line from a repository kept out of tuning, measured apart.
+    #[serde(default)]
+    held_out: bool,
 }
 
 fn yes() -> bool {
     true
 }
 
-/// Decides every routine line of `text`; prints the share and what is not allowed; returns
-/// (routine commands, allowed, denied lines).
-fn measure(name: &str, text: &str) -> (usize, usize, Vec<String>) {
+/// What one list measured: routine commands and how many were allowed, the same for the lines
+/// marked `held_out`, and the denied lines.
+struct Measured {
+    total: usize,
+    allowed: usize,
+    held_total: usize,
+    held_allowed: usize,
+    denied: Vec<String>,
+}
+
+/// Decides every routine line of `text`; prints the share and what is not allowed.
+fn measure(name: &str, text: &str) -> Measured {
     let rules = Rules::bundled(Some(Path::new("/home/dev")));
     let ctx = Context::lexical(
         Path::new("/home/dev/proj"),
@@ -50,6 +70,7 @@ fn measure(name: &str, text: &str) -> (usize, usize, Vec<String>) {
     let mut repos = std::collections::BTreeSet::new();
     let mut total = 0;
     let mut other = 0;
+    let (mut held_total, mut held_allowed) = (0, 0);
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let e: Entry = serde_json::from_str(line).expect("allowlist line is JSON");
         repos.insert(e.repo.clone());
@@ -68,6 +89,10 @@ fn measure(name: &str, text: &str) -> (usize, usize, Vec<String>) {
         }
         total += 1;
         *counts.entry(d.verdict.as_str()).or_default() += 1;
+        if e.held_out {
+            held_total += 1;
+            held_allowed += usize::from(d.verdict == Verdict::Allow);
+        }
         if d.verdict == Verdict::Deny {
             denied.push(format!("{}: {}", e.command, d.reason));
         }
@@ -78,10 +103,11 @@ fn measure(name: &str, text: &str) -> (usize, usize, Vec<String>) {
                 .next()
                 .unwrap_or("")
                 .to_string();
+            let part = if e.held_out { " (held out)" } else { "" };
             not_allowed
                 .entry(program)
                 .or_default()
-                .push(format!("{}  ←  {}", e.command, d.reason));
+                .push(format!("{}{part}  ←  {}", e.command, d.reason));
         }
     }
     let allowed = counts.get("allow").copied().unwrap_or(0);
@@ -90,16 +116,35 @@ fn measure(name: &str, text: &str) -> (usize, usize, Vec<String>) {
         repos.len(),
         allowed as f64 * 100.0 / total as f64
     );
+    if held_total > 0 {
+        println!(
+            "{name}, held-out part: Tier 1 allows {held_allowed} of {held_total} ({:.1}%)",
+            held_allowed as f64 * 100.0 / held_total as f64
+        );
+    }
     for (program, cases) in &not_allowed {
         for c in cases {
             println!("  not allowed [{program}] {c}");
         }
     }
-    (total, allowed, denied)
+    Measured {
+        total,
+        allowed,
+        held_total,
+        held_allowed,
+        denied,
+    }
 }
 
-fn hold(name: &str, text: &str, min: usize, floor: f64) {
-    let (total, allowed, denied) = measure(name, text);
+/// Holds a list to `floor` (and its held-out part, if any, to `held_floor`); no denies.
+fn hold(name: &str, text: &str, min: usize, floor: f64, held_floor: f64) {
+    let Measured {
+        total,
+        allowed,
+        held_total,
+        held_allowed,
+        denied,
+    } = measure(name, text);
     assert!(total >= min, "the list holds {total} commands");
     assert!(
         denied.is_empty(),
@@ -114,6 +159,19 @@ fn hold(name: &str, text: &str, min: usize, floor: f64) {
         share * 100.0,
         floor * 100.0
     );
+    if held_total > 0 {
+        let held = held_allowed as f64 / held_total as f64;
+        eprintln!(
+            "{name}, held-out part: {held_allowed}/{held_total} allowed ({:.1}%)",
+            held * 100.0
+        );
+        assert!(
+            held >= held_floor,
+            "Tier 1 allows {:.1}% of the held-out part of {name}, under the {:.0}% floor",
+            held * 100.0,
+            held_floor * 100.0
+        );
+    }
 }
 
 #[test]
@@ -123,6 +181,7 @@ fn routine_commands_from_real_allowlists_are_allowed() {
         include_str!("corpus/allowlists.jsonl"),
         300,
         FLOOR,
+        0.0,
     );
 }
 
@@ -133,5 +192,17 @@ fn routine_commands_from_held_out_allowlists_are_allowed() {
         include_str!("corpus/allowlists-fresh.jsonl"),
         150,
         FRESH_FLOOR,
+        0.0,
+    );
+}
+
+#[test]
+fn routine_commands_from_a_third_set_of_allowlists_are_allowed() {
+    hold(
+        "allowlists-held-out",
+        include_str!("corpus/allowlists-held-out.jsonl"),
+        150,
+        HELD_OUT_FLOOR,
+        HELD_OUT_PART_FLOOR,
     );
 }

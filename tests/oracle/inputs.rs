@@ -74,6 +74,7 @@ pub fn corpus(root: &Path) -> Vec<Case> {
         dir.join("sentinel-cases.jsonl"),
         dir.join("allowlists.jsonl"),
         dir.join("allowlists-fresh.jsonl"),
+        dir.join("allowlists-held-out.jsonl"),
         dir.join("peer-cases.jsonl"),
     ];
     let mut cases: Vec<_> = std::fs::read_dir(dir.join("cases"))
@@ -84,7 +85,13 @@ pub fn corpus(root: &Path) -> Vec<Case> {
     files.extend(cases);
     let mut out = Vec::new();
     for f in files {
-        let allowlist = f.ends_with("allowlists.jsonl") || f.ends_with("allowlists-fresh.jsonl");
+        let allowlist = [
+            "allowlists.jsonl",
+            "allowlists-fresh.jsonl",
+            "allowlists-held-out.jsonl",
+        ]
+        .iter()
+        .any(|name| f.ends_with(name));
         for l in std::fs::read_to_string(&f).unwrap().lines() {
             let Ok(v) = serde_json::from_str::<serde_json::Value>(l) else {
                 continue;

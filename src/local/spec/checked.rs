@@ -89,6 +89,9 @@ pub enum Kind {
     Task,
     /// A sed script: plain substitutions are text, `e`/`w`/`r` commands are not.
     SedScript,
+    /// Perl code given as text (`perl -pe`): only substitutions and transliterations are an
+    /// edit; anything else runs code.
+    PerlCode,
     /// An awk program: `system()`, pipes and `print >` are not text.
     AwkProgram,
     /// gawk's `-i`/`--include` library: `inplace` makes it edit its file operands in place,
@@ -184,6 +187,7 @@ impl Kind {
             "task" => Kind::Task,
             "property" => Kind::Property,
             "sed-script" => Kind::SedScript,
+            "perl-code" => Kind::PerlCode,
             "awk-program" => Kind::AwkProgram,
             "awk-library" => Kind::AwkLibrary,
             "filter" => Kind::Filter,

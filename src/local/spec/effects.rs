@@ -20,7 +20,7 @@ mod words;
 use appended::appended;
 use copies::into_directory;
 use picked::{Picked, picked_entries};
-pub use programs::{awk_is_plain, sed_is_plain};
+pub use programs::{awk_is_plain, perl_is_substitution, sed_is_plain};
 use words::*;
 
 /// A command's effects, and where it works.
@@ -284,6 +284,12 @@ fn from_reading(
             Kind::Repository => continue,
             Kind::Code => Effect::RunCode {
                 code: crate::text::excerpt(&w.text),
+            },
+            Kind::PerlCode => match w.known_value() {
+                Some(c) if perl_is_substitution(c) => continue,
+                _ => Effect::RunCode {
+                    code: crate::text::excerpt(&w.text),
+                },
             },
             Kind::PythonCode | Kind::JsCode => match w.known_value().and_then(|c| {
                 if v.kind == Kind::PythonCode {

@@ -123,7 +123,14 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
         };
         let option_like = !options_done
             && (could_be_option(w, text, spec, syntax)
-                || (i == 1 && spec.dashless && w.is_literal()));
+                || (i == 1 && spec.dashless && w.is_literal()))
+            && !names_subcommand(
+                specs,
+                &path,
+                spec,
+                w,
+                operands.is_empty() && !after_dashdash,
+            );
         // Windows programs read their `-x` switches in any case (`netstat -ANO`).
         let lowered;
         let text = if option_like && syntax == Syntax::Windows && text.starts_with('-') {
@@ -441,7 +448,12 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
         let given = r.values.iter().any(|v| {
             matches!(
                 v.kind,
-                Kind::Sql | Kind::Code | Kind::PythonCode | Kind::JsCode | Kind::Script
+                Kind::Sql
+                    | Kind::Code
+                    | Kind::PerlCode
+                    | Kind::PythonCode
+                    | Kind::JsCode
+                    | Kind::Script
             ) || r.spec().input_flags.iter().any(|f| *f == *v.from)
         }) || argv[1..]
             .iter()
@@ -515,6 +527,29 @@ fn could_be_option(w: &Word, text: &str, spec: &CommandSpec, syntax: Syntax) -> 
         return matches!(spec.long(text, syntax), Matched::Prefixed(..));
     }
     text.starts_with('-') && text.len() > 1
+}
+
+/// A dash word in the subcommand's place that a section names (`["brew --prefix"]`): some
+/// programs spell subcommands as options. A section written for that word (not a pattern such
+/// as `["bun *"]`) wins over reading the word as an unknown option of the program.
+fn names_subcommand(
+    specs: &Specs,
+    path: &str,
+    spec: &CommandSpec,
+    w: &Word,
+    in_place: bool,
+) -> bool {
+    in_place
+        && w.is_literal()
+        && w.text.starts_with('-')
+        && !w.text.contains([' ', '='])
+        && spec
+            .operands
+            .first()
+            .is_some_and(|s| s.kind == Kind::Subcommand)
+        && specs
+            .lookup(&format!("{path} {}", w.text))
+            .is_some_and(|child| !child.name.contains('*'))
 }
 
 fn unknown(r: &mut Reading, name: &str, spec: &CommandSpec) {

@@ -97,3 +97,105 @@ pub fn awk_is_plain(program: &str) -> bool {
     }
     true
 }
+
+/// Perl code given with `-e` that only substitutes or transliterates (`s/a/b/g`, `tr/a-z/A-Z/`,
+/// several joined by `;`): with `-p` or `-n` an edit of each line, as sed's `s` is. Refused:
+/// the `e` flag (it runs the replacement as code), anything interpolated but `$1`…`$9` and `$&`
+/// (`${\ …}` and `@{[ … ]}` run code, `$x` reads what the program holds), code in the pattern
+/// (`(?{ … })`, `(??{ … })`, `(*{ … })`), bracketing or quoting delimiters, and any other
+/// statement.
+pub fn perl_is_substitution(code: &str) -> bool {
+    let c: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    let mut any = false;
+    loop {
+        while i < c.len() && (c[i].is_whitespace() || c[i] == ';') {
+            i += 1;
+        }
+        if i >= c.len() {
+            return any;
+        }
+        let substitutes = c[i] == 's';
+        i += if substitutes || c[i] == 'y' {
+            1
+        } else if c[i] == 't' && c.get(i + 1) == Some(&'r') {
+            2
+        } else {
+            return false;
+        };
+        let Some(&d) = c.get(i) else {
+            return false;
+        };
+        if !"/|#,!:%".contains(d) {
+            return false;
+        }
+        let mut parts: Vec<String> = Vec::new();
+        i += 1;
+        for _ in 0..2 {
+            let mut part = String::new();
+            loop {
+                let Some(&ch) = c.get(i) else {
+                    return false;
+                };
+                i += 1;
+                if ch == d {
+                    break;
+                }
+                part.push(ch);
+                if ch == '\\' {
+                    let Some(&next) = c.get(i) else {
+                        return false;
+                    };
+                    part.push(next);
+                    i += 1;
+                }
+            }
+            parts.push(part);
+        }
+        let flags: &str = if substitutes { "gimsxn" } else { "cdsr" };
+        while i < c.len() && c[i].is_ascii_alphabetic() {
+            if !flags.contains(c[i]) {
+                return false;
+            }
+            i += 1;
+        }
+        // A transliteration interpolates nothing; a substitution's two parts do.
+        if substitutes
+            && (!perl_plain_interpolation(&parts[0], true)
+                || !perl_plain_interpolation(&parts[1], false))
+        {
+            return false;
+        }
+        any = true;
+        if i < c.len() && !c[i].is_whitespace() && c[i] != ';' {
+            return false;
+        }
+    }
+}
+
+/// A pattern (`in_pattern`) or replacement of `s///` that interpolates nothing but captures.
+fn perl_plain_interpolation(part: &str, in_pattern: bool) -> bool {
+    if in_pattern && (part.contains("(?{") || part.contains("(??{") || part.contains("(*{")) {
+        return false;
+    }
+    let c: Vec<char> = part.chars().collect();
+    let mut i = 0;
+    while i < c.len() {
+        match c[i] {
+            '\\' => i += 2,
+            '@' => return false,
+            '$' => {
+                let next = c.get(i + 1).copied();
+                let capture = matches!(next, Some('1'..='9' | '&'));
+                // `$` ends a line in a pattern; `$)` and `$|` are not interpolated there.
+                let anchor = in_pattern && matches!(next, None | Some(')' | '|'));
+                if !capture && !anchor {
+                    return false;
+                }
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    true
+}
