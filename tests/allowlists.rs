@@ -25,9 +25,9 @@ const FLOOR: f64 = 0.88;
 /// set-url` became reviewed: a changed remote redirects the person's own later pushes).
 const FRESH_FLOOR: f64 = 0.94;
 /// The share of the third list's routine commands Tier 1 must allow (34 repositories in none
-/// of the other lists; 88.1% when measured before any rule was written for it, 93.0% after), and
+/// of the other lists; 88.1% when measured before any rule was written for it, 95.1% with the specs of its programs), and
 /// of the lines in it marked `held_out` (six repositories nothing was tuned on: 93.1% both times).
-const HELD_OUT_FLOOR: f64 = 0.93;
+const HELD_OUT_FLOOR: f64 = 0.95;
 const HELD_OUT_PART_FLOOR: f64 = 0.93;
 
 #[derive(serde::Deserialize)]
