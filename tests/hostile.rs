@@ -219,10 +219,11 @@ fn the_environment_cannot_loosen_sentinel() {
         "{}",
         stderr(&out)
     );
-    // A server of the project's choosing for the API key and every call: not taken.
+    // A server of the project's choosing for the API key and every call: not taken. (With a
+    // key: without one no URL is read, and none is warned about.)
     let config = |env: &[(&str, &str)]| {
         let mut cmd = common::sentinel(&s.home());
-        cmd.arg("config");
+        cmd.arg("config").env("SENTINEL_API_KEY", "sk-test");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -339,6 +340,7 @@ fn doctor_names_a_projects_agent_settings_that_switch_sentinel_off() {
         .args(["doctor", "--settings"])
         .arg(s.dir.path().join("user-settings.json"))
         .env("SENTINEL_API_URL", "http://127.0.0.1:9")
+        .env("SENTINEL_API_KEY", "sk-test")
         .current_dir(s.proj())
         .output()
         .unwrap();
