@@ -41,7 +41,11 @@ pub fn parse(text: &str, start: &Path) -> Vec<Event> {
     let mut exe: HashMap<String, String> = HashMap::new();
     // The cwd of each process, for the calls without a directory fd (`unlink`, `rename` …).
     let mut cwds: HashMap<String, PathBuf> = HashMap::new();
-    let mut events = Vec::new();
+    let mut events: Vec<Event> = Vec::new();
+    // Events of a process recorded before its parent's `clone` returned (no program known for
+    // it yet): they get the parent's program when the clone line comes (a detached `git
+    // maintenance` child unlinking its lock is git's).
+    let mut unknown: HashMap<String, Vec<usize>> = HashMap::new();
     for raw in text.lines() {
         let Some((pid, rest)) = raw.split_once(char::is_whitespace) else {
             continue;
@@ -73,6 +77,9 @@ pub fn parse(text: &str, start: &Path) -> Vec<Event> {
             // what they recorded (an execve, a chdir) stands.
             let child = call.ret.split_whitespace().next().unwrap_or("").to_string();
             exe.entry(child.clone()).or_insert_with(|| me.clone());
+            for i in unknown.remove(&child).unwrap_or_default() {
+                events[i].exe = me.clone();
+            }
             cwds.entry(child).or_insert_with(|| cwd.clone());
         }
         if call.ok() {
@@ -95,6 +102,9 @@ pub fn parse(text: &str, start: &Path) -> Vec<Event> {
                 && call.ok()
             {
                 exe.insert(pid.to_string(), path.clone());
+            }
+            if me.is_empty() {
+                unknown.entry(pid.to_string()).or_default().push(events.len());
             }
             events.push(Event {
                 act,
@@ -357,6 +367,9 @@ pub fn self_check() {
 12 <... wait4 resumed>[{WIFEXITED(s)}], 0, NULL) = 13
 14 utimensat(1</p/out<char 1:3>>, NULL, NULL, 0) = 0
 15 unlink(\"../x\") = -1 EROFS (Read-only file system)
+16 execve(\"/usr/bin/git\", [\"git\", \"pull\"], 0x5 /* 9 vars */) = 0
+20 unlink(\"/p/.git/objects/maintenance.lock\") = 0
+16 clone(child_stack=NULL, flags=SIGCHLD) = 20
 ";
     let events = parse(text, Path::new("/p/sub"));
     let writes: Vec<(&str, &Path, bool)> = events
@@ -374,6 +387,8 @@ pub fn self_check() {
             ("/usr/bin/git", Path::new("/p/.git/index.lock"), true),
             ("", Path::new("/p/out"), true),
             ("", Path::new("/p/x"), false),
+            // A child's line before the clone returned is its parent's program's.
+            ("/usr/bin/git", Path::new("/p/.git/objects/maintenance.lock"), true),
         ],
         "the strace parser misreads its own sample"
     );
