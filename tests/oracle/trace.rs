@@ -104,7 +104,10 @@ pub fn parse(text: &str, start: &Path) -> Vec<Event> {
                 exe.insert(pid.to_string(), path.clone());
             }
             if me.is_empty() {
-                unknown.entry(pid.to_string()).or_default().push(events.len());
+                unknown
+                    .entry(pid.to_string())
+                    .or_default()
+                    .push(events.len());
             }
             events.push(Event {
                 act,
@@ -388,7 +391,11 @@ pub fn self_check() {
             ("", Path::new("/p/out"), true),
             ("", Path::new("/p/x"), false),
             // A child's line before the clone returned is its parent's program's.
-            ("/usr/bin/git", Path::new("/p/.git/objects/maintenance.lock"), true),
+            (
+                "/usr/bin/git",
+                Path::new("/p/.git/objects/maintenance.lock"),
+                true
+            ),
         ],
         "the strace parser misreads its own sample"
     );
