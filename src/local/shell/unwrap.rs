@@ -625,10 +625,7 @@ fn interpreter_family(name: &str) -> Option<&'static str> {
 /// path or ends with it after a `/`.
 pub(super) fn entry_point(family: &str, word: &str) -> Option<&'static str> {
     let word = word.strip_prefix("./").unwrap_or(word);
-    ENTRY_POINTS
-        .lines()
-        .map(|l| l.split("   #").next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    crate::lists::entries(ENTRY_POINTS)
         .filter_map(|l| l.split_once(' '))
         .find(|(f, script)| {
             *f == family
