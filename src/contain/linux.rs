@@ -22,7 +22,7 @@ use std::ffi::{CString, OsStr, OsString};
 use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// The status of a run that could not be fenced (the command did not run).
 pub const NOT_FENCED: i32 = 125;
@@ -278,6 +278,14 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
             exit_failed(&format!("a {} of the run's own", temp.display()));
         }
     }
+    if let Some(home) = &fence.scratch_home {
+        match private_home(home, fence) {
+            Ok(true) => HOME_COPIED.store(true, Ordering::Relaxed),
+            // The kernel refused the overlay, nothing changed: the home stays read-only.
+            Ok(false) => {}
+            Err(step) => exit_failed(&step),
+        }
+    }
     // Each repository's `.git` and each folder above a protected place, bound onto itself
     // before the read-only places inside it: a mount point cannot be renamed or removed.
     for path in &fence.pinned {
@@ -295,16 +303,32 @@ fn child(fence: &Fence, p: &Prepared, sock: RawFd) -> ! {
         exit_failed("a private /tmp for the package stores' copies");
     }
     for (n, store) in fence.stores.iter().enumerate() {
+        // A store inside the home's copy is the run's own already (and an overlay on an
+        // overlay may pass the kernel's bound on stacking).
+        if HOME_COPIED.load(Ordering::Relaxed)
+            && fence
+                .scratch_home
+                .as_ref()
+                .is_some_and(|h| store.starts_with(h))
+        {
+            continue;
+        }
         if store.is_dir() && !private_store(store, n) {
             exit_failed(&format!("a copy of {} of the run's own", store.display()));
         }
     }
     for path in &fence.hidden_dirs {
+        if out_of_view(path) {
+            continue;
+        }
         if !cover_dir(path) {
             exit_failed(&format!("hiding {}", path.display()));
         }
     }
     for path in &fence.hidden_files {
+        if out_of_view(path) {
+            continue;
+        }
         if !cover_file(path) {
             exit_failed(&format!("hiding {}", path.display()));
         }
@@ -482,6 +506,12 @@ fn landlock(fence: &Fence) -> Result<(), String> {
     // The run's own copies of the package stores (their writes land in its private /tmp).
     writable.extend(fence.stores.iter().map(PathBuf::as_path));
     writable.push(&fence.project);
+    // The home's copy: what the run writes there is gone when it ends.
+    if HOME_COPIED.load(Ordering::Relaxed)
+        && let Some(home) = &fence.scratch_home
+    {
+        writable.push(home);
+    }
     let created = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)
@@ -700,6 +730,100 @@ fn private_temp(temp: &Path, project: &Path) -> bool {
     };
     // A recursive bind of the held folder onto its own path in the new temp dir.
     sys::mount(Some(&from), &to, None, libc::MS_BIND | libc::MS_REC, None).is_ok()
+}
+
+/// Set in the fence's first child when the home is the run's own copy (its children, the
+/// command's process among them, are forks of it and see the same value).
+static HOME_COPIED: AtomicBool = AtomicBool::new(false);
+
+/// Where the run's own layer of the home lives: in its private /tmp, gone with it.
+const HOME_LAYER: &str = "/tmp/.sentinel-home";
+
+/// The home as the run sees it: an overlay of the home as it is with a layer of the run's own
+/// above it, then the places inside it whose writes must stay real bound back as they are
+/// (the project, the writable caches) and SENTINEL_HOME read-only. `Ok(false)`: the kernel
+/// refused the overlay and nothing changed; `Err`: a step after it failed (the run must not
+/// start: its writes to the project would be lost).
+fn private_home(home: &Path, fence: &Fence) -> Result<bool, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // The places bound back, held open across the mount that covers them.
+    let mut kept: Vec<&Path> = fence
+        .writable
+        .iter()
+        .map(PathBuf::as_path)
+        .filter(|w| w.starts_with(home) && !w.starts_with(&fence.project))
+        .collect();
+    if fence.project.starts_with(home) {
+        kept.push(&fence.project);
+    }
+    let mut held = Vec::with_capacity(kept.len());
+    for place in kept {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH | libc::O_NOFOLLOW)
+            .open(place)
+            .map_err(|e| format!("holding {} open: {e}", place.display()))?;
+        held.push((file, place));
+    }
+    let layer = Path::new(HOME_LAYER);
+    let (upper, work) = (layer.join("upper"), layer.join("work"));
+    if std::fs::create_dir_all(&upper).is_err() || std::fs::create_dir_all(&work).is_err() {
+        return Ok(false);
+    }
+    let options = format!(
+        "lowerdir={},upperdir={},workdir={},userxattr",
+        escape_overlay(home),
+        escape_overlay(&upper),
+        escape_overlay(&work)
+    );
+    let (Ok(target), Ok(options)) = (
+        CString::new(home.as_os_str().as_bytes()),
+        CString::new(options),
+    ) else {
+        return Ok(false);
+    };
+    if sys::mount(
+        Some(c"overlay"),
+        &target,
+        Some(c"overlay"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&options),
+    )
+    .is_err()
+    {
+        return Ok(false);
+    }
+    // Each as it is, on its path in the copy (a place inside another comes back with it).
+    for (file, place) in &held {
+        let from = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(file));
+        let (Ok(from), Ok(to)) = (
+            CString::new(from),
+            CString::new(place.as_os_str().as_bytes()),
+        ) else {
+            return Err(format!("binding {} back", place.display()));
+        };
+        if sys::mount(Some(&from), &to, None, libc::MS_BIND | libc::MS_REC, None).is_err() {
+            return Err(format!(
+                "binding {} back in the home's copy",
+                place.display()
+            ));
+        }
+    }
+    let own = &fence.sentinel_home;
+    if own.starts_with(home)
+        && !own.starts_with(&fence.project)
+        && own.is_dir()
+        && !bind_read_only(own)
+    {
+        return Err(format!("making {} read-only", own.display()));
+    }
+    Ok(true)
+}
+
+/// A place to cover that the home's copy does not show (it was on another file system
+/// mounted inside the home, which an overlay does not carry): nothing to cover.
+fn out_of_view(path: &Path) -> bool {
+    HOME_COPIED.load(Ordering::Relaxed) && std::fs::symlink_metadata(path).is_err()
 }
 
 /// Where the run's own layers of the package stores live: in its private /tmp, gone with it.

@@ -2,7 +2,8 @@
 //! tests, a build, a script the agent wrote — is answered `allow` with its command rewritten to
 //! run under `sentinel contain`, which fences it before it starts:
 //!
-//! - writes only in the project, the temp dirs and the tool caches of `rules/contain/writable.txt`;
+//! - writes that last only in the project and the tool caches of `rules/contain/writable.txt`
+//!   (the home and the temp dirs are copies of the run's own, gone when it ends);
 //! - the credential files (`credential_paths.txt`) and the sockets of `rules/contain/hidden.txt`
 //!   covered by empty ones; the project's protected places (`.git`, `.vscode`, `.claude` …)
 //!   read-only, and any that the run creates moved aside when it ends;

@@ -100,6 +100,12 @@ pub struct Fence {
     /// its private /tmp), when it may fetch packages; for a missing one, the home's folder it
     /// would be made in.
     pub stores: Vec<PathBuf>,
+    /// The home, when the run gets a copy of its own: it reads as it is, and what the run
+    /// writes there (nyc's `~/.node-spawn-wrap-*`, Gradle's `~/.gradle`, a tool's config) lands
+    /// in an overlay layer in its private /tmp, gone when it ends. The project, the writable
+    /// places and SENTINEL_HOME inside the home are bound back as they are. Where the kernel
+    /// refuses the overlay, the home stays read-only instead.
+    pub scratch_home: Option<PathBuf>,
     /// Bad lines of the fence's lists (any makes the run refuse to start).
     pub errors: Vec<RuleError>,
     /// Folders bound onto themselves (read-write) before the read-only places inside them: a
@@ -328,6 +334,7 @@ impl Fence {
                     .collect(),
             });
         }
+        fence.scratch_home = scratch_home(i.home, &fence);
         fence.hidden_files.sort();
         fence.hidden_files.dedup();
         fence.hidden_dirs.sort();
@@ -558,6 +565,19 @@ fn name_matches(watched: &str, name: &str) -> bool {
 }
 
 /// The names `protected_paths.txt` protects in any folder (`**/NAME`, a plain name).
+/// The home the run gets a copy of (see [`Fence::scratch_home`]): not when there is none, it is
+/// `/`, the project is the home or holds it, or it sits in a temp dir the run gets an empty one
+/// of (its copy's layer needs the run's own /tmp).
+fn scratch_home(home: Option<&Path>, fence: &Fence) -> Option<PathBuf> {
+    let home = std::fs::canonicalize(home?).ok().filter(|h| h.is_dir())?;
+    let own_tmp = fence.private_temp.iter().any(|t| t == Path::new("/tmp"));
+    (own_tmp
+        && home != Path::new("/")
+        && !home.starts_with(&fence.project)
+        && !fence.private_temp.iter().any(|t| home.starts_with(t)))
+    .then_some(home)
+}
+
 fn watched_names(rules: &Rules) -> Vec<String> {
     let mut out: Vec<String> = rules
         .protected_paths()
