@@ -4,6 +4,8 @@
 //! and inputs whose reading once took memory growing with the square of their size, under a
 //! 64 MiB address space. No wall-clock limit is asserted: each test waits for the hook without
 //! one, and the hook's own deadline (set short here) is what ends a stalled call.
+//! Linux only: a FUSE mount, the address-space limit and /proc are Linux's.
+#![cfg(target_os = "linux")]
 
 mod common;
 

@@ -141,19 +141,12 @@ pub enum Side {
 
 /// Forks the judging child; Err when the system cannot (the caller judges in-process then).
 pub fn fork() -> std::io::Result<Side> {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills the two fds it creates.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: the fds were just created and are owned here alone.
-    let (read, write) = unsafe {
-        (
-            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
-            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
-        )
-    };
+    // Both ends close on exec (std makes them so on every system).
+    let (read, write) = std::io::pipe()?;
+    let (read, write) = (
+        std::os::fd::OwnedFd::from(read),
+        std::os::fd::OwnedFd::from(write),
+    );
     // SAFETY: the process has one thread; the child only runs the judging code.
     match unsafe { libc::fork() } {
         -1 => Err(std::io::Error::last_os_error()),

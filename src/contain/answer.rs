@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::contain::lists::{self, List};
-use crate::contain::{Availability, availability, contained_command, forward};
+use crate::contain::{Availability, availability, contained_command, ports};
 use crate::decision::effect::Effect;
 use crate::decision::{Contained, Decision, Verdict};
 use crate::local::scripts::Lang;
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fencing {
     /// By `sentinel contain` (this binary), the command rewritten. `home` and `sentinel_home`
-    /// say which loopback ports it may carry in ([`forward::ports_to_forward`]).
+    /// say which loopback ports it may carry in ([`ports::ports_to_forward`]).
     Contain {
         binary: PathBuf,
         home: Option<PathBuf>,
@@ -247,7 +247,7 @@ pub fn fence(
             home,
             sentinel_home,
         } => {
-            let ports = forward::ports_to_forward(home.as_deref(), sentinel_home);
+            let ports = ports::ports_to_forward(home.as_deref(), sentinel_home);
             let command = contained_command(binary, project, &ports, registries, original);
             let mut updated = input
                 .cloned()

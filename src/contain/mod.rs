@@ -13,16 +13,18 @@
 //!   inherits all of it.
 //!
 //! `plan` works out the fence (paths from the rules and the file system), `linux` builds it,
-//! `forward` carries the forwarded ports, `seatbelt` is the macOS profile (not yet used).
+//! `ports` says which loopback ports come in and `forward` carries them, `seatbelt` is the macOS profile (not yet used).
 
 pub mod answer;
 pub mod availability;
 pub mod command;
+#[cfg(target_os = "linux")]
 pub mod forward;
 #[cfg(target_os = "linux")]
 pub mod linux;
 pub mod lists;
 pub mod plan;
+pub mod ports;
 #[cfg(target_os = "linux")]
 pub mod proxy;
 pub mod quarantine;
