@@ -6,18 +6,48 @@
 //! (nothing in a decision writes where a command's paths resolve).
 
 use super::fs::{FileText, Fs, Node, RealFs, node, resolve};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Paths remembered at most; past it the memo starts again (a decision over a huge script
 /// stays bounded in memory).
 const MAX_NODES: usize = 4096;
+/// Resolutions asked of the system before the memo starts: an ordinary call resolves a few
+/// paths, and remembering them would cost it more than the look it saves.
+const COLD_RESOLUTIONS: u32 = 16;
 
 /// [`RealFs`] with the links it resolved through remembered.
 #[derive(Debug, Default)]
 pub struct MemoFs {
-    nodes: RefCell<HashMap<PathBuf, Node>>,
+    resolved: Cell<u32>,
+    nodes: RefCell<HashMap<Vec<u8>, Node, BuildHasherDefault<Fnv>>>,
+}
+
+/// FNV-1a: a path's bytes hashed in a few instructions a byte (the standard SipHash cost more
+/// than the `statx` it saves). Keys are the decision's own paths, not an adversary's choice of
+/// many colliding ones that would matter within [`MAX_NODES`].
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
 }
 
 impl MemoFs {
@@ -26,7 +56,8 @@ impl MemoFs {
     }
 
     fn node(&self, p: &Path) -> Node {
-        if let Some(n) = self.nodes.borrow().get(p) {
+        let key = p.as_os_str().as_bytes();
+        if let Some(n) = self.nodes.borrow().get(key) {
             return n.clone();
         }
         let n = node(p);
@@ -34,13 +65,18 @@ impl MemoFs {
         if nodes.len() >= MAX_NODES {
             nodes.clear();
         }
-        nodes.insert(p.to_path_buf(), n.clone());
+        nodes.insert(key.to_vec(), n.clone());
         n
     }
 }
 
 impl Fs for MemoFs {
     fn real_path(&self, p: &Path) -> PathBuf {
+        let n = self.resolved.get();
+        if n < COLD_RESOLUTIONS {
+            self.resolved.set(n + 1);
+            return resolve(p, node);
+        }
         resolve(p, |q| self.node(q))
     }
 
@@ -89,7 +125,8 @@ mod tests {
         std::os::unix::fs::symlink("nowhere/x", root.join("dangling")).unwrap();
         std::os::unix::fs::symlink("loop", root.join("loop")).unwrap();
         let memo = MemoFs::new();
-        for _ in 0..2 {
+        // Past the cold resolutions, twice over.
+        for _ in 0..(2 + COLD_RESOLUTIONS as usize) {
             for p in [
                 "a/b/c",
                 "abs/b/../b/file",
