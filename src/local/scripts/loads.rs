@@ -4,8 +4,8 @@
 //! run can load, not for every file the session wrote.
 
 use super::Lang;
-use std::sync::OnceLock;
 
+#[cfg(test)]
 const FILE: &str = "runner_loads.txt";
 const TEXT: &str = include_str!("../../../rules/runner_loads.txt");
 
@@ -51,42 +51,42 @@ impl Loads {
             Some(l) => return Loads::of(l),
         }
         let base = name.rsplit('/').next().unwrap_or(name);
-        match list() {
-            Ok(tools) => tools
-                .iter()
-                .find(|(n, _)| n == base)
-                .map_or(Loads::ALL, |(_, l)| *l),
-            Err(_) => Loads::ALL,
-        }
+        // Only the tool's own line is read (the whole list parsed cost a call 50,000
+        // instructions); a test holds every line to the format. A damaged line loads everything.
+        crate::lists::entries(TEXT)
+            .find(|e| e.split_whitespace().next() == Some(base))
+            .and_then(|e| line(e).ok())
+            .map_or(Loads::ALL, |(_, l)| l)
     }
 }
 
-fn list() -> &'static Result<Vec<(String, Loads)>, String> {
-    static LIST: OnceLock<Result<Vec<(String, Loads)>, String>> = OnceLock::new();
-    LIST.get_or_init(|| parse(TEXT))
+/// One entry of the list: the tool and its languages.
+fn line(entry: &str) -> Result<(&str, Loads), String> {
+    let mut words = entry.split_whitespace();
+    let (Some(name), Some(tags), None) = (words.next(), words.next(), words.next()) else {
+        return Err(format!("want `NAME LANGUAGES`, got `{entry}`"));
+    };
+    let mut loads = Loads::NONE;
+    if tags != "-" {
+        for tag in tags.split(',') {
+            let Some(l) = LANGS.iter().find(|l| l.tag() == tag) else {
+                return Err(format!("unknown language `{tag}`"));
+            };
+            loads = loads.with(Loads::of(*l));
+        }
+    }
+    Ok((name, loads))
 }
 
 /// The list's lines as (tool, languages); an error names the file and line.
+#[cfg(test)]
 fn parse(text: &str) -> Result<Vec<(String, Loads)>, String> {
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let Some(entry) = crate::lists::entries(line).next() else {
+    for (i, text_line) in text.lines().enumerate() {
+        let Some(entry) = crate::lists::entries(text_line).next() else {
             continue;
         };
-        let at = format!("{FILE}:{}", i + 1);
-        let mut words = entry.split_whitespace();
-        let (Some(name), Some(tags), None) = (words.next(), words.next(), words.next()) else {
-            return Err(format!("{at}: want `NAME LANGUAGES`, got `{entry}`"));
-        };
-        let mut loads = Loads::NONE;
-        if tags != "-" {
-            for tag in tags.split(',') {
-                let Some(l) = LANGS.iter().find(|l| l.tag() == tag) else {
-                    return Err(format!("{at}: unknown language `{tag}`"));
-                };
-                loads = loads.with(Loads::of(*l));
-            }
-        }
+        let (name, loads) = line(entry).map_err(|e| format!("{FILE}:{}: {e}", i + 1))?;
         out.push((name.to_string(), loads));
     }
     Ok(out)
