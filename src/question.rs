@@ -16,6 +16,7 @@ use crate::ledger::written::{self, Written};
 use crate::ledger::{allow_once, record};
 use crate::local::context::Context;
 use crate::local::paths::fs::RealFs;
+use crate::local::paths::memo_fs::MemoFs;
 use crate::local::paths::programs::SearchPath;
 use crate::local::rules::project::{self, Layered};
 use crate::text;
@@ -114,11 +115,13 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
     };
     // A bare name runs what the agent's shell finds through PATH, which it inherits.
     let programs = SearchPath::from_env();
+    // One decision's look at the file system: each folder resolved once (memo_fs).
+    let fs = MemoFs::new();
     let ctx = Context::new(
         q.cwd,
         user_home.as_deref(),
         &config.home.value,
-        &RealFs,
+        &fs,
         taint.as_ref(),
     )
     .with_project(&project_root)
@@ -169,7 +172,7 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
                 q.cwd,
                 user_home.as_deref(),
                 &config.home.value,
-                &RealFs,
+                &fs,
                 taint.as_ref(),
             )
             .with_project(ctx.project())

@@ -534,3 +534,43 @@ fn the_ledger_holds_what_ran_or_was_left_to_the_agent() {
     assert!(has("a.sh") && has("b.txt") && has("c.sh"), "{ledger}");
     assert!(!has("d.sh"), "a denied call writes nothing: {ledger}");
 }
+
+/// A run reads the session's files it may load (rules/runner_loads.txt), not every file the
+/// session wrote: `cargo test` loads Rust, so a hostile Python file is not its business, and
+/// `pytest` or a tool the list does not name (`make`) reads it.
+#[test]
+fn a_run_reads_the_files_it_may_load() {
+    let s = Session::new();
+    for (rel, text) in [
+        (
+            "Cargo.toml",
+            "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
+        ),
+        ("src/lib.rs", "pub fn one() -> i32 { 1 }\n"),
+        ("tools/clean.py", "import shutil\nshutil.rmtree('/')\n"),
+        ("Makefile", "test:\n\tcargo test\n"),
+    ] {
+        s.write(rel, text, "bypassPermissions");
+        s.put(rel, text);
+    }
+    for (command, want) in [
+        ("cargo test", "allow"),
+        ("pytest", "deny"),
+        ("make test", "deny"),
+    ] {
+        let (v, why) = s.bash(command, "bypassPermissions");
+        assert_eq!(v, want, "{command}: {why}");
+    }
+    // Rust the session wrote is read for cargo.
+    s.put(
+        "src/gen.rs",
+        "fn f() { std::fs::remove_dir_all(\"/\").unwrap(); }\n",
+    );
+    s.write(
+        "src/gen.rs",
+        "fn f() { std::fs::remove_dir_all(\"/\").unwrap(); }\n",
+        "bypassPermissions",
+    );
+    let (v, why) = s.bash("cargo test", "bypassPermissions");
+    assert_eq!(v, "deny", "{why}");
+}

@@ -635,6 +635,13 @@ fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -
         max_age_ms,
         crate::clock::now_ms(),
     );
+    // The status line's tally ends with it too.
+    crate::ledger::status_tally::clear(
+        &config.home.value,
+        &session,
+        max_age_ms,
+        crate::clock::now_ms(),
+    );
     // A call of the session killed between its audit record and its stats line is counted.
     let _ = crate::ledger::record::catch_up(&config.home.value, config.log_max_bytes.value);
     let journal = stats::journal(&config.home.value, config.log_max_bytes.value);

@@ -4,6 +4,7 @@
 
 use sentinel::config::{Config, Mode};
 use sentinel::ledger::stats;
+use sentinel::ledger::status_tally::{self, Tally};
 use sentinel::report::statusline;
 use std::io::Read;
 
@@ -26,18 +27,17 @@ pub fn run() -> u8 {
         Mode::Guard => "guard",
         Mode::Shadow => "shadow",
     };
-    let records = match &session {
+    // The session's counts kept between refreshes: only what the journal gained is read.
+    let tally = match &session {
         Some(id) => {
             let journal = stats::journal(&config.home.value, config.log_max_bytes.value);
-            stats::session_records(&journal, id, None)
-                .map(|(r, _)| r)
-                .unwrap_or_default()
+            status_tally::session_tally(&config.home.value, &journal, id).unwrap_or_default()
         }
-        None => Vec::new(),
+        None => Tally::default(),
     };
     outln!(
         "{}",
-        statusline::line(mode, config.api_key.is_some(), &records)
+        statusline::line(mode, config.api_key.is_some(), &tally)
     );
     0
 }

@@ -16,6 +16,7 @@ pub mod secrets;
 pub mod sessions;
 pub mod state;
 pub mod stats;
+pub mod status_tally;
 pub mod taint;
 pub mod uncommitted;
 pub mod unobserved;

@@ -1,29 +1,28 @@
 //! `sentinel statusline`: one short line for Claude Code's status bar — how sentinel stands
 //! (enforce, guard or shadow; Tier 2 on or off) and what it did this session.
 
-use crate::ledger::stats::Record;
+use crate::ledger::status_tally::Tally;
 use crate::text::excerpt_to;
 
 /// The status line: `sentinel enforce · tier2 off · 12 allowed · 1 denied · 3 asked · 4 deferred
 /// · last deny: rm -rf ~`. Parts with nothing to count are left out.
-pub fn line(mode: &str, tier2: bool, records: &[Record]) -> String {
-    let count = |verdict: &str| records.iter().filter(|r| r.verdict == verdict).count();
+pub fn line(mode: &str, tier2: bool, tally: &Tally) -> String {
     let mut out = format!(
         "sentinel {mode} · tier2 {}",
         if tier2 { "on" } else { "off" }
     );
     for (n, word) in [
-        (count("allow"), "allowed"),
-        (count("deny"), "denied"),
-        (count("ask"), "asked"),
-        (count("defer"), "deferred"),
+        (tally.allowed, "allowed"),
+        (tally.denied, "denied"),
+        (tally.asked, "asked"),
+        (tally.deferred, "deferred"),
     ] {
         if n > 0 {
             out.push_str(&format!(" · {n} {word}"));
         }
     }
-    if let Some(last) = records.iter().rev().find(|r| r.verdict == "deny") {
-        out.push_str(&format!(" · last deny: {}", excerpt_to(&last.subject, 40)));
+    if let Some(last) = &tally.last_deny {
+        out.push_str(&format!(" · last deny: {}", excerpt_to(last, 40)));
     }
     out
 }
@@ -32,6 +31,7 @@ pub fn line(mode: &str, tier2: bool, records: &[Record]) -> String {
 mod tests {
     use super::*;
     use crate::decision::{Tier, Verdict};
+    use crate::ledger::stats::Record;
 
     fn record(verdict: &str, subject: &str) -> Record {
         Record {
@@ -67,9 +67,12 @@ mod tests {
             record("deny", "git push --force origin main"),
         ];
         assert_eq!(
-            line("enforce", false, &records),
+            line("enforce", false, &Tally::of(&records)),
             "sentinel enforce · tier2 off · 2 allowed · 2 denied · 1 deferred · last deny: git push --force origin main"
         );
-        assert_eq!(line("guard", true, &[]), "sentinel guard · tier2 on");
+        assert_eq!(
+            line("guard", true, &Tally::default()),
+            "sentinel guard · tier2 on"
+        );
     }
 }

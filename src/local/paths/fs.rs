@@ -69,55 +69,80 @@ const MAX_LINKS: usize = 40;
 /// Directory entries a glob may look at before sentinel stops expanding it.
 const MAX_GLOB_ENTRIES: usize = 20_000;
 
-impl Fs for RealFs {
-    fn real_path(&self, p: &Path) -> PathBuf {
-        let mut out = PathBuf::from("/");
-        let mut todo: Vec<std::ffi::OsString> = p
-            .components()
-            .rev()
-            .filter_map(|c| match c {
-                Component::Normal(n) => Some(n.to_os_string()),
-                Component::ParentDir => Some("..".into()),
-                _ => None,
-            })
-            .collect();
-        let mut links = 0;
-        let mut exists = true;
-        while let Some(part) = todo.pop() {
-            if part == ".." {
+/// What one path is, as resolving a path through links needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Node {
+    /// There, and not a symlink.
+    Plain,
+    /// Not there, or not to be looked at (`symlink_metadata` failed).
+    Missing,
+    /// A symlink, and its target when it could be read.
+    Link(Option<PathBuf>),
+}
+
+/// What `p` is now, asked of the system.
+pub(super) fn node(p: &Path) -> Node {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_symlink() => Node::Link(std::fs::read_link(p).ok()),
+        Ok(_) => Node::Plain,
+        Err(_) => Node::Missing,
+    }
+}
+
+/// The real path of `p` (see [`Fs::real_path`]), each prefix looked at through `node`.
+pub(super) fn resolve(p: &Path, mut node: impl FnMut(&Path) -> Node) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    let mut todo: Vec<std::ffi::OsString> = p
+        .components()
+        .rev()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_os_string()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    let mut links = 0;
+    let mut exists = true;
+    while let Some(part) = todo.pop() {
+        if part == ".." {
+            out.pop();
+            continue;
+        }
+        out.push(&part);
+        if !exists {
+            continue;
+        }
+        match node(&out) {
+            Node::Link(target) => {
+                links += 1;
+                let Some(target) = target else {
+                    continue;
+                };
+                if links > MAX_LINKS {
+                    return out;
+                }
                 out.pop();
-                continue;
-            }
-            out.push(&part);
-            if !exists {
-                continue;
-            }
-            match std::fs::symlink_metadata(&out) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    links += 1;
-                    let Ok(target) = std::fs::read_link(&out) else {
-                        continue;
-                    };
-                    if links > MAX_LINKS {
-                        return out;
-                    }
-                    out.pop();
-                    if target.is_absolute() {
-                        out = PathBuf::from("/");
-                    }
-                    for c in target.components().rev() {
-                        match c {
-                            Component::Normal(n) => todo.push(n.to_os_string()),
-                            Component::ParentDir => todo.push("..".into()),
-                            _ => {}
-                        }
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                for c in target.components().rev() {
+                    match c {
+                        Component::Normal(n) => todo.push(n.to_os_string()),
+                        Component::ParentDir => todo.push("..".into()),
+                        _ => {}
                     }
                 }
-                Ok(_) => {}
-                Err(_) => exists = false,
             }
+            Node::Plain => {}
+            Node::Missing => exists = false,
         }
-        out
+    }
+    out
+}
+
+impl Fs for RealFs {
+    fn real_path(&self, p: &Path) -> PathBuf {
+        resolve(p, node)
     }
 
     fn glob(&self, pattern: &Path) -> Option<Vec<PathBuf>> {

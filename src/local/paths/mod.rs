@@ -9,6 +9,7 @@ pub mod fs;
 pub mod git;
 pub mod instruction_files;
 pub mod list;
+pub mod memo_fs;
 pub mod programs;
 pub mod scan;
 pub mod windows;

@@ -14,9 +14,10 @@
 //! ([`crate::ledger::written`]), or by an earlier part of this same command — count in full and
 //! are never allowed unread: too big, binary or unreadable is uncertain. The project's other
 //! files (sentinel does not ask git what is committed: that would cost a process per hook) only
-//! count for a deny. Every file the
-//! session wrote that a run of the project could load (its code, `.pth`, `node_modules/.bin`)
-//! is read when the project's code runs.
+//! count for a deny. The files the
+//! session wrote that a run of the project could load (its code in the languages the run loads,
+//! [`loads`]; `.pth`; files without an extension, `node_modules/.bin`) are read when the
+//! project's code runs.
 //!
 //! Bounds: 256 KiB a file, 16 files a command, scripts nested 3 deep, and for one call in all
 //! 48 files, 2 MiB and 1 s of reading; past them, what is not read is uncertain.
@@ -25,6 +26,7 @@ pub mod bins;
 mod code;
 pub mod js_code;
 mod lang;
+mod loads;
 mod make;
 mod package;
 pub mod python_code;

@@ -1,7 +1,8 @@
 //! Which files and texts a command runs, for [`super::judge`]: a file run directly, code given
 //! as text, the makefile's recipes, the package scripts, `conftest.py`, `build.rs`, and the
-//! session's own code files when the project's code runs.
+//! session's own code files the run may load when the project's code runs.
 
+use super::loads::Loads;
 use super::make;
 use super::package;
 use super::{Lang, MAX_FILE_BYTES, Pending};
@@ -53,7 +54,9 @@ pub(super) fn sources(
     } else {
         None
     };
-    let mut runs_project_code = false;
+    // The languages of the session's files the run may load; None: it runs no project code.
+    let mut loads: Option<Loads> = None;
+    let mut load = |l: Loads| loads = Some(loads.unwrap_or(Loads::NONE).with(l));
     let file = |path: PathBuf, shown: String, lang, cwd: &Path, direct| Source {
         shown,
         body: Body::File(path),
@@ -69,21 +72,29 @@ pub(super) fn sources(
                 let Some(p) = policy::resolve_word(path, Some(cwd), ctx) else {
                     continue;
                 };
-                runs_project_code |= policy::in_project(&p, ctx);
                 let lang = if cmd.name() == "sqlite3" {
                     Some(Lang::Sqlite)
                 } else {
                     runner
                 };
+                if policy::in_project(&p, ctx) {
+                    // A script sources what it names through recursion; by a name it builds
+                    // (`. "$DIR/lib.sh"`), a file of its own language.
+                    load(
+                        lang.or_else(|| Lang::of_name(&p))
+                            .map_or(Loads::ALL, Loads::of),
+                    );
+                }
                 out.push(file(p, path.text.clone(), lang, cwd, true));
             }
-            Effect::RunProject | Effect::Task { .. } => runs_project_code = true,
-            Effect::RunCode { .. } => runs_project_code = true,
+            Effect::RunProject | Effect::Task { .. } | Effect::RunCode { .. } => {
+                load(Loads::of_runner(cmd.name()))
+            }
             _ => {}
         }
     }
     if let Some((lang, code)) = inline_code(cmd) {
-        runs_project_code = true;
+        load(Loads::of(lang));
         out.push(Source {
             shown: format!("the code given to {}", cmd.name()),
             body: Body::Text(code, 1),
@@ -120,14 +131,15 @@ pub(super) fn sources(
         }
         _ => {}
     }
-    if runs_project_code {
-        // The session's own code files in the project: any run of the project may load them.
+    if let Some(loads) = loads {
+        // The session's own code files in the project that the run may load (loads.rs); a file
+        // without an extension may be anything a run starts by name.
         for p in &ctx.writes.written().paths {
             if policy::in_project(p, ctx)
                 && !out
                     .iter()
                     .any(|s| matches!(&s.body, Body::File(q) if q == p))
-                && (Lang::of_name(p).is_some() || p.extension().is_none())
+                && Lang::of_name(p).map_or(p.extension().is_none(), |l| loads.holds(l))
                 && ctx.fs.is_dir(p) != Some(true)
             {
                 let mut s = file(p.clone(), p.display().to_string(), None, cwd, false);
