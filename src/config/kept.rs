@@ -346,6 +346,26 @@ pub fn read(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// [`read`], with the file's metadata before the read and after it (the same open file): when
+/// the two are equal, no write landed while it was read.
+pub fn read_observed(
+    path: &Path,
+    max: u64,
+) -> std::io::Result<(Vec<u8>, std::fs::Metadata, std::fs::Metadata)> {
+    let (file, len) = open_with_len(path, Access::Read)?;
+    if len > max {
+        return Err(too_big(path, len, max));
+    }
+    let before = file.metadata()?;
+    let mut bytes = Vec::with_capacity(len as usize);
+    (&file).take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_big(path, bytes.len() as u64, max));
+    }
+    let after = file.metadata()?;
+    Ok((bytes, before, after))
+}
+
 /// Makes the folder `dir` (and the folders above it up to its home), each 0700, none through a
 /// link.
 pub fn create_dir(dir: &Path) -> std::io::Result<()> {

@@ -22,6 +22,8 @@ use std::sync::Mutex;
 pub(crate) const KEY_FILE: &str = "sentinel-cache.key";
 /// Bytes of a signature.
 const SIGNATURE: usize = 8;
+/// What a cache file's seal is named after it (`rules-….bin.seal`).
+pub(super) const SEAL: &str = ".seal";
 /// The key cache files are signed with.
 pub(crate) type Key = [u8; 16];
 
@@ -164,6 +166,7 @@ impl Shelf {
 
     /// The header of a cache file and where its payload starts, when the file is exactly what
     /// this build wrote for `id` under `key`.
+    #[cfg(test)]
     pub(super) fn header<'b>(
         &self,
         key: &Key,
@@ -176,6 +179,80 @@ impl Shelf {
         (h.format == self.format && h.version == VERSION && h.id == *id).then_some((h, at))
     }
 
+    /// The header of a cache file whose signature [`Shelf::read_checked`] has checked (or found
+    /// sealed), and where its payload starts.
+    fn unsigned_header<'b>(
+        &self,
+        bytes: &'b [u8],
+        id: &[u8; 32],
+    ) -> Option<(Header<'b>, usize)> {
+        let payload = bytes
+            .strip_prefix(self.magic)?
+            .split_first_chunk::<SIGNATURE>()?
+            .1;
+        let (h, image): (Header, _) = postcard::take_from_bytes(payload).ok()?;
+        let at = bytes.len() - image.len();
+        (h.format == self.format && h.version == VERSION && h.id == *id).then_some((h, at))
+    }
+
+    /// The bytes of the cache file for `id` in `dir`, when they are what this build signed. Checking a signature costs a few instructions a byte of a file read on every
+    /// call (1.1M for a person's 2,000 rules), so a file whose signature checked is sealed: its
+    /// own stat (device, inode, size, mtime, ctime), signed, in `NAME.seal`. A file whose stat is
+    /// still the sealed one, and was not racy when sealed, is the file that was checked — a
+    /// write sets the ctime, which no call can set back, and a rename makes another inode — and
+    /// is not checked again.
+    fn read_checked(&self, dir: &Path, id: &[u8; 32]) -> Option<Vec<u8>> {
+        let key = signing_key(dir, false)?;
+        let name = self.file_name(id);
+        let (bytes, before, after) =
+            kept::read_observed(&dir.join(&name), files::MAX_STATE_BYTES).ok()?;
+        let (before, after) = (Stat::of(&before), Stat::of(&after));
+        let seal_path = dir.join(format!("{name}{SEAL}"));
+        if let Some(stat) = after
+            && let Ok(seal) = kept::read(&seal_path, 256)
+            && self.seal_holds(&key, &name, &seal, stat)
+        {
+            return Some(bytes);
+        }
+        self.signed(&key, &bytes)?;
+        // Sealed only when nothing wrote the file while it was read, and its last write is
+        // older than the timestamps' granularity (a write in the same tick could keep them).
+        if let (Some(b), Some(a)) = (before, after)
+            && a == b
+        {
+            let written = now();
+            if !a.racy(written) {
+                let _ = kept::write_whole(&seal_path, &self.seal(&key, &name, a, written));
+            }
+        }
+        Some(bytes)
+    }
+
+    /// A seal's bytes: the stat, when it was made, and the signature of both and the file's name.
+    pub(super) fn seal(&self, key: &Key, name: &str, stat: Stat, written: i128) -> Vec<u8> {
+        let body = postcard::to_stdvec(&(stat, written)).unwrap_or_default();
+        let mac = crate::digest::siphash24(key, &[SEAL.as_bytes(), name.as_bytes(), &body]);
+        let mut bytes = mac.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&body);
+        bytes
+    }
+
+    /// Whether `seal` is this build's seal of the file `name` with the stat `now`, made when
+    /// that stat was no longer racy.
+    fn seal_holds(&self, key: &Key, name: &str, seal: &[u8], now: Stat) -> bool {
+        use subtle::ConstantTimeEq as _;
+        let Some((mac, body)) = seal.split_first_chunk::<SIGNATURE>() else {
+            return false;
+        };
+        let expected =
+            crate::digest::siphash24(key, &[SEAL.as_bytes(), name.as_bytes(), body]).to_le_bytes();
+        if !bool::from(expected.ct_eq(mac)) {
+            return false;
+        }
+        postcard::from_bytes::<(Stat, i128)>(body)
+            .is_ok_and(|(stat, written)| stat == now && !stat.racy(written))
+    }
+
     /// The cache file for `id` in `dir` when the file's stat (taken now) is the recorded one and
     /// not racy: its bytes, where its payload starts, and the SHA-256 of the content it was
     /// compiled from.
@@ -185,8 +262,8 @@ impl Shelf {
         id: &[u8; 32],
         stat: Stat,
     ) -> Option<(Vec<u8>, usize, [u8; 32])> {
-        let bytes = kept::read(&dir.join(self.file_name(id)), files::MAX_STATE_BYTES).ok()?;
-        let (header, at) = self.header(&signing_key(dir, false)?, &bytes, id)?;
+        let bytes = self.read_checked(dir, id)?;
+        let (header, at) = self.unsigned_header(&bytes, id)?;
         let record = header.record?;
         (record.stat == stat && !stat.racy(record.written)).then_some(())?;
         let content = header.content;
@@ -204,8 +281,8 @@ impl Shelf {
         content: &[u8; 32],
         stat: Option<Stat>,
     ) -> Option<(Vec<u8>, usize, bool)> {
-        let bytes = kept::read(&dir.join(self.file_name(id)), files::MAX_STATE_BYTES).ok()?;
-        let (header, at) = self.header(&signing_key(dir, false)?, &bytes, id)?;
+        let bytes = self.read_checked(dir, id)?;
+        let (header, at) = self.unsigned_header(&bytes, id)?;
         (header.content == *content).then_some(())?;
         let stale = stat.is_some_and(|stat| {
             header
@@ -266,6 +343,15 @@ impl Shelf {
             if name.starts_with(&format!(".{}", self.prefix)) && name.ends_with(".tmp") {
                 let stale = entry.modified.elapsed().is_ok_and(|age| age > STALE_TMP);
                 if stale {
+                    let _ = kept::remove(&path);
+                }
+                continue;
+            }
+            // A seal whose cache file is gone.
+            if name.starts_with(self.prefix)
+                && let Some(file) = name.strip_suffix(SEAL)
+            {
+                if !dir.join(file).exists() {
                     let _ = kept::remove(&path);
                 }
                 continue;

@@ -221,3 +221,52 @@ fn a_matching_hash_refreshes_the_record_and_a_write_prunes_what_cannot_be_read()
     want.sort();
     assert_eq!(left, want);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_checked_cache_file_is_sealed_and_one_changed_since_is_checked_again() {
+    let (tmp, file, stat) = scratch();
+    let dir = tmp.path();
+    let origin = file.display().to_string();
+    let mine = id("hard_block_commands.txt", b"home", None, &origin);
+    let late = stat.mtime.max(stat.ctime) + 2 * RACY_NS;
+    forge(dir, &mine, [9; 32], stat, late, &origin);
+    let cache = dir.join(file_name(&mine));
+    let seal_path = dir.join(format!("{}{}", file_name(&mine), shelf::SEAL));
+    let cache_stat = || Stat::of(&std::fs::metadata(&cache).unwrap()).unwrap();
+    // Just written: racy, so checked and not sealed.
+    assert!(by_stat(dir, &mine, stat).is_some());
+    assert!(!seal_path.exists());
+    // A seal made when the file's stat was no longer racy (forged here with the key, as the
+    // hook makes it two seconds later).
+    let seal = |s: Stat, written: i128| {
+        let bytes = RULES.seal(&test_key(dir), &file_name(&mine), s, written);
+        std::fs::write(&seal_path, bytes).unwrap();
+    };
+    let cs = cache_stat();
+    seal(cs, cs.ctime + 2 * RACY_NS);
+    assert!(by_stat(dir, &mine, stat).is_some());
+    // The file changed after its seal (a byte of its signature): its ctime moved, so the seal
+    // does not hold, the signature is checked and fails.
+    let mut bytes = std::fs::read(&cache).unwrap();
+    bytes[MAGIC.len()] ^= 1;
+    std::fs::write(&cache, &bytes).unwrap();
+    assert!(by_stat(dir, &mine, stat).is_none());
+    // Sealed with the key as it is now, the changed file is taken unchecked: the seal is what
+    // skips the check (only a holder of the key can make one).
+    let cs = cache_stat();
+    seal(cs, cs.ctime + 2 * RACY_NS);
+    assert!(by_stat(dir, &mine, stat).is_some());
+    // A seal that is not the key's, or made while the stat was racy, holds nothing.
+    let mut forged = std::fs::read(&seal_path).unwrap();
+    forged[0] ^= 1;
+    std::fs::write(&seal_path, &forged).unwrap();
+    assert!(by_stat(dir, &mine, stat).is_none());
+    seal(cs, cs.ctime + 1);
+    assert!(by_stat(dir, &mine, stat).is_none());
+    // A seal whose cache file is gone goes with the next write's pruning.
+    std::fs::remove_file(&cache).unwrap();
+    let other = id("safe_commands.txt", b"home", None, &origin);
+    store(dir, &other, &[5; 32], Some(stat), &image(&origin));
+    assert!(!seal_path.exists());
+}
