@@ -87,8 +87,8 @@ impl Managed {
         system: &Path,
         env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
     ) -> Option<Managed> {
-        match std::fs::symlink_metadata(system) {
-            Ok(_) => Some(Managed::read(system, None)),
+        match look(system) {
+            Ok(()) => Some(Managed::read(system, None)),
             Err(e) if super::is_absent(&e) => {
                 let named = env(DIR_VAR).filter(|v| !v.is_empty())?;
                 let dir = PathBuf::from(named);
@@ -156,6 +156,23 @@ impl Managed {
             ),
             None => self.dir.display().to_string(),
         }
+    }
+}
+
+/// Whether `path` is there (a link itself counts): one `stat` call, nothing else (std's first
+/// failed `statx` of a process probes the kernel with a second call; this is every hook's
+/// path).
+fn look(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: fstatat (no link followed) of a NUL-terminated path into a zeroed struct. fstatat,
+    // not lstat: the binary imports it already, and each new import costs every start a lookup.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let flags = libc::AT_SYMLINK_NOFOLLOW;
+    match unsafe { libc::fstatat(libc::AT_FDCWD, c.as_ptr(), &mut st, flags) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
     }
 }
 
