@@ -189,6 +189,19 @@ fn the_policy_denies_what_the_person_allows() {
     // A credential of the organisation's: never read unasked.
     let (verdict, reason) = site.hook(true, &[], &read, &[]);
     assert_eq!(verdict, "ask", "{reason}");
+    // A command spec of the organisation's replaces the bundled one (and the person's).
+    assert_eq!(site.bash(true, "git status").0, "allow");
+    let spec = site.policy(
+        "commands/git.toml",
+        "[\"git status\"]\nabout = \"by policy\"\ndeny = \"not here; instead: ask the person\"\n",
+    );
+    chmod(&site.policy_dir().join("commands"), 0o755);
+    let (verdict, reason) = site.bash(true, "git status");
+    assert_eq!(verdict, "deny", "{reason}");
+    assert!(
+        reason.contains(&format!("{}:1", spec.display())),
+        "{reason}"
+    );
     // `check` and `explain` name the same file and line.
     let out = site.cli(true, &["check", "--offline", "ls -la"]);
     assert_eq!(out.status.code(), Some(2));
