@@ -35,7 +35,9 @@ impl Site {
         }
         chmod(dir.path(), 0o755);
         chmod(&dir.path().join("policy"), 0o755);
-        Site { dir }
+        let site = Site { dir };
+        site.person("sentinel.toml", "");
+        site
     }
 
     fn policy_dir(&self) -> PathBuf {
@@ -59,7 +61,15 @@ impl Site {
         path
     }
 
+    /// Writes one of the person's files; their `sentinel.toml` always trusts the variable that
+    /// names the test's policy folder (without it, the variable is ignored).
     fn person(&self, name: &str, text: &str) {
+        let text = match name {
+            "sentinel.toml" if !text.contains("[env]") => {
+                format!("{text}\n[env]\ntrust = [\"SENTINEL_MANAGED_DIR\"]\n")
+            }
+            _ => text.to_string(),
+        };
         std::fs::write(self.home().join(name), text).unwrap();
     }
 
@@ -217,7 +227,7 @@ fn a_pinned_mode_is_not_loosened_by_shadow() {
     let site = Site::new();
     site.person(
         "sentinel.toml",
-        "mode = \"shadow\"\n[env]\ntrust = [\"SENTINEL_SHADOW\"]\n",
+        "mode = \"shadow\"\n[env]\ntrust = [\"SENTINEL_SHADOW\", \"SENTINEL_MANAGED_DIR\"]\n",
     );
     site.policy("sentinel.toml", "mode = \"enforce\"\n");
     let push = site.bash_event("git push --force origin main");
@@ -385,4 +395,28 @@ fn a_policy_others_can_write_is_refused() {
     asks("symbolic link");
     std::fs::remove_file(site.policy_dir().join("safe_commands.txt")).unwrap();
     assert_eq!(site.bash(true, "git status").0, "allow");
+}
+
+#[test]
+fn the_variable_naming_a_policy_folder_is_ignored_unless_the_person_trusts_it() {
+    let site = Site::new();
+    // A folder root wrote, named by a variable a project's agent settings could set, pinning
+    // enforcement off: the person has not trusted the variable, so it is not read.
+    site.policy("sentinel.toml", "mode = \"shadow\"\n");
+    std::fs::write(site.home().join("sentinel.toml"), "").unwrap();
+    let (verdict, reason) = site.bash(true, "rm -rf ~");
+    assert_eq!(verdict, "deny", "{reason}");
+    let out = site.cli(true, &["config"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        text.contains("SENTINEL_MANAGED_DIR=") && text.contains("is ignored"),
+        "{text}"
+    );
+    if !is_root() {
+        return;
+    }
+    // Trusted by the person, it is read (and its pin applies).
+    site.person("sentinel.toml", "");
+    let (verdict, reason) = site.bash(true, "rm -rf ~");
+    assert_ne!(verdict, "deny", "{reason}");
 }

@@ -232,10 +232,34 @@ impl Config {
             Err(e) if is_absent(&e) => None,
             Err(e) => Some(Err(format!("cannot read: {e}"))),
         };
-        let managed = managed::Managed::find().map(std::sync::Arc::new);
-        Config::from_layers(home, home_source, text, managed, &|name| {
-            std::env::var(name).ok()
+        // The variable that moves the policy folder can pin a looser mode, so it is honoured
+        // only when the person's own file trusts it, as every loosening variable is.
+        let trusted = |name: &str| {
+            text.as_ref()
+                .and_then(|t| t.as_ref().ok())
+                .is_some_and(|t| trusts_variable(t, name))
+        };
+        let named_untrusted = std::cell::Cell::new(None);
+        let managed = managed::Managed::find_with(Path::new(managed::SYSTEM_DIR), &|name| {
+            let value = std::env::var_os(name).filter(|v| !v.is_empty())?;
+            if trusted(name) {
+                return Some(value);
+            }
+            named_untrusted.set(Some(value));
+            None
         })
+        .map(std::sync::Arc::new);
+        let mut config = Config::from_layers(home, home_source, text, managed, &|name| {
+            std::env::var(name).ok()
+        });
+        if let Some(value) = named_untrusted.into_inner() {
+            let name = managed::DIR_VAR;
+            config.warnings.push(format!(
+                "{name}={} is ignored: it names the organisation's policy, which can pin a looser mode, and a project's agent settings can set variables; if you set it yourself (tests), add `[env] trust = [\"{name}\"]` to {FILE_NAME}",
+                crate::text::excerpt_to(&value.to_string_lossy(), 80)
+            ));
+        }
+        config
     }
 
     /// Builds the configuration from the file's text (None: absent) and an environment; pure.
@@ -685,11 +709,13 @@ impl Config {
 /// The variables that could loosen sentinel, honoured only when `[env] trust` in the person's
 /// own sentinel.toml names them: a project's committed agent settings (`.claude/settings.json`
 /// `env`) reach the hook's environment too.
-pub const LOOSENING_VARS: [&str; 4] = [
+pub const LOOSENING_VARS: [&str; 5] = [
     "SENTINEL_SHADOW",
     "SENTINEL_FAIL_MODE",
     "SENTINEL_API_URL",
     "ANTHROPIC_BASE_URL",
+    // Names another policy folder where none is deployed (tests): it can pin a looser mode.
+    crate::config::managed::DIR_VAR,
 ];
 
 /// Whether `url` is Anthropic's own API (a trailing slash allowed).
@@ -727,6 +753,15 @@ impl Config {
         ));
         false
     }
+}
+
+/// Whether the text of a person's `sentinel.toml` lists `name` in `[env] trust` (a file that
+/// does not parse trusts nothing).
+fn trusts_variable(text: &str, name: &str) -> bool {
+    toml::from_str::<toml::Table>(text)
+        .ok()
+        .and_then(|t| t.get("env")?.get("trust")?.as_array().cloned())
+        .is_some_and(|list| list.iter().any(|v| v.as_str() == Some(name)))
 }
 
 /// 1-based line of a byte offset.

@@ -10,7 +10,8 @@
 //!   parse makes every call `ask` with the reason ([`Managed::broken`]), never a fall back to
 //!   the looser policy below it.
 //! - **Moving it, for tests**: `SENTINEL_MANAGED_DIR` names another folder only while the
-//!   system folder does not exist, and that folder is held to the same checks. A variable that
+//!   system folder does not exist and the person's `sentinel.toml` trusts it (`[env] trust`,
+//!   checked by the caller), and that folder is held to the same checks. A variable that
 //!   anything setting the environment can set (a project's agent settings) therefore cannot
 //!   drop a deployed policy: where one is deployed, the variable is ignored; where none is, it
 //!   can only name a folder root wrote.
