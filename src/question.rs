@@ -275,6 +275,11 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
             }
         }
     }
+    // A broken organisation's policy is never a looser one: every call asks (a deny stays).
+    let (local, answer) = match layered.managed_broken() {
+        Some(why) => under_broken_policy(q.call, local, answer, &why),
+        None => (local, answer),
+    };
     Answered {
         layered,
         user_home,
@@ -283,6 +288,34 @@ pub fn answer(base: &Config, q: &Question) -> Answered {
         unkept,
         warnings: judged.warning.into_iter().collect(),
     }
+}
+
+/// The decision and answer while the organisation's policy is broken: a deny stands; anything
+/// else (an allow, no answer, a call sentinel has no opinion on) asks, saying why.
+fn under_broken_policy(
+    call: &ToolCall,
+    local: Option<Decision>,
+    answer: Option<Decision>,
+    why: &str,
+) -> (Option<Decision>, Option<Decision>) {
+    if answer.as_ref().is_some_and(|a| a.verdict == Verdict::Deny) {
+        return (local, answer);
+    }
+    let reason = format!(
+        "sentinel[policy]: the organisation's sentinel policy cannot be used ({}); every call asks until it is fixed",
+        text::one_line(why)
+    );
+    let ask = Decision::local(call.tool(), Verdict::Ask, reason, None);
+    let local = match local {
+        Some(mut l) => {
+            l.verdict = Verdict::Ask;
+            l.tier = Tier::Local;
+            l.reason = ask.reason.clone();
+            Some(l)
+        }
+        None => Some(ask.clone()),
+    };
+    (local, Some(ask))
 }
 
 /// The `ask` for a call whose writes the session's ledger could not take.

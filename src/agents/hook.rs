@@ -177,6 +177,16 @@ pub fn run(
 /// inside the agent's project is not the person's: its settings do not silence sentinel (the
 /// rules it would load are refused in `Layered`).
 fn shadow_of(config: &Config, shadow_flag: bool) -> bool {
+    // The organisation's policy: a broken one never goes quiet; a pinned mode is the mode,
+    // whatever the flag or the person's file say.
+    if config.managed.is_some() {
+        if config.managed_broken.is_some() {
+            return false;
+        }
+        if crate::config::is_pinned(&config.mode) {
+            return config.mode.value == Mode::Shadow;
+        }
+    }
     let named = crate::local::rules::project::named_by_agent();
     let foreign =
         crate::local::rules::project::home_inside_project(config, named.as_deref()).is_some();
@@ -439,6 +449,8 @@ fn pre_tool_use(
         return Ok(HookOutput::default());
     };
     let config = &answered.layered.config;
+    // A managed rule file that does not parse is found with the rules: not quiet either.
+    let shadow = shadow && answered.layered.managed_broken().is_none();
     let latency = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
 
     // The answer first: the bookkeeping after it never decides anything.

@@ -130,6 +130,11 @@ pub fn run(dir: Option<PathBuf>, revoke: bool, json: bool) -> Result<u8> {
     }
     if untrusted.suspended.is_empty() && held.is_empty() {
         outln!("it holds only tightening rules; those applied before and still do");
+    } else if !config.allow_project_trust.value {
+        outln!(
+            "its loosening rules still do not apply: the organisation's policy sets allow_project_trust = false ({})",
+            config.allow_project_trust.source
+        );
     } else {
         outln!(
             "these loosen what sentinel allows in {} and now apply:",

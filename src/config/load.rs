@@ -22,6 +22,38 @@ struct RawConfig {
     budget: Option<RawBudget>,
     logs: Option<RawLogs>,
     env: Option<RawEnv>,
+    managed: Option<RawManaged>,
+}
+
+/// `[managed]`: what only the organisation's policy may say.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManaged {
+    allow_off: Option<Spanned<bool>>,
+    allow_project_trust: Option<Spanned<bool>>,
+}
+
+/// Which `sentinel.toml` a value comes from: the person's, or the organisation's (managed).
+struct Origin<'a> {
+    /// As an error names it: `sentinel.toml`, or the managed file's path.
+    label: &'a str,
+    managed: bool,
+}
+
+impl Origin<'_> {
+    fn source(&self, line: usize) -> Source {
+        match self.managed {
+            true => Source::Managed {
+                path: self.label.to_string(),
+                line,
+            },
+            false => Source::File { line },
+        }
+    }
+
+    fn at(&self, line: usize) -> String {
+        format!("{}:{line}", self.label)
+    }
 }
 
 #[derive(Deserialize)]
@@ -52,6 +84,21 @@ struct RawBudget {
     calls_per_day: Option<Spanned<u32>>,
 }
 
+/// A setting whose source can be read and replaced, whatever its value's type.
+trait Pin {
+    fn source(&self) -> &Source;
+    fn set_source(&mut self, source: Source);
+}
+
+impl<T> Pin for Setting<T> {
+    fn source(&self) -> &Source {
+        &self.source
+    }
+    fn set_source(&mut self, source: Source) {
+        self.source = source;
+    }
+}
+
 /// The keys of each table of `sentinel.toml` ("" is the top level), for an unknown key's hint.
 const KEYS: &[(&str, &[&str])] = &[
     (
@@ -75,6 +122,7 @@ const KEYS: &[(&str, &[&str])] = &[
     ("budget", &["calls_per_minute", "calls_per_day"]),
     ("logs", &["max_file_bytes"]),
     ("env", &["trust"]),
+    ("managed", &["allow_off", "allow_project_trust"]),
 ];
 
 /// The table a byte offset of `text` lies in: the last `[header]` before it ("" above any).
@@ -184,7 +232,34 @@ impl Config {
             Err(e) if is_absent(&e) => None,
             Err(e) => Some(Err(format!("cannot read: {e}"))),
         };
-        Config::from_parts(home, home_source, text, &|name| std::env::var(name).ok())
+        // The variable that moves the policy folder can pin a looser mode, so it is honoured
+        // only when the person's own file trusts it, as every loosening variable is.
+        let trusted = |name: &str| {
+            text.as_ref()
+                .and_then(|t| t.as_ref().ok())
+                .is_some_and(|t| trusts_variable(t, name))
+        };
+        let named_untrusted = std::cell::Cell::new(None);
+        let managed = managed::Managed::find_with(Path::new(managed::SYSTEM_DIR), &|name| {
+            let value = std::env::var_os(name).filter(|v| !v.is_empty())?;
+            if trusted(name) {
+                return Some(value);
+            }
+            named_untrusted.set(Some(value));
+            None
+        })
+        .map(std::sync::Arc::new);
+        let mut config = Config::from_layers(home, home_source, text, managed, &|name| {
+            std::env::var(name).ok()
+        });
+        if let Some(value) = named_untrusted.into_inner() {
+            let name = managed::DIR_VAR;
+            config.warnings.push(format!(
+                "{name}={} is ignored: it names the organisation's policy, which can pin a looser mode, and a project's agent settings can set variables; if you set it yourself (tests), add `[env] trust = [\"{name}\"]` to {FILE_NAME}",
+                crate::text::excerpt_to(&value.to_string_lossy(), 80)
+            ));
+        }
+        config
     }
 
     /// Builds the configuration from the file's text (None: absent) and an environment; pure.
@@ -192,6 +267,18 @@ impl Config {
         home: &Path,
         home_source: Source,
         text: Option<Result<String, String>>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Config {
+        Config::from_layers(home, home_source, text, None, env)
+    }
+
+    /// [`Config::from_parts`] under the organisation's policy, when there is one: its
+    /// `sentinel.toml` pins every key it sets, over the person's file and the environment.
+    pub fn from_layers(
+        home: &Path,
+        home_source: Source,
+        text: Option<Result<String, String>>,
+        managed: Option<std::sync::Arc<managed::Managed>>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Config {
         let mut c = Config {
@@ -224,8 +311,17 @@ impl Config {
             calls_per_day: Setting::default(1000),
             log_max_bytes: Setting::default(10 * 1024 * 1024),
             env_trust: Setting::default(Vec::new()),
+            allow_off: Setting::default(true),
+            allow_project_trust: Setting::default(true),
+            managed: None,
+            managed_broken: None,
+            overridden: Vec::new(),
             errors: Vec::new(),
             warnings: Vec::new(),
+        };
+        let person = Origin {
+            label: FILE_NAME,
+            managed: false,
         };
         let mut file_url = None;
         match text {
@@ -235,7 +331,7 @@ impl Config {
                 message,
             }),
             Some(Ok(text)) => match toml::from_str::<RawConfig>(&text) {
-                Ok(raw) => file_url = c.apply_file(raw, &text),
+                Ok(raw) => file_url = c.apply_file(raw, &text, &person),
                 Err(e) => {
                     let at = e.span().map(|s| s.start);
                     let line = at.map(|a| line_of(&text, a)).unwrap_or(1);
@@ -253,9 +349,32 @@ impl Config {
                 source: Source::Fallback,
             };
         }
+        if let Some(m) = managed {
+            c.apply_managed(&m);
+            c.managed = Some(m);
+        }
+        let file_url = file_url.filter(|u| {
+            let pinned = is_pinned(&c.api_url);
+            if pinned {
+                c.overridden.push(format!(
+                    "{FILE_NAME}:{}: [api] url is overridden by {}",
+                    match u.source {
+                        Source::File { line } => line,
+                        _ => 0,
+                    },
+                    c.api_url.source
+                ));
+            }
+            !pinned
+        });
         c.apply_env(env, file_url);
         c.check_api();
-        if !c.errors.is_empty() && !matches!(c.fail_mode.source, Source::Env { .. }) {
+        if !c.errors.is_empty()
+            && !matches!(
+                c.fail_mode.source,
+                Source::Env { .. } | Source::Managed { .. }
+            )
+        {
             // Broken config: the fail path asks rather than trusting a default it may contradict.
             c.fail_mode = Setting {
                 value: FailMode::Ask,
@@ -288,61 +407,138 @@ impl Config {
         }
     }
 
-    /// Applies the file's values; returns `[api] url` for the URL precedence chain.
-    fn apply_file(&mut self, raw: RawConfig, text: &str) -> Option<Setting<String>> {
-        fn set<T: Clone>(target: &mut Setting<T>, v: Option<Spanned<T>>, text: &str) {
-            if let Some(v) = v {
-                let line = line_of(text, v.span().start);
-                target.value = v.into_inner();
-                target.source = Source::File { line };
+    /// Applies the organisation's `sentinel.toml`: every key it sets is pinned. One that does
+    /// not parse or holds a bad value makes the policy broken (every call asks).
+    fn apply_managed(&mut self, m: &managed::Managed) {
+        if let Some(why) = &m.broken {
+            self.managed_broken = Some(why.clone());
+            return;
+        }
+        let Some(file) = m.file(FILE_NAME) else {
+            return;
+        };
+        let label = file.path.display().to_string();
+        let origin = Origin {
+            label: &label,
+            managed: true,
+        };
+        let before = self.errors.len();
+        match toml::from_str::<RawConfig>(&file.text) {
+            Ok(raw) => {
+                if let Some(url) = self.apply_file(raw, &file.text, &origin) {
+                    self.api_url = url;
+                }
+            }
+            Err(e) => {
+                let at = e.span().map(|s| s.start);
+                let line = at.map(|a| line_of(&file.text, a)).unwrap_or(1);
+                self.errors.push(ConfigError {
+                    at: origin.at(line),
+                    message: placed(first_line(e.message()), &file.text, at),
+                });
             }
         }
-        set(&mut self.mode, raw.mode, text);
-        set(&mut self.fail_mode, raw.fail_mode, text);
-        set(&mut self.on_uncertain, raw.on_uncertain, text);
-        set(&mut self.on_block, raw.on_block, text);
-        set(&mut self.paranoid, raw.paranoid, text);
-        set(&mut self.untrusted_tools, raw.untrusted_tools, text);
-        set(&mut self.taint_max_age_hours, raw.taint_max_age_hours, text);
-        set(
-            &mut self.sanitize_untrusted_output,
-            raw.sanitize_untrusted_output,
-            text,
+        if let Some(e) = self.errors.get(before) {
+            self.managed_broken = Some(e.to_string());
+        }
+    }
+
+    /// Applies a file's values (the person's or the organisation's); returns `[api] url` for
+    /// the URL precedence chain.
+    fn apply_file(
+        &mut self,
+        raw: RawConfig,
+        text: &str,
+        origin: &Origin,
+    ) -> Option<Setting<String>> {
+        let overridden = std::cell::RefCell::new(Vec::new());
+        let set = |key: &str, target: &mut dyn Pin, line: usize| {
+            if let Source::File { line: was } = target.source()
+                && origin.managed
+            {
+                overridden.borrow_mut().push(format!(
+                    "{FILE_NAME}:{was}: {key} is overridden by {}",
+                    origin.source(line)
+                ));
+            }
+            target.set_source(origin.source(line));
+        };
+        macro_rules! set {
+            ($key:expr, $target:expr, $v:expr) => {
+                if let Some(v) = $v {
+                    let line = line_of(text, v.span().start);
+                    set($key, &mut $target, line);
+                    $target.value = v.into_inner();
+                }
+            };
+        }
+        set!("mode", self.mode, raw.mode);
+        set!("fail_mode", self.fail_mode, raw.fail_mode);
+        set!("on_uncertain", self.on_uncertain, raw.on_uncertain);
+        set!("on_block", self.on_block, raw.on_block);
+        set!("paranoid", self.paranoid, raw.paranoid);
+        set!("untrusted_tools", self.untrusted_tools, raw.untrusted_tools);
+        set!(
+            "taint_max_age_hours",
+            self.taint_max_age_hours,
+            raw.taint_max_age_hours
         );
-        set(&mut self.approve_edits, raw.approve_edits, text);
-        set(&mut self.contain, raw.contain, text);
-        set(&mut self.contain_except, raw.contain_except, text);
+        set!(
+            "sanitize_untrusted_output",
+            self.sanitize_untrusted_output,
+            raw.sanitize_untrusted_output
+        );
+        set!("approve_edits", self.approve_edits, raw.approve_edits);
+        set!("contain", self.contain, raw.contain);
+        set!("contain_except", self.contain_except, raw.contain_except);
+        if let Some(m) = raw.managed {
+            match origin.managed {
+                true => {
+                    set!("[managed] allow_off", self.allow_off, m.allow_off);
+                    set!(
+                        "[managed] allow_project_trust",
+                        self.allow_project_trust,
+                        m.allow_project_trust
+                    );
+                }
+                false => self.errors.push(ConfigError {
+                    at: FILE_NAME.into(),
+                    message: format!(
+                        "[managed] belongs in the organisation's policy ({}/{FILE_NAME}), not in the person's file",
+                        managed::SYSTEM_DIR
+                    ),
+                }),
+            }
+        }
         if let Some(v) = &raw.max_event_bytes {
             if *v.get_ref() < 1024 || *v.get_ref() > super::MAX_EVENT_BYTES_BOUND {
                 self.errors.push(ConfigError {
-                    at: format!("{FILE_NAME}:{}", line_of(text, v.span().start)),
+                    at: origin.at(line_of(text, v.span().start)),
                     message: format!(
                         "max_event_bytes must be between 1024 and {}",
                         super::MAX_EVENT_BYTES_BOUND
                     ),
                 });
             } else {
-                set(&mut self.max_event_bytes, raw.max_event_bytes, text);
+                set!("max_event_bytes", self.max_event_bytes, raw.max_event_bytes);
             }
         }
         let mut url = None;
         if let Some(api) = raw.api {
-            set(&mut self.api_model, api.model, text);
-            set(&mut self.api_enabled, api.enabled, text);
+            set!("[api] model", self.api_model, api.model);
+            set!("[api] enabled", self.api_enabled, api.enabled);
             if let Some(t) = &api.timeout {
                 if !(t.get_ref().is_finite() && *t.get_ref() > 0.0 && *t.get_ref() <= 60.0) {
                     self.errors.push(ConfigError {
-                        at: format!("{FILE_NAME}:{}", line_of(text, t.span().start)),
+                        at: origin.at(line_of(text, t.span().start)),
                         message: "[api] timeout must be between 0 and 60 seconds".into(),
                     });
                 } else {
-                    set(&mut self.api_timeout_secs, api.timeout, text);
+                    set!("[api] timeout", self.api_timeout_secs, api.timeout);
                 }
             }
             url = api.url.map(|u| Setting {
-                source: Source::File {
-                    line: line_of(text, u.span().start),
-                },
+                source: origin.source(line_of(text, u.span().start)),
                 value: u.into_inner(),
             });
         }
@@ -351,36 +547,47 @@ impl Config {
                 && *v.get_ref() < 4096
             {
                 self.errors.push(ConfigError {
-                    at: format!("{FILE_NAME}:{}", line_of(text, v.span().start)),
+                    at: origin.at(line_of(text, v.span().start)),
                     message: "[logs] max_file_bytes must be at least 4096".into(),
                 });
             } else {
-                set(&mut self.log_max_bytes, logs.max_file_bytes, text);
+                set!(
+                    "[logs] max_file_bytes",
+                    self.log_max_bytes,
+                    logs.max_file_bytes
+                );
             }
         }
         if let Some(b) = raw.budget {
-            set(&mut self.calls_per_minute, b.calls_per_minute, text);
-            set(&mut self.calls_per_day, b.calls_per_day, text);
+            set!(
+                "[budget] calls_per_minute",
+                self.calls_per_minute,
+                b.calls_per_minute
+            );
+            set!(
+                "[budget] calls_per_day",
+                self.calls_per_day,
+                b.calls_per_day
+            );
         }
         if let Some(trust) = raw.env.and_then(|e| e.trust) {
             let line = line_of(text, trust.span().start);
             let names = trust.into_inner();
             match names.iter().find(|n| !LOOSENING_VARS.contains(&n.as_str())) {
                 Some(bad) => self.errors.push(ConfigError {
-                    at: format!("{FILE_NAME}:{line}"),
+                    at: origin.at(line),
                     message: format!(
                         "[env] trust: `{bad}` is not one of {}",
                         LOOSENING_VARS.join(", ")
                     ),
                 }),
                 None => {
-                    self.env_trust = Setting {
-                        value: names,
-                        source: Source::File { line },
-                    }
+                    set("[env] trust", &mut self.env_trust, line);
+                    self.env_trust.value = names;
                 }
             }
         }
+        self.overridden.extend(overridden.into_inner());
         url
     }
 
@@ -392,7 +599,9 @@ impl Config {
         let from = |name: &str| Source::Env {
             name: name.to_string(),
         };
-        if let Some(v) = env("SENTINEL_SHADOW").filter(|v| !v.is_empty()) {
+        if let Some(v) = env("SENTINEL_SHADOW").filter(|v| !v.is_empty())
+            && !self.pinned_against("SENTINEL_SHADOW", &v, "mode", &self.mode.source.clone())
+        {
             match v.to_ascii_lowercase().as_str() {
                 "1" | "true" | "yes" | "on" => {
                     if self.mode.value == Mode::Shadow
@@ -416,7 +625,14 @@ impl Config {
                 }),
             }
         }
-        if let Some(v) = env("SENTINEL_FAIL_MODE").filter(|v| !v.is_empty()) {
+        if let Some(v) = env("SENTINEL_FAIL_MODE").filter(|v| !v.is_empty())
+            && !self.pinned_against(
+                "SENTINEL_FAIL_MODE",
+                &v,
+                "fail_mode",
+                &self.fail_mode.source.clone(),
+            )
+        {
             let value = match v.as_str() {
                 "open" => Some(FailMode::Open),
                 "closed" => Some(FailMode::Closed),
@@ -463,7 +679,14 @@ impl Config {
         // key nothing is sent, so a variable's URL is neither used nor warned about.
         let keyed = self.api_key.is_some();
         let what = "it sends the API key and every judged call to another server";
-        if let Some(v) = env("SENTINEL_API_URL").filter(|v| keyed && !v.is_empty())
+        if is_pinned(&self.api_url) {
+            for name in ["SENTINEL_API_URL", "ANTHROPIC_BASE_URL"] {
+                if let Some(v) = env(name).filter(|v| keyed && !v.is_empty()) {
+                    let source = self.api_url.source.clone();
+                    self.pinned_against(name, &v, "[api] url", &source);
+                }
+            }
+        } else if let Some(v) = env("SENTINEL_API_URL").filter(|v| keyed && !v.is_empty())
             && (is_official(&v) || self.loosening("SENTINEL_API_URL", &v, what))
         {
             self.api_url = Setting {
@@ -486,11 +709,13 @@ impl Config {
 /// The variables that could loosen sentinel, honoured only when `[env] trust` in the person's
 /// own sentinel.toml names them: a project's committed agent settings (`.claude/settings.json`
 /// `env`) reach the hook's environment too.
-pub const LOOSENING_VARS: [&str; 4] = [
+pub const LOOSENING_VARS: [&str; 5] = [
     "SENTINEL_SHADOW",
     "SENTINEL_FAIL_MODE",
     "SENTINEL_API_URL",
     "ANTHROPIC_BASE_URL",
+    // Names another policy folder where none is deployed (tests): it can pin a looser mode.
+    crate::config::managed::DIR_VAR,
 ];
 
 /// Whether `url` is Anthropic's own API (a trailing slash allowed).
@@ -499,6 +724,19 @@ pub fn is_official(url: &str) -> bool {
 }
 
 impl Config {
+    /// A variable that would change a setting the organisation's policy pins: ignored, and
+    /// said once. True when pinned.
+    fn pinned_against(&mut self, name: &str, value: &str, key: &str, source: &Source) -> bool {
+        if !matches!(source, Source::Managed { .. }) {
+            return false;
+        }
+        let value = crate::text::excerpt_to(value, 80);
+        self.warnings.push(format!(
+            "{name}={value} is ignored: {key} is pinned by the organisation's policy ({source})"
+        ));
+        true
+    }
+
     /// A variable that would loosen sentinel: honoured when `[env] trust` names it, ignored
     /// otherwise; either way one warning names it.
     fn loosening(&mut self, name: &str, value: &str, what: &str) -> bool {
@@ -515,6 +753,15 @@ impl Config {
         ));
         false
     }
+}
+
+/// Whether the text of a person's `sentinel.toml` lists `name` in `[env] trust` (a file that
+/// does not parse trusts nothing).
+fn trusts_variable(text: &str, name: &str) -> bool {
+    toml::from_str::<toml::Table>(text)
+        .ok()
+        .and_then(|t| t.get("env")?.get("trust")?.as_array().cloned())
+        .is_some_and(|list| list.iter().any(|v| v.as_str() == Some(name)))
 }
 
 /// 1-based line of a byte offset.

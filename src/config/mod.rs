@@ -14,6 +14,7 @@ pub mod files;
 pub mod home;
 pub mod kept;
 mod load;
+pub mod managed;
 mod project;
 mod rows;
 #[cfg(test)]
@@ -154,6 +155,8 @@ pub enum Source {
     Fallback,
     /// A line of a project's `.sentinel/sentinel.toml`.
     Project { line: usize },
+    /// A line of the organisation's managed `sentinel.toml`: pinned, nothing below changes it.
+    Managed { path: String, line: usize },
 }
 
 impl fmt::Display for Source {
@@ -164,6 +167,7 @@ impl fmt::Display for Source {
             Source::Env { name } => write!(f, "env {name}"),
             Source::Fallback => write!(f, "fallback: {FILE_NAME} has errors"),
             Source::Project { line } => write!(f, ".sentinel/{FILE_NAME}:{line}"),
+            Source::Managed { path, line } => write!(f, "managed {path}:{line}"),
         }
     }
 }
@@ -250,6 +254,19 @@ pub struct Config {
     pub log_max_bytes: Setting<u64>,
     /// `[env] trust`: the loosening variables the person honours ([`LOOSENING_VARS`]).
     pub env_trust: Setting<Vec<String>>,
+    /// `[managed] allow_off`: whether the person's `off:` lines switch bundled rules off (only
+    /// the managed policy sets it).
+    pub allow_off: Setting<bool>,
+    /// `[managed] allow_project_trust`: whether `sentinel trust` lets a project's loosening
+    /// rules and laxer settings apply (only the managed policy sets it).
+    pub allow_project_trust: Setting<bool>,
+    /// The organisation's policy, when this system has one.
+    #[serde(skip)]
+    pub managed: Option<std::sync::Arc<managed::Managed>>,
+    /// Why the organisation's policy cannot be used (every call asks while it is set).
+    pub managed_broken: Option<String>,
+    /// The person's values the managed policy overrides, one line each (`doctor`, `config`).
+    pub overridden: Vec<String>,
     /// Everything wrong with the file or the environment.
     pub errors: Vec<ConfigError>,
     /// Variables that would loosen sentinel, ignored or honoured, one line each (the hook
@@ -270,6 +287,11 @@ pub fn enum_name<T: serde::Serialize>(v: &T) -> String {
                 .unwrap_or_else(|| v.to_string())
         })
         .unwrap_or_default()
+}
+
+/// Whether a setting is pinned by the organisation's policy.
+pub fn is_pinned<T>(s: &Setting<T>) -> bool {
+    matches!(s.source, Source::Managed { .. })
 }
 
 impl Config {

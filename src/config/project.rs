@@ -101,6 +101,14 @@ impl Config {
             let Some(v) = v else { return };
             let line = line_of(text, v.span().start);
             let value = v.into_inner();
+            if let Source::Managed { .. } = target.source {
+                held.push(format!(
+                    ".sentinel/{FILE_NAME}:{line}: {key} = {} has no effect: {key} is pinned by the organisation's policy ({})",
+                    enum_name(&value),
+                    target.source
+                ));
+                return;
+            }
             let stricter = value.strictness() >= target.value.strictness();
             if stricter || (trusted && !matches!(target.source, Source::Env { .. })) {
                 *target = Setting {

@@ -116,6 +116,16 @@ impl Config {
                 &self.env_trust.source,
             ),
             row(
+                "managed.allow_off",
+                self.allow_off.value.to_string(),
+                &self.allow_off.source,
+            ),
+            row(
+                "managed.allow_project_trust",
+                self.allow_project_trust.value.to_string(),
+                &self.allow_project_trust.source,
+            ),
+            row(
                 "logs.max_file_bytes",
                 self.log_max_bytes.value.to_string(),
                 &self.log_max_bytes.source,

@@ -84,13 +84,16 @@ pub struct RuleRef {
 }
 
 impl RuleRef {
-    /// Whose file the rule is in, as a reason says it: `bundled`, `your` (SENTINEL_HOME) or
-    /// `the project's` (`.sentinel/`).
+    /// Whose file the rule is in, as a reason says it: `bundled`, `your` (SENTINEL_HOME),
+    /// `the project's` (`.sentinel/`) or `the organisation's` (the managed policy, named by its
+    /// full path).
     pub fn owner(&self) -> &'static str {
         if self.origin == "bundled" {
             "bundled"
         } else if self.file.starts_with(".sentinel/") {
             "the project's"
+        } else if self.file.starts_with('/') {
+            "the organisation's"
         } else {
             "your"
         }

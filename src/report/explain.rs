@@ -25,6 +25,9 @@ pub struct Explanation {
     pub cwd: String,
     /// Where each rule file came from: (name, `bundled` or path).
     pub rule_files: Vec<(String, String)>,
+    /// The organisation's policy, when this system has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<crate::report::policy::PolicyView>,
     /// The project's `.sentinel/`, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project: Option<ProjectState>,
@@ -172,6 +175,7 @@ pub fn explain(i: &Inputs) -> Explanation {
         subject: i.subject.to_string(),
         cwd: i.cwd.display().to_string(),
         rule_files: rules.origins.clone(),
+        policy: crate::report::policy::view(&i.layered.config, rules, i.layered.managed_broken()),
         project,
         commands,
         path,
@@ -424,6 +428,21 @@ pub fn render(e: &Explanation) -> String {
         })
         .collect();
     line(format!("{:<9}{}", "rules", files.join(", ")));
+    if let Some(p) = &e.policy {
+        line(format!(
+            "{:<9}{} (the organisation's, above yours)",
+            "policy", p.dir
+        ));
+        if let Some(why) = &p.broken {
+            line(format!("{:<9}  cannot be used: {why}; every call asks", ""));
+        }
+        for pin in &p.pinned {
+            line(format!("{:<9}  pins {pin}", ""));
+        }
+        for n in &p.no_effect {
+            line(format!("{:<9}  {n}", ""));
+        }
+    }
     if let Some(p) = &e.project {
         let trust = match &p.trust {
             Trust::Trusted { since_ms } => {

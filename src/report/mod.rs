@@ -6,5 +6,6 @@ pub mod check;
 pub mod dashboard;
 pub mod explain;
 pub mod html;
+pub mod policy;
 pub mod statusline;
 pub mod suggest;

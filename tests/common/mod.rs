@@ -23,6 +23,8 @@ pub fn sentinel(sentinel_home: &Path) -> Command {
         "SENTINEL_API_URL",
         "SENTINEL_SHADOW",
         "SENTINEL_FAIL_MODE",
+        // A policy folder of the developer's own (the system's still applies: see tests/managed.rs).
+        "SENTINEL_MANAGED_DIR",
         // The person-only commands refuse to run inside an agent's shell.
         "CLAUDECODE",
         "GEMINI_CLI",

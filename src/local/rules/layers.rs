@@ -29,6 +29,9 @@ pub struct FileLayer {
     pub unmatched_off: Vec<(usize, String)>,
     /// The bundled command-spec denies it switches off (its line, the spec's section).
     pub spec_off: Vec<(usize, crate::decision::RuleRef)>,
+    /// `off:` lines that have no effect because the organisation's policy says so (its line,
+    /// the pattern, why).
+    pub refused_off: Vec<(usize, String, String)>,
 }
 
 impl FileLayer {

@@ -200,6 +200,12 @@ impl Rules {
     /// Loads the rule files from `dir`, each falling back to the bundled default when absent.
     /// `home` expands `~` in path lists.
     pub fn load(dir: &Path, home: Option<&Path>) -> Rules {
+        Rules::load_with(dir, home, true)
+    }
+
+    /// [`Rules::load`]; the person's `off:` lines switch bundled rules off only when
+    /// `allow_off` (the organisation's policy may say they do not).
+    pub fn load_with(dir: &Path, home: Option<&Path>, allow_off: bool) -> Rules {
         let cache_dir = dir.join("cache");
         let mut sources = Vec::new();
         let mut errors = Vec::new();
@@ -242,10 +248,12 @@ impl Rules {
                 Err(e) => errors.push(unreadable(format!("cannot read: {e}"))),
             }
         }
-        let mut rules = Rules::from_owned_sources(sources, home, Some(cache_dir));
+        let mut rules = Rules::from_owned_sources(sources, home, Some(cache_dir), allow_off);
         rules.specs = crate::local::spec::Specs::load(dir);
         rules.errors.extend(rules.specs.errors.iter().cloned());
-        layers::switch_off_spec_denies(&mut rules.layers, &mut rules.specs);
+        if allow_off {
+            layers::switch_off_spec_denies(&mut rules.layers, &mut rules.specs);
+        }
         for file in RuleFile::ALL {
             if !rules.origins.iter().any(|(name, _)| name == file.name()) {
                 rules
@@ -280,7 +288,7 @@ impl Rules {
                 (f, o.to_string(), source)
             })
             .collect();
-        Rules::from_owned_sources(sources, home, None)
+        Rules::from_owned_sources(sources, home, None, true)
     }
 
     /// (file, origin, source).
@@ -288,6 +296,7 @@ impl Rules {
         sources: Vec<(RuleFile, String, Source)>,
         home: Option<&Path>,
         cache: Option<PathBuf>,
+        allow_off: bool,
     ) -> Rules {
         let mut rules = Rules {
             files: std::array::from_fn(|_| Lazy {
@@ -348,11 +357,16 @@ impl Rules {
                 });
                 continue;
             }
-            let off = image
+            let off: Vec<(usize, String)> = image
                 .off
                 .iter()
                 .map(|(l, p)| (*l as usize, p.to_string()))
                 .collect();
+            // Refused by the organisation's policy: every bundled rule stays, and it is said.
+            let (off, refused) = match allow_off {
+                true => (off, Vec::new()),
+                false => (Vec::new(), off),
+            };
             let (bundled, ..) = parse_file(
                 file,
                 "bundled",
@@ -363,6 +377,13 @@ impl Rules {
                 None,
             );
             let (base, mut layer) = layers::switch_off(file, &origin, bundled, off);
+            layer.refused_off = refused
+                .into_iter()
+                .map(|(l, p)| {
+                    let why = "the organisation's policy sets [managed] allow_off = false";
+                    (l, p, why.to_string())
+                })
+                .collect();
             let from = base.len();
             let lines = Lines::Image(image);
             let (merged, errors, _) =
@@ -379,11 +400,98 @@ impl Rules {
     /// loosening ones (safe commands, safe paths, `!` exceptions to excluded paths) only when
     /// `trusted`, and are listed in [`Rules::suspended`] otherwise.
     pub fn add_project(&mut self, root: &Path, files: &[ProjectRules], trusted: bool) {
+        let cache = self.cache.clone();
+        self.add_layer(Layer::Project(root), files, trusted, cache.as_deref());
+    }
+
+    /// Layers the organisation's policy over these (after the person's and the projects'):
+    /// every line applies, and no `off:` below switches one off. Its files are compiled afresh
+    /// each time, never through the person's cache (which the person can write), and a line
+    /// `off:` in them is an error (the policy is then broken: every call asks).
+    pub fn add_managed(&mut self, managed: &crate::config::managed::Managed) {
+        let mut files = Vec::new();
+        let mut hashes = Vec::new();
+        for file in RuleFile::ALL {
+            if let Some(f) = managed.file(file.name()) {
+                hashes.push(crate::digest::sha256_hex(f.text.as_bytes()));
+                files.push((file, f));
+            }
+        }
+        let origin = |f: &crate::config::managed::ManagedFile| f.path.display().to_string();
+        for (file, f) in &files {
+            for (i, line) in f.text.lines().enumerate() {
+                if line.trim_start().starts_with("off:") {
+                    self.errors.push(RuleError {
+                        file: origin(f),
+                        line: i + 1,
+                        message: "a managed file adds rules; it does not switch rules off (`off:`)"
+                            .into(),
+                    });
+                }
+            }
+            // The person's `off:` of a rule the policy holds too: no effect, and said so.
+            let held: Vec<(usize, &str)> = (f.text.lines().enumerate())
+                .filter_map(|(i, l)| split_line(l).map(|(p, _)| (i + 1, p)))
+                .collect();
+            for layer in self.layers.iter_mut().filter(|l| l.file == Some(*file)) {
+                let offs = layer
+                    .switched_off
+                    .iter()
+                    .map(|(l, _, p)| (*l, p.clone()))
+                    .chain(layer.unmatched_off.iter().cloned())
+                    .collect::<Vec<_>>();
+                for (line, pattern) in offs {
+                    if let Some((at, _)) = held.iter().find(|(_, p)| *p == pattern) {
+                        let why = format!(
+                            "the organisation's policy holds the same rule ({}:{at})",
+                            origin(f)
+                        );
+                        layer.refused_off.push((line, pattern, why));
+                    }
+                }
+            }
+        }
+        let paths: Vec<String> = files.iter().map(|(_, f)| origin(f)).collect();
+        let rules: Vec<ProjectRules> = files
+            .iter()
+            .zip(&paths)
+            .zip(&hashes)
+            .map(|(((file, f), path), sha256)| ProjectRules {
+                file: *file,
+                path: Path::new(path.as_str()),
+                text: Ok(f.text.as_str()),
+                sha256,
+            })
+            .collect();
+        self.add_layer(Layer::Managed, &rules, true, None);
+        let specs: Vec<(String, String, &str)> = managed
+            .spec_files()
+            .map(|f| (origin(f), origin(f), f.text.as_str()))
+            .collect();
+        let before = self.specs.errors.len();
+        for (file, origin, text) in &specs {
+            self.specs.add_text(file, origin, text);
+        }
+        let added: Vec<RuleError> = self.specs.errors[before..].to_vec();
+        self.errors.extend(added);
+    }
+
+    /// Layers one set of rule files (a project's, or the organisation's) over these.
+    fn add_layer(
+        &mut self,
+        layer: Layer,
+        files: &[ProjectRules],
+        trusted: bool,
+        cache: Option<&Path>,
+    ) {
         for source in files {
             let file = source.file;
             let origin = source.path.display().to_string();
-            self.origins
-                .push((file.project_name().to_string(), origin.clone()));
+            let name = match layer {
+                Layer::Project(_) => file.project_name().to_string(),
+                _ => origin.clone(),
+            };
+            self.origins.push((name, origin.clone()));
             let text = match source.text {
                 Ok(t) => t,
                 Err(e) => {
@@ -397,9 +505,7 @@ impl Rules {
             };
             // Read and hashed for its trust anyway: its cache is found by that hash.
             let content = unhex(source.sha256).unwrap_or_else(|| Sha256::digest(text).into());
-            let layer = Layer::Project(root);
             let home = self.home.as_deref();
-            let cache = self.cache.as_deref();
             let Some(image) =
                 compile_written(file, &origin, text, &content, home, layer, cache, None)
             else {
@@ -552,4 +658,6 @@ impl Rules {
 enum Layer<'a> {
     Home,
     Project(&'a Path),
+    /// The organisation's policy: its rules are named by their file's full path.
+    Managed,
 }

@@ -37,7 +37,7 @@ pub(super) fn compile_written(
             let (text, off) = layers::take_off_lines(text);
             (cache::Kind::Own, text, off)
         }
-        Layer::Project(_) => (cache::Kind::Own, text.to_string(), Vec::new()),
+        Layer::Project(_) | Layer::Managed => (cache::Kind::Own, text.to_string(), Vec::new()),
     };
     let (.., found) = parse_file(file, origin, Lines::Text(&text), home, true, layer, None);
     let (lines, literals) = found?;
@@ -101,6 +101,7 @@ pub(super) fn cache_id(
 ) -> [u8; 32] {
     let layer = match layer {
         Layer::Home => Cow::Borrowed(&b"home"[..]),
+        Layer::Managed => Cow::Borrowed(&b"managed"[..]),
         Layer::Project(root) => {
             Cow::Owned([b"project:", root.as_os_str().as_encoded_bytes()].concat())
         }
@@ -216,6 +217,7 @@ pub(super) fn parse_file<'t>(
     let label: Cow<'static, str> = match layer {
         Layer::Home => Cow::Borrowed(file.name()),
         Layer::Project(_) => Cow::Borrowed(file.project_name()),
+        Layer::Managed => Cow::Owned(origin.to_string()),
     };
     let origin_ref: Cow<'static, str> = match (origin, image) {
         ("bundled", _) => Cow::Borrowed("bundled"),
@@ -368,7 +370,7 @@ pub(super) fn parse_file<'t>(
                     }
                     let anchored = match layer {
                         Layer::Project(root) => relative_to(pattern, root),
-                        Layer::Home => None,
+                        Layer::Home | Layer::Managed => None,
                     };
                     let case_insensitive = file != RuleFile::SafePaths;
                     PathPattern::parse(

@@ -206,18 +206,30 @@ impl Layered {
             return Layered::unusable_home(base, user_home, inside);
         }
         let mut config = base.clone();
-        let mut rules = Rules::load(home, user_home);
+        let mut rules = Rules::load_with(home, user_home, base.allow_off.value);
         let mut held = Vec::new();
         let named = named_by_agent();
         let named = named.as_deref().map(Path::new).filter(|p| p.is_absolute());
         let mut found = Project::find_all(cwd, home, named);
-        // The outer ones first, the nearest last; each by its own trust.
+        // The outer ones first, the nearest last; each by its own trust, where the
+        // organisation's policy lets trust loosen anything.
         for p in found.iter().rev() {
-            let trusted = p.trust.is_trusted();
+            let trusted = p.trust.is_trusted() && base.allow_project_trust.value;
+            if p.trust.is_trusted() && !trusted {
+                held.push(format!(
+                    "{}: `sentinel trust` has no effect: the organisation's policy sets allow_project_trust = false ({})",
+                    p.root.join(DIR).display(),
+                    base.allow_project_trust.source
+                ));
+            }
             p.layer_rules(&mut rules, trusted);
             if let Some(f) = p.config() {
                 held.extend(config.add_project(f.text.as_deref().map_err(String::as_str), trusted));
             }
+        }
+        // The organisation's policy last: above the person's and every project's.
+        if let Some(m) = &base.managed {
+            rules.add_managed(m);
         }
         let project = (!found.is_empty()).then(|| found.remove(0));
         Layered {
@@ -235,7 +247,13 @@ impl Layered {
     /// local allow becomes `ask` and the fail path asks, until the person moves the home.
     fn unusable_home(base: &Config, user_home: Option<&Path>, project: PathBuf) -> Layered {
         let env = |name: &str| std::env::var(name).ok();
-        let mut config = Config::from_parts(&base.home.value, base.home.source.clone(), None, &env);
+        let mut config = Config::from_layers(
+            &base.home.value,
+            base.home.source.clone(),
+            None,
+            base.managed.clone(),
+            &env,
+        );
         let message = format!(
             "{} is inside the project {}: a project cannot be the person's home (its files would be the rules); refused, every local allow asks",
             base.home.value.display(),
@@ -251,6 +269,9 @@ impl Layered {
         };
         config.mode.value = crate::config::Mode::Enforce;
         let mut rules = Rules::bundled(user_home);
+        if let Some(m) = &base.managed {
+            rules.add_managed(m);
+        }
         rules.errors.push(crate::decision::RuleError {
             file: "SENTINEL_HOME".into(),
             line: 0,
@@ -263,6 +284,21 @@ impl Layered {
             held: Vec::new(),
             outer: Vec::new(),
         }
+    }
+
+    /// Why the organisation's policy cannot be used, when it cannot: it is unreadable, not
+    /// root's alone, or a file of it does not parse. Every call asks while it is so.
+    pub fn managed_broken(&self) -> Option<String> {
+        let managed = self.config.managed.as_ref()?;
+        if let Some(why) = &self.config.managed_broken {
+            return Some(why.clone());
+        }
+        let dir = managed.dir.display().to_string();
+        self.rules
+            .errors
+            .iter()
+            .find(|e| e.file.starts_with(&dir))
+            .map(|e| e.to_string())
     }
 
     /// Tier 1 under these rules. When the answer is not allow and the project's suspended rules

@@ -66,8 +66,13 @@ impl std::ops::Deref for CommandSpec {
 impl CommandSpec {
     /// A checked section of `file` (from `origin`) whose header is on line `header`.
     fn new(checked: Checked, file: &str, origin: &str, header: usize) -> CommandSpec {
+        // The organisation's files are named by their full path.
+        let file = match file.starts_with('/') {
+            true => file.to_string(),
+            false => format!("{DIR}/{file}"),
+        };
         let rule = RuleRef {
-            file: format!("{DIR}/{file}").into(),
+            file: file.into(),
             line: header,
             origin: origin.to_string().into(),
             pattern: format!("[{}]", checked.name).into(),
@@ -207,26 +212,33 @@ impl Specs {
     pub fn from_texts<'a>(texts: impl IntoIterator<Item = (&'a str, &'a str)>) -> Specs {
         let mut specs = Specs::bundled();
         for (file, text) in texts {
-            let compiled = Compiled {
-                bytes: cache::compile(text, file).unwrap_or_default(),
-                at: 0,
-            };
-            let source = specs.sources.len();
-            match compiled.read() {
-                Some((index, at)) => specs.add_index(source, file, file, &index, at),
-                None => specs.errors.push(RuleError {
-                    file: file.to_string(),
-                    line: 0,
-                    message: "could not be compiled".into(),
-                }),
-            }
-            specs.sources.push(Source {
-                file: file.to_string(),
-                origin: file.to_string(),
-                compiled: compiled.bytes,
-            });
+            specs.add_text(file, file, text);
         }
         specs
+    }
+
+    /// Adds one spec file from its text, over the files added before it (its sections replace
+    /// theirs of the same name): compiled now, never cached. The organisation's policy adds its
+    /// files so, after the person's, named by their full path.
+    pub fn add_text(&mut self, file: &str, origin: &str, text: &str) {
+        let compiled = Compiled {
+            bytes: cache::compile(text, file).unwrap_or_default(),
+            at: 0,
+        };
+        let source = self.sources.len();
+        match compiled.read() {
+            Some((index, at)) => self.add_index(source, file, origin, &index, at),
+            None => self.errors.push(RuleError {
+                file: origin.to_string(),
+                line: 0,
+                message: "could not be compiled".into(),
+            }),
+        }
+        self.sources.push(Source {
+            file: file.to_string(),
+            origin: origin.to_string(),
+            compiled: compiled.bytes,
+        });
     }
 
     /// Adds the index of one of the person's files, compiled (the `source`-th, whose checked
