@@ -215,7 +215,7 @@ fn doctor_says_what_the_registered_hook_enforces() {
         s["detail"]
             .as_str()
             .unwrap()
-            .contains("defer for `git status`"),
+            .contains("no answer for `git status` (left to Claude Code's own prompt)"),
         "{s}"
     );
 }

@@ -11,5 +11,6 @@ pub mod install;
 pub mod install_plugin;
 pub mod lenient;
 pub mod plugin_files;
+pub mod probe;
 pub mod prompts;
 pub mod setup;

@@ -44,7 +44,13 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
         if args.is_empty() {
             args.push("hook".into());
         }
-        checks.push(super::doctor_selftest::run(&program, &args, &config));
+        checks.push(super::doctor_selftest::run(
+            &super::doctor_selftest::HookLine::Exec { program, args },
+            sentinel::agents::event::Agent::Claude,
+            &config,
+            &format!("sentinel install{again}"),
+            "selftest",
+        ));
     }
     // The project doctor runs in: what its agent settings do to sentinel.
     let project = std::env::current_dir().ok().map(|cwd| {

@@ -174,6 +174,27 @@ impl Target {
         }
     }
 
+    /// The event a shell call arrives on, whose handler doctor's self-test runs.
+    pub fn shell_event(self) -> &'static str {
+        match self {
+            Target::Codex => "PreToolUse",
+            Target::Gemini => "BeforeTool",
+            Target::Cursor => "beforeShellExecution",
+            Target::Copilot => "preToolUse",
+        }
+    }
+
+    /// The protocol the agent speaks, as [`crate::agents::event`] names it.
+    pub fn agent(self) -> crate::agents::event::Agent {
+        use crate::agents::event::Agent;
+        match self {
+            Target::Codex => Agent::Codex,
+            Target::Gemini => Agent::Gemini,
+            Target::Cursor => Agent::Cursor,
+            Target::Copilot => Agent::Copilot,
+        }
+    }
+
     /// The event that guards calls: the one whose absence leaves the agent unguarded.
     pub fn guard_events(self) -> &'static [&'static str] {
         match self {
@@ -316,6 +337,9 @@ pub struct Found {
     pub matcher: Option<String>,
     /// The command line it runs (exec form: the program and its arguments).
     pub words: Vec<String>,
+    /// The command line as the agent hands it to its shell (an exec form's arguments quoted
+    /// onto it).
+    pub line: String,
 }
 
 /// sentinel's handlers in an agent's file.
@@ -341,18 +365,20 @@ pub fn registered(target: Target, file: &Value) -> Vec<Found> {
             };
             for h in handlers.into_iter().filter(|h| is_ours(target, h)) {
                 // A shell line, or the exec form Claude Code uses (`command` and `args`).
-                let mut words = target.command_of(h).and_then(words).unwrap_or_default();
-                words.extend(
-                    h["args"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|a| a.as_str().map(String::from)),
-                );
+                let mut line = target.command_of(h).unwrap_or("").to_string();
+                let mut words = words(&line).unwrap_or_default();
+                for a in h["args"].as_array().into_iter().flatten() {
+                    if let Some(a) = a.as_str() {
+                        line.push(' ');
+                        line.push_str(&crate::text::shell_word(a));
+                        words.push(a.to_string());
+                    }
+                }
                 out.push(Found {
                     event: event.clone(),
                     matcher: matcher.clone(),
                     words,
+                    line,
                 });
             }
         }
