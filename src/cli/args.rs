@@ -124,6 +124,11 @@ pub enum Command {
         /// nothing: for the Claude Code plugin route.
         #[arg(long, conflicts_with_all = ["shadow", "settings"])]
         seed_only: bool,
+        /// Claude Code's plugin route: write the plugin into SENTINEL_HOME/claude-plugin (its
+        /// hook runs this binary; no clone needed, so moving or deleting one drops nothing), seed
+        /// SENTINEL_HOME, and print the `claude plugin` commands that install it from there.
+        #[arg(long, conflicts_with_all = ["shadow", "settings", "statusline", "seed_only"])]
+        plugin: bool,
         /// Print what was done as JSON.
         #[arg(long)]
         json: bool,
