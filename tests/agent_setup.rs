@@ -665,3 +665,70 @@ fn cursors_file_edits_and_mcp_calls_are_judged_and_an_older_install_is_named() {
         text(&out)
     );
 }
+
+/// Everything below `home` but SENTINEL_HOME, as relative paths.
+fn left_in(home: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![home.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p == home.join(".agentos") {
+                continue;
+            }
+            out.push(p.strip_prefix(home).unwrap().display().to_string());
+            if std::fs::symlink_metadata(&p).unwrap().is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// install, install --statusline, uninstall (and each other agent's install and uninstall) from a
+/// home without any agent's folder: nothing is left behind, no `{}`, no backup, no empty folder.
+/// Folders and files that were there before stay, even when empty.
+#[test]
+fn install_then_uninstall_leaves_nothing_behind_and_keeps_what_was_there() {
+    for before in [&[][..], &[".claude/projects", ".codex", ".gemini/tmp"][..]] {
+        let dir = scratch("left-behind");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        for d in before {
+            std::fs::create_dir_all(home.join(d)).unwrap();
+        }
+        let had = left_in(&home);
+        for args in [
+            &["install"][..],
+            &["install", "--statusline"],
+            &["uninstall"],
+        ] {
+            let out = run(&home, &home, args);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+        }
+        assert_eq!(
+            left_in(&home),
+            had,
+            "after Claude Code's install and uninstall"
+        );
+        for agent in ["codex", "gemini", "cursor", "copilot"] {
+            for args in [
+                &["install", "--agent", agent][..],
+                &["uninstall", "--agent", agent],
+            ] {
+                let out = run(&home, &home, args);
+                assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+            }
+            assert_eq!(left_in(&home), had, "after {agent}'s install and uninstall");
+        }
+    }
+    // A folder that held something when uninstall ran stays (here: Claude Code's own file).
+    let dir = scratch("left-behind-used");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    run(&home, &home, &["install", "--statusline"]);
+    std::fs::write(home.join(".claude/history.jsonl"), "{}\n").unwrap();
+    run(&home, &home, &["uninstall"]);
+    assert_eq!(left_in(&home), [".claude", ".claude/history.jsonl"]);
+}

@@ -252,8 +252,8 @@ pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool, json: boo
     let settings = settings_path(settings, scope)?;
     let report = install::uninstall(&settings, &config.home.value, keeps_backup(explicit, scope))?;
     let mut lines = Vec::new();
-    // sentinel's own status line goes too (the backup above already holds it).
-    if setup::statusline::unregister(&settings, !report.changed)? {
+    // sentinel's own status line went too, in the same write.
+    if report.statusline {
         lines.push(format!(
             "removed sentinel's status line from {}",
             settings.display()

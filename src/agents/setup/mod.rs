@@ -397,6 +397,7 @@ pub fn install(
 ) -> Result<Report> {
     let (mut value, previous) = install::read_settings(path)?;
     let before = value.clone();
+    let new_dirs = install::missing_dirs(path);
     let command = command_line(target, binary, shadow);
     shape::add(target, &mut value, &command, timeout_secs)
         .map_err(|e| e.context(format!("in {}; it was left untouched", path.display())))?;
@@ -408,15 +409,10 @@ pub fn install(
     if value != before || previous.is_none() {
         let mut state = install::read_state(home);
         let key = install::state_key(path);
-        let mut created = install::created_for(&state, &key).unwrap_or_default();
         let mut without_ours = before;
         shape::remove(target, &mut without_ours, Some(&[]))?;
-        for c in shape::containers_created(target, &without_ours, previous.is_none()) {
-            if !created.contains(&c) {
-                created.push(c);
-            }
-        }
-        state.insert(key, json!({ "created": created }));
+        let new = shape::containers_created(target, &without_ours, previous.is_none());
+        install::record_created(&mut state, &key, new, new_dirs);
         install::write_state(home, &state)?;
         report.backup = install::write_settings(path, &value, previous.as_deref())?;
         report.changed = true;
@@ -443,11 +439,13 @@ pub fn uninstall(target: Target, path: &Path, home: &Path) -> Result<Report> {
         let empty = value.as_object().is_some_and(|o| o.is_empty());
         let regular = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
         if file_ours && empty && regular {
-            let backup = install::backup_path(path);
             std::fs::remove_file(path)
                 .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", path.display()))?;
-            // The backup held only sentinel's own earlier registration.
-            let _ = std::fs::remove_file(backup);
+            report.removed.push(path.to_path_buf());
+            report.removed.extend(install::remove_created(
+                path,
+                &install::dirs_for(&state, &key),
+            ));
         } else {
             report.backup = install::write_settings(path, &value, previous.as_deref())?;
         }
