@@ -29,7 +29,7 @@ pub struct Report {
     /// Files removed: a settings file install created and uninstall left empty, a backup in a
     /// project.
     pub removed: Vec<PathBuf>,
-    /// Whether uninstall removed sentinel's status line too.
+    /// Whether uninstall's `also` removed something too (sentinel's status line).
     pub statusline: bool,
 }
 
@@ -386,7 +386,14 @@ const CREATED_FILE: &str = "file";
 
 /// Removes exactly what install added: a settings file install created and this leaves `{}` is
 /// removed. Without `backup` (a project) no backup is written and an earlier one is removed.
-pub fn uninstall(settings: &Path, home: &Path, backup: bool) -> Result<Report> {
+/// `also` removes more of sentinel's from the same value (its status line), in the same write, so
+/// that a file left with nothing else is seen as empty; it says whether it removed anything.
+pub fn uninstall(
+    settings: &Path,
+    home: &Path,
+    backup: bool,
+    also: &dyn Fn(&mut Value) -> bool,
+) -> Result<Report> {
     let (mut value, previous) = read_settings(settings)?;
     let mut report = Report {
         settings: settings.to_path_buf(),
@@ -397,9 +404,7 @@ pub fn uninstall(settings: &Path, home: &Path, backup: bool) -> Result<Report> {
     let created = created_for(&state, &key);
     let hooks = remove_hooks(&mut value, created.as_deref())
         .with_context(|| format!("in {}", settings.display()))?;
-    // sentinel's status line goes in the same write, so that a file left with nothing but it
-    // is seen as empty.
-    report.statusline = super::setup::statusline::remove(&mut value);
+    report.statusline = also(&mut value);
     if hooks || report.statusline {
         let ours = created
             .as_deref()

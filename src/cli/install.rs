@@ -250,7 +250,12 @@ pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool, json: boo
     let config = load_config()?;
     let explicit = settings.is_some();
     let settings = settings_path(settings, scope)?;
-    let report = install::uninstall(&settings, &config.home.value, keeps_backup(explicit, scope))?;
+    let report = install::uninstall(
+        &settings,
+        &config.home.value,
+        keeps_backup(explicit, scope),
+        &|v| setup::statusline::remove(v),
+    )?;
     let mut lines = Vec::new();
     // sentinel's own status line went too, in the same write.
     if report.statusline {
