@@ -210,6 +210,12 @@ fn each_agents_file_round_trips_and_its_registration_answers_in_its_protocol() {
             "{}",
             text(&doctor)
         );
+        // doctor ran the registered line as the agent runs it, on the agent's own events.
+        let selftest = doctor_check(&home, case.agent, "selftest");
+        assert_eq!(selftest["status"], "ok", "{}: {selftest}", case.agent);
+        let detail = selftest["detail"].as_str().unwrap();
+        assert!(detail.contains(&lines[0].1), "{detail}");
+        assert!(detail.contains("deny for `rm -rf ~`"), "{detail}");
         // So does the plain doctor, beside Claude Code's own checks.
         let plain = run(&home, &home, &["doctor"]);
         assert!(text(&plain).contains(&format!("{:<8} registered for", case.agent)));
@@ -265,6 +271,127 @@ fn a_new_file_is_created_and_removed_and_a_project_names_sentinel_on_path() {
     }
 }
 
+/// The check named `name` of `doctor --agent AGENT --json`.
+fn doctor_check(home: &Path, agent: &str, name: &str) -> Value {
+    let out = run(home, home, &["doctor", "--agent", agent, "--json"]);
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {name} check: {v}"))
+}
+
+#[test]
+fn doctors_selftest_says_what_each_agents_registration_enforces() {
+    for (agent, allowed) in [
+        ("codex", "no answer for `git status`"),
+        ("gemini", "allow for `git status`"),
+        ("cursor", "allow for `git status`"),
+        ("copilot", "allow for `git status`"),
+    ] {
+        let dir = scratch(&format!("selftest-{agent}"));
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        // Registered with --shadow: it enforces nothing, and doctor says so.
+        let out = run(&home, &home, &["install", "--agent", agent, "--shadow"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let s = doctor_check(&home, agent, "selftest");
+        assert_eq!(s["status"], "warn", "{agent}: {s}");
+        assert!(
+            s["detail"]
+                .as_str()
+                .unwrap()
+                .contains("It enforces nothing"),
+            "{s}"
+        );
+        assert!(
+            s["fix"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("sentinel install --agent {agent}"))
+        );
+        // Enforcing: a deny and an allow in the agent's terms (Codex takes no bare allow).
+        run(&home, &home, &["install", "--agent", agent]);
+        let s = doctor_check(&home, agent, "selftest");
+        assert_eq!(s["status"], "ok", "{agent}: {s}");
+        let detail = s["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("deny for `rm -rf ~`") && detail.contains(allowed),
+            "{agent}: {detail}"
+        );
+        // mode = "guard" in sentinel.toml: nothing is allowed.
+        let toml = home.join(".agentos/sentinel.toml");
+        let text_before = std::fs::read_to_string(&toml).unwrap();
+        std::fs::write(&toml, format!("mode = \"guard\"\n{text_before}")).unwrap();
+        let s = doctor_check(&home, agent, "selftest");
+        assert_eq!(s["status"], "ok", "{agent}: {s}");
+        let detail = s["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("guard mode") && detail.contains("no answer for `git status`"),
+            "{agent}: {detail}"
+        );
+        // A line that answers in another agent's shape, run as the agent would: a failure.
+        let file = home.join(match agent {
+            "codex" => ".codex/hooks.json",
+            "gemini" => ".gemini/settings.json",
+            "cursor" => ".cursor/hooks.json",
+            _ => ".copilot/hooks/sentinel.json",
+        });
+        let other = if agent == "cursor" {
+            "copilot"
+        } else {
+            "cursor"
+        };
+        let edited = std::fs::read_to_string(&file)
+            .unwrap()
+            .replace(&format!("--agent {agent}"), &format!("--agent {other}"));
+        std::fs::write(&file, edited).unwrap();
+        let s = doctor_check(&home, agent, "selftest");
+        assert_eq!(s["status"], "fail", "{agent}: {s}");
+    }
+}
+
+/// doctor's events are the agents' documented ones (tests/fixtures/agents): every field it sends
+/// is one the agent sends, with the same type.
+#[test]
+fn doctors_events_have_the_agents_documented_shape() {
+    use sentinel::agents::event::Agent;
+    for (agent, fixture) in [
+        (Agent::Claude, "claude/bash-allow.json"),
+        (Agent::Codex, "codex/bash-allow.json"),
+        (Agent::Gemini, "gemini/shell-allow.json"),
+        (Agent::Cursor, "cursor/shell-allow.json"),
+        (Agent::Copilot, "copilot/bash-deny-string-args.json"),
+    ] {
+        let documented = json(&Path::new(FIXTURES).join("agents").join(fixture));
+        let ours = sentinel::agents::probe::shell_event(agent, "git status", Path::new("/p"));
+        let kind = |v: &Value| match v {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        for (key, value) in ours.as_object().unwrap() {
+            let theirs = documented
+                .get(key)
+                .unwrap_or_else(|| panic!("{agent:?}: {key} is not in {fixture}"));
+            assert_eq!(kind(value), kind(theirs), "{agent:?} {key}");
+        }
+        // And sentinel reads it as the shell call it is.
+        let parsed = sentinel::agents::event::parse_event(agent, &ours.to_string()).unwrap();
+        assert!(
+            matches!(parsed.call, Some(sentinel::call::ToolCall::Shell { .. })),
+            "{agent:?}"
+        );
+    }
+}
+
 #[test]
 fn a_broken_file_is_refused_untouched_and_doctor_names_a_wrong_protocol() {
     let dir = scratch("broken");
@@ -296,6 +423,16 @@ fn a_broken_file_is_refused_untouched_and_doctor_names_a_wrong_protocol() {
         text(&out).contains("needs `sentinel hook --agent gemini`"),
         "{}",
         text(&out)
+    );
+    // And the self-test, which runs it, finds an answer Gemini CLI does not read.
+    let selftest = doctor_check(&home, "gemini", "selftest");
+    assert_eq!(selftest["status"], "fail", "{selftest}");
+    assert!(
+        selftest["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no decision that Gemini CLI reads"),
+        "{selftest}"
     );
     // A matcher that leaves the shell out.
     std::fs::write(
@@ -527,4 +664,71 @@ fn cursors_file_edits_and_mcp_calls_are_judged_and_an_older_install_is_named() {
         "{}",
         text(&out)
     );
+}
+
+/// Everything below `home` but SENTINEL_HOME, as relative paths.
+fn left_in(home: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![home.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p == home.join(".agentos") {
+                continue;
+            }
+            out.push(p.strip_prefix(home).unwrap().display().to_string());
+            if std::fs::symlink_metadata(&p).unwrap().is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// install, install --statusline, uninstall (and each other agent's install and uninstall) from a
+/// home without any agent's folder: nothing is left behind, no `{}`, no backup, no empty folder.
+/// Folders and files that were there before stay, even when empty.
+#[test]
+fn install_then_uninstall_leaves_nothing_behind_and_keeps_what_was_there() {
+    for before in [&[][..], &[".claude/projects", ".codex", ".gemini/tmp"][..]] {
+        let dir = scratch("left-behind");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        for d in before {
+            std::fs::create_dir_all(home.join(d)).unwrap();
+        }
+        let had = left_in(&home);
+        for args in [
+            &["install"][..],
+            &["install", "--statusline"],
+            &["uninstall"],
+        ] {
+            let out = run(&home, &home, args);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+        }
+        assert_eq!(
+            left_in(&home),
+            had,
+            "after Claude Code's install and uninstall"
+        );
+        for agent in ["codex", "gemini", "cursor", "copilot"] {
+            for args in [
+                &["install", "--agent", agent][..],
+                &["uninstall", "--agent", agent],
+            ] {
+                let out = run(&home, &home, args);
+                assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+            }
+            assert_eq!(left_in(&home), had, "after {agent}'s install and uninstall");
+        }
+    }
+    // A folder that held something when uninstall ran stays (here: Claude Code's own file).
+    let dir = scratch("left-behind-used");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    run(&home, &home, &["install", "--statusline"]);
+    std::fs::write(home.join(".claude/history.jsonl"), "{}\n").unwrap();
+    run(&home, &home, &["uninstall"]);
+    assert_eq!(left_in(&home), [".claude", ".claude/history.jsonl"]);
 }

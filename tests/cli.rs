@@ -476,3 +476,46 @@ fn doctor_says_when_nothing_is_enforced_or_nothing_allowed() {
     assert_eq!(status, "warn");
     assert!(detail.contains("only denies and asks"), "{detail}");
 }
+
+/// `--help` names every variable that could loosen sentinel, each with the condition under which
+/// it counts; and what it says holds: the environment alone does not loosen sentinel.
+#[test]
+fn help_says_when_the_environment_counts_and_it_holds() {
+    let home = tempfile::Builder::new()
+        .prefix("help")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let help = common::sentinel(home.path())
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = stdout(&help);
+    assert!(
+        help.contains("ignored, with a warning, unless sentinel.toml's [env] trust names it"),
+        "{help}"
+    );
+    let env_section = &help[help.find("Environment").unwrap()..help.find("Examples").unwrap()];
+    for name in sentinel::config::LOOSENING_VARS {
+        assert!(env_section.contains(name), "{name} is not in --help");
+    }
+    // Set by a project, none of them loosens: shadow, fail-open and another server for Tier 2
+    // are all ignored (`sentinel config` says where each setting comes from).
+    std::fs::write(
+        home.path().join("sentinel.toml"),
+        "fail_mode = \"closed\"\n",
+    )
+    .unwrap();
+    let out = common::sentinel(home.path())
+        .args(["config", "--json"])
+        .env("SENTINEL_SHADOW", "1")
+        .env("SENTINEL_FAIL_MODE", "open")
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .env("ANTHROPIC_BASE_URL", "https://elsewhere.example")
+        .env("SENTINEL_API_URL", "https://elsewhere.example")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["mode"]["value"], "enforce", "{v}");
+    assert_eq!(v["fail_mode"]["value"], "closed", "{v}");
+    assert_eq!(v["api_url"]["value"], "https://api.anthropic.com", "{v}");
+}

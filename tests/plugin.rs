@@ -234,8 +234,22 @@ fn doctor_fails_a_plugin_whose_clone_was_moved_or_whose_files_are_gone() {
             .collect::<Vec<Value>>()
     };
     let found = doctor();
-    assert_eq!(found.len(), 1);
-    assert_eq!(found[0]["status"], "ok", "{found:?}");
+    assert_eq!(found.len(), 2, "{found:?}");
+    // It works, but only as long as the clone stays where it is: said, with the fix.
+    assert_eq!(found[0]["status"], "warn", "{found:?}");
+    assert!(
+        found[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("moving or deleting it")
+    );
+    assert!(
+        found[0]["fix"]
+            .as_str()
+            .unwrap()
+            .starts_with("sentinel install --plugin")
+    );
+    assert_eq!(found[1]["status"], "ok", "{found:?}");
 
     std::fs::rename(&clone, dir.path().join("moved")).unwrap();
     let found = doctor();
@@ -250,12 +264,159 @@ fn doctor_fails_a_plugin_whose_clone_was_moved_or_whose_files_are_gone() {
         found[0]["fix"]
             .as_str()
             .unwrap()
-            .contains("sentinel install")
+            .contains("sentinel install --plugin")
     );
 
     std::fs::rename(dir.path().join("moved"), &clone).unwrap();
     std::fs::remove_dir_all(cache.join("scripts")).unwrap();
     let found = doctor();
-    assert_eq!(found[0]["status"], "fail", "{found:?}");
-    assert!(found[0]["detail"].as_str().unwrap().contains("are gone"));
+    let failed: Vec<&Value> = found.iter().filter(|c| c["status"] == "fail").collect();
+    assert_eq!(failed.len(), 1, "{found:?}");
+    assert!(failed[0]["detail"].as_str().unwrap().contains("are gone"));
+}
+
+/// `install --plugin`: the plugin written into SENTINEL_HOME (no clone), its hook naming the
+/// binary; installed from there, doctor has nothing to warn of and its self-test runs Claude
+/// Code's copy of the hook. With that binary gone and none on PATH, the hook refuses and says
+/// which binary is gone; doctor's self-test fails.
+#[test]
+fn install_plugin_keeps_the_plugin_in_sentinels_home_and_doctor_runs_its_hook() {
+    let dir = tempfile::Builder::new()
+        .prefix("plugin-home")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let home = dir.path().join("home");
+    let plugins = home.join(".claude/plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    // The installed binary: a copy, so that it can be deleted.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let installed = bin.join("sentinel");
+    std::fs::copy(env!("CARGO_BIN_EXE_sentinel"), &installed).unwrap();
+    let sentinel_home = home.join(".agentos");
+    let run = |program: &Path, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .env("HOME", &home)
+            .env("SENTINEL_HOME", &sentinel_home)
+            .env("PATH", "/usr/bin:/bin")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("SENTINEL_API_KEY")
+            .current_dir(&home)
+            .output()
+            .unwrap()
+    };
+    let out = run(&installed, &["install", "--plugin", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let market = sentinel_home.join("claude-plugin");
+    assert_eq!(report["plugin"], market.display().to_string());
+    assert_eq!(
+        report["commands"],
+        serde_json::json!([
+            format!("claude plugin marketplace add {}", market.display()),
+            "claude plugin install sentinel@sentinel"
+        ])
+    );
+    // The same files as the repository's, the script naming the binary.
+    for rel in [
+        ".claude-plugin/marketplace.json",
+        "plugin/.claude-plugin/plugin.json",
+        "plugin/hooks/hooks.json",
+    ] {
+        assert_eq!(
+            std::fs::read(market.join(rel)).unwrap(),
+            std::fs::read(repo().join(rel)).unwrap(),
+            "{rel}"
+        );
+    }
+    let script = std::fs::read_to_string(market.join("plugin/scripts/sentinel-hook")).unwrap();
+    assert!(
+        script.contains(&format!("installed={}\n", installed.display())),
+        "{script}"
+    );
+
+    // As Claude Code leaves things after the two commands: a copy in its cache (the plugin is
+    // loaded in place from the marketplace folder, which doctor's self-test runs).
+    let cache = plugins.join("cache/sentinel/sentinel/0.1.0");
+    std::fs::create_dir_all(cache.join("scripts")).unwrap();
+    let copied = cache.join("scripts/sentinel-hook");
+    std::fs::copy(market.join("plugin/scripts/sentinel-hook"), &copied).unwrap();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        serde_json::json!({"enabledPlugins": {"sentinel@sentinel": true}}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        plugins.join("known_marketplaces.json"),
+        serde_json::json!({"sentinel": {"source": {"source": "directory", "path": market}, "installLocation": market}})
+            .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        plugins.join("installed_plugins.json"),
+        serde_json::json!({"version": 2, "plugins": {"sentinel@sentinel": [{"scope": "user", "installPath": cache, "version": "0.1.0"}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let checks = |program: &Path| -> Vec<Value> {
+        let out = run(program, &["doctor", "--json"]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["checks"].as_array().unwrap().clone()
+    };
+    let named = |all: &[Value], name: &str| -> Vec<Value> {
+        all.iter().filter(|c| c["name"] == name).cloned().collect()
+    };
+    let all = checks(&installed);
+    let plugin = named(&all, "plugin");
+    assert_eq!(plugin.len(), 1, "{plugin:?}");
+    assert_eq!(plugin[0]["status"], "ok", "{plugin:?}");
+    let selftest = named(&all, "selftest");
+    assert_eq!(selftest[0]["status"], "ok", "{selftest:?}");
+    assert!(
+        selftest[0]["detail"].as_str().unwrap().contains(
+            &market
+                .join("./plugin/scripts/sentinel-hook")
+                .display()
+                .to_string()
+        ),
+        "{selftest:?}"
+    );
+
+    // The binary the plugin names is deleted, none on PATH: refused, saying what is gone.
+    std::fs::remove_file(&installed).unwrap();
+    let out = run_script_from("/usr/bin:/bin", &home, &market.join("plugin"));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!(
+            "{} (the binary this plugin was set up with) is gone",
+            installed.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("./install/install.sh in a clone"), "{err}");
+    let all = checks(Path::new(env!("CARGO_BIN_EXE_sentinel")));
+    let selftest = named(&all, "selftest");
+    assert_eq!(selftest[0]["status"], "fail", "{selftest:?}");
+    assert!(
+        selftest[0]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("sentinel install --plugin"),
+        "{selftest:?}"
+    );
+
+    // That fix, run with the binary where it is now: the plugin names it, and passes again.
+    let out = run(
+        Path::new(env!("CARGO_BIN_EXE_sentinel")),
+        &["install", "--plugin"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("claude plugin install sentinel@sentinel")
+    );
+    let all = checks(Path::new(env!("CARGO_BIN_EXE_sentinel")));
+    assert_eq!(named(&all, "selftest")[0]["status"], "ok", "{all:?}");
 }

@@ -29,6 +29,8 @@ pub struct Report {
     /// Files removed: a settings file install created and uninstall left empty, a backup in a
     /// project.
     pub removed: Vec<PathBuf>,
+    /// Whether uninstall's `also` removed something too (sentinel's status line).
+    pub statusline: bool,
 }
 
 /// The handler sentinel registers: exec form, absolute path, a timeout above Tier 2's.
@@ -278,6 +280,67 @@ pub(crate) fn created_for(state: &Map<String, Value>, key: &str) -> Option<Vec<S
         .and_then(|v| serde_json::from_value(v["created"].clone()).ok())
 }
 
+/// The folders above `path` that do not exist yet, deepest first: what writing it creates.
+pub(crate) fn missing_dirs(path: &Path) -> Vec<String> {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.ancestors()
+        .skip(1)
+        .take_while(|d| std::fs::symlink_metadata(d).is_err())
+        .map(|d| d.display().to_string())
+        .collect()
+}
+
+/// The record of what install created for `key`: the containers and the file (`created`), and
+/// the folders it made (`dirs`), an earlier install's kept.
+pub(crate) fn record_created(
+    state: &mut Map<String, Value>,
+    key: &str,
+    new: Vec<String>,
+    new_dirs: Vec<String>,
+) {
+    let mut created = created_for(state, key).unwrap_or_default();
+    for c in new {
+        if !created.contains(&c) {
+            created.push(c);
+        }
+    }
+    let mut dirs = dirs_for(state, key);
+    for d in new_dirs {
+        if !dirs.contains(&d) {
+            dirs.push(d);
+        }
+    }
+    state.insert(key.to_string(), json!({ "created": created, "dirs": dirs }));
+}
+
+pub(crate) fn dirs_for(state: &Map<String, Value>, key: &str) -> Vec<String> {
+    state
+        .get(key)
+        .and_then(|v| serde_json::from_value(v["dirs"].clone()).ok())
+        .unwrap_or_default()
+}
+
+/// After uninstall removed a settings file install had created: its backup (which can only hold
+/// sentinel's own earlier registration) and the folders install made, each only when empty,
+/// deepest first; a folder that holds anything (of the person's, or the agent's) stays.
+pub(crate) fn remove_created(settings: &Path, dirs: &[String]) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let backup = backup_path(settings);
+    if std::fs::symlink_metadata(&backup).is_ok_and(|m| m.is_file())
+        && std::fs::remove_file(&backup).is_ok()
+    {
+        removed.push(backup);
+    }
+    for d in dirs {
+        let d = Path::new(d);
+        if std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()) && std::fs::remove_dir(d).is_ok()
+        {
+            removed.push(d.to_path_buf());
+        }
+    }
+    removed
+}
+
 /// Registers sentinel in `settings`, then seeds `home`. `backup`: keep a copy of the previous
 /// file beside it (not in a project, whose history is the backup).
 pub fn install(
@@ -290,6 +353,7 @@ pub fn install(
 ) -> Result<Report> {
     let (mut value, previous) = read_settings(settings)?;
     let before = value.clone();
+    let new_dirs = missing_dirs(settings);
     add_hooks(&mut value, &handler(binary, shadow, timeout_secs))
         .with_context(|| format!("in {}", settings.display()))?;
     let mut report = Report {
@@ -301,7 +365,6 @@ pub fn install(
         // What an earlier install created stays created: reinstalling keeps that record.
         let mut state = read_state(home);
         let key = state_key(settings);
-        let mut created = created_for(&state, &key).unwrap_or_default();
         let mut without_ours = before;
         remove_hooks(&mut without_ours, Some(&[]))?;
         let mut new = containers_created(&without_ours);
@@ -309,12 +372,7 @@ pub fn install(
         if previous.is_none() {
             new.push(CREATED_FILE.to_string());
         }
-        for c in new {
-            if !created.contains(&c) {
-                created.push(c);
-            }
-        }
-        state.insert(key, json!({ "created": created }));
+        record_created(&mut state, &key, new, new_dirs);
         write_state(home, &state)?;
         let previous = previous.as_deref().filter(|_| backup);
         report.backup = write_settings(settings, &value, previous)?;
@@ -328,7 +386,14 @@ const CREATED_FILE: &str = "file";
 
 /// Removes exactly what install added: a settings file install created and this leaves `{}` is
 /// removed. Without `backup` (a project) no backup is written and an earlier one is removed.
-pub fn uninstall(settings: &Path, home: &Path, backup: bool) -> Result<Report> {
+/// `also` removes more of sentinel's from the same value (its status line), in the same write, so
+/// that a file left with nothing else is seen as empty; it says whether it removed anything.
+pub fn uninstall(
+    settings: &Path,
+    home: &Path,
+    backup: bool,
+    also: &dyn Fn(&mut Value) -> bool,
+) -> Result<Report> {
     let (mut value, previous) = read_settings(settings)?;
     let mut report = Report {
         settings: settings.to_path_buf(),
@@ -337,9 +402,10 @@ pub fn uninstall(settings: &Path, home: &Path, backup: bool) -> Result<Report> {
     let mut state = read_state(home);
     let key = state_key(settings);
     let created = created_for(&state, &key);
-    if remove_hooks(&mut value, created.as_deref())
-        .with_context(|| format!("in {}", settings.display()))?
-    {
+    let hooks = remove_hooks(&mut value, created.as_deref())
+        .with_context(|| format!("in {}", settings.display()))?;
+    report.statusline = also(&mut value);
+    if hooks || report.statusline {
         let ours = created
             .as_deref()
             .is_some_and(|c| c.iter().any(|p| p == CREATED_FILE));
@@ -350,6 +416,9 @@ pub fn uninstall(settings: &Path, home: &Path, backup: bool) -> Result<Report> {
             std::fs::remove_file(settings)
                 .with_context(|| format!("cannot remove {}", settings.display()))?;
             report.removed.push(settings.to_path_buf());
+            report
+                .removed
+                .extend(remove_created(settings, &dirs_for(&state, &key)));
         } else {
             let previous = previous.as_deref().filter(|_| backup);
             report.backup = write_settings(settings, &value, previous)?;

@@ -11,5 +11,7 @@ pub mod install;
 pub mod install_plugin;
 pub mod lenient;
 pub mod plugin_files;
+pub mod plugin_home;
+pub mod probe;
 pub mod prompts;
 pub mod setup;

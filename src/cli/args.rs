@@ -17,15 +17,17 @@ use std::path::PathBuf;
   2  deny (check, explain; the hook only on its own error under fail_mode = closed)
   3  ask or defer (check, explain)
 
-Environment:
+Environment (a project's agent settings can set variables, so one that would loosen sentinel
+is ignored, with a warning, unless sentinel.toml's [env] trust names it):
   SENTINEL_HOME       rule files, specs, sentinel.toml, stats and audit [default: ~/.agentos]
   SENTINEL_API_KEY    Tier 2's key (else ANTHROPIC_API_KEY); no key: Tier 2 is off
-  SENTINEL_API_URL    Tier 2's base URL, else [api] url, else api.anthropic.com (this variable
-                      and ANTHROPIC_BASE_URL count only with a key, and only when they name
-                      Anthropic's API or sentinel.toml's [env] trust names them)
-  SENTINEL_FAIL_MODE  open | closed | ask, over sentinel.toml's fail_mode
-  SENTINEL_SHADOW     1: decide and record only, never interfere
-                      (a variable that loosens counts only when sentinel.toml's [env] trust names it)
+  SENTINEL_API_URL    Tier 2's base URL; first found of it, [api] url, ANTHROPIC_BASE_URL,
+                      api.anthropic.com. Either variable is read only with a key, and one that
+                      names another server only when [env] trust names it
+  SENTINEL_FAIL_MODE  open | closed | ask over sentinel.toml's fail_mode; a laxer one only
+                      when [env] trust names it
+  SENTINEL_SHADOW     1: decide and record only, never interfere (only when [env] trust names
+                      it, or mode is shadow already); 0: shadow mode off
   SENTINEL_NO_TTY     1: print the session summary on stderr, never on the agent's terminal
 
 Examples:
@@ -124,6 +126,11 @@ pub enum Command {
         /// nothing: for the Claude Code plugin route.
         #[arg(long, conflicts_with_all = ["shadow", "settings"])]
         seed_only: bool,
+        /// Claude Code's plugin route: write the plugin into SENTINEL_HOME/claude-plugin (its
+        /// hook runs this binary; no clone needed, so moving or deleting one drops nothing), seed
+        /// SENTINEL_HOME, and print the `claude plugin` commands that install it from there.
+        #[arg(long, conflicts_with_all = ["shadow", "settings", "statusline", "seed_only"])]
+        plugin: bool,
         /// Print what was done as JSON.
         #[arg(long)]
         json: bool,

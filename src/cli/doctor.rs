@@ -23,20 +23,34 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
     };
     let mut checks = sentinel::agents::doctor::run(&found, &config, &rules);
     // The plugin's own files, where Claude Code keeps them.
+    let plugins = config::user_home().map(|h| h.join(".claude/plugins"));
+    let ids: Vec<String> = plugin.iter().map(|(_, id)| id.clone()).collect();
     if !plugin.is_empty()
-        && let Some(home) = config::user_home()
+        && let Some(plugins) = &plugins
     {
-        let ids: Vec<String> = plugin.iter().map(|(_, id)| id.clone()).collect();
         checks.extend(sentinel::agents::plugin_files::checks(
-            &home.join(".claude/plugins"),
+            plugins,
             &ids,
+            &sentinel::agents::plugin_home::dir(&config.home.value),
         ));
     }
-    // The hook the agent runs, run as the agent runs it: the settings entry's binary, or the one
-    // the plugin's script finds on PATH.
+    // The hook the agent runs, run as the agent runs it: the settings entry's binary, or the
+    // plugin's hook script in Claude Code's copy (or, where Claude Code keeps no record of it,
+    // the `sentinel` on PATH that script finds).
     // With the arguments it is registered with (`--shadow`), under the person's mode.
-    let command = sentinel::agents::doctor::hook_command(&settings)
-        .filter(|(p, _)| p.exists())
+    let plugin_script = plugins
+        .as_deref()
+        .filter(|_| !plugin.is_empty())
+        .and_then(|p| sentinel::agents::plugin_files::hook_script(p, &ids));
+    let from_settings =
+        sentinel::agents::doctor::hook_command(&settings).filter(|(p, _)| p.exists());
+    let reinstall = if from_settings.is_none() && !plugin.is_empty() {
+        "sentinel install --plugin".to_string()
+    } else {
+        format!("sentinel install{again}")
+    };
+    let command = from_settings
+        .or(plugin_script.map(|p| (p, vec!["hook".to_string()])))
         .or(on_path
             .filter(|_| !plugin.is_empty())
             .map(|p| (p, vec!["hook".to_string()])));
@@ -44,7 +58,13 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
         if args.is_empty() {
             args.push("hook".into());
         }
-        checks.push(super::doctor_selftest::run(&program, &args, &config));
+        checks.push(super::doctor_selftest::run(
+            &super::doctor_selftest::HookLine::Exec { program, args },
+            sentinel::agents::event::Agent::Claude,
+            &config,
+            &reinstall,
+            "selftest",
+        ));
     }
     // The project doctor runs in: what its agent settings do to sentinel.
     let project = std::env::current_dir().ok().map(|cwd| {

@@ -169,6 +169,76 @@ pub fn seed_only() -> Result<u8> {
     Ok(0)
 }
 
+/// `install --plugin`: the Claude Code plugin written where sentinel keeps its files, its hook
+/// naming this binary, and the `claude` commands that install it from there (sentinel does not
+/// run another program for the person: they see what changes Claude Code's set-up).
+pub fn plugin(for_claude: bool, json: bool) -> Result<u8> {
+    person_only("install")?;
+    if !for_claude {
+        anyhow::bail!("--plugin is Claude Code's plugin; the other agents have no plugin route");
+    }
+    let config = load_config()?;
+    let home = &config.home.value;
+    let binary = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .context("cannot find sentinel's own path")?;
+    let seeded = install::seed(home)?;
+    let root = sentinel::agents::plugin_home::write(home, &binary)
+        .with_context(|| format!("cannot write the plugin into {}", home.display()))?;
+    let plugins = config::user_home().map(|h| h.join(".claude/plugins"));
+    let recorded = plugins.as_deref().and_then(|p| {
+        sentinel::agents::plugin_home::recorded_directory(
+            p,
+            sentinel::agents::plugin_home::MARKETPLACE,
+        )
+    });
+    let commands = sentinel::agents::plugin_home::commands(&root, recorded.as_deref());
+    // Registered in settings.json as well, every call would be judged twice.
+    let settings = settings_path(None, Scope::User)?;
+    let registered = sentinel::agents::doctor::hook_command(&settings).is_some();
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "ok": true,
+                "plugin": root,
+                "binary": binary,
+                "seeded": seeded,
+                "commands": commands,
+                "also_in_settings": registered.then_some(&settings),
+            })
+        );
+        return Ok(0);
+    }
+    for p in &seeded {
+        outln!("seeded {}", p.display());
+    }
+    outln!(
+        "wrote the Claude Code plugin to {} (its hook runs {})",
+        root.display(),
+        binary.display()
+    );
+    if let Some(r) = &recorded
+        && r != &root
+    {
+        outln!(
+            "note: Claude Code has the plugin from {}, which it stops loading, silently, once that folder is moved or deleted; the commands below switch it to this one",
+            r.display()
+        );
+    }
+    outln!("next, run in your terminal:");
+    for c in &commands {
+        outln!("  {c}");
+    }
+    if registered {
+        outln!(
+            "note: sentinel is also registered in {}: every call would be judged twice; keep one (`sentinel uninstall` removes that entry)",
+            settings.display()
+        );
+    }
+    Ok(0)
+}
+
 /// A backup is kept beside the person's own settings file, not in a project (its history is
 /// the backup, and a stray file there ends up committed).
 fn keeps_backup(explicit: bool, scope: Scope) -> bool {
@@ -180,10 +250,15 @@ pub fn uninstall(settings: Option<PathBuf>, scope: Scope, purge: bool, json: boo
     let config = load_config()?;
     let explicit = settings.is_some();
     let settings = settings_path(settings, scope)?;
-    let report = install::uninstall(&settings, &config.home.value, keeps_backup(explicit, scope))?;
+    let report = install::uninstall(
+        &settings,
+        &config.home.value,
+        keeps_backup(explicit, scope),
+        &|v| setup::statusline::remove(v),
+    )?;
     let mut lines = Vec::new();
-    // sentinel's own status line goes too (the backup above already holds it).
-    if setup::statusline::unregister(&settings, !report.changed)? {
+    // sentinel's own status line went too, in the same write.
+    if report.statusline {
         lines.push(format!(
             "removed sentinel's status line from {}",
             settings.display()

@@ -93,6 +93,12 @@ pub fn run(cli: Cli) -> Result<u8> {
             command: AuditCommand::Tail { n, json },
         } => audit::tail(n, json),
         Command::Install {
+            plugin: true,
+            agent,
+            json,
+            ..
+        } => install::plugin(agent.target().is_none(), json),
+        Command::Install {
             seed_only: true, ..
         } => install::seed_only(),
         Command::Install {

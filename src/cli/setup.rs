@@ -140,6 +140,7 @@ pub fn doctor(target: Target, settings: Option<PathBuf>, scope: Scope, json: boo
     let fix = install_command(target, scope, settings.as_ref());
     let file = path(target, settings, scope)?;
     let mut checks = setup::doctor::checks(target, &file, &fix);
+    checks.extend(selftest(target, &file, &fix, &config, "selftest"));
     // The checks of sentinel itself (rules, configuration, home, Tier 2), without Claude Code's
     // registration ones.
     let rules = sentinel::rules::Rules::load(&config.home.value, config::user_home().as_deref());
@@ -161,6 +162,25 @@ pub fn doctor(target: Target, settings: Option<PathBuf>, scope: Scope, json: boo
     Ok(super::doctor::print(&checks, json))
 }
 
+/// The registered shell hook run as the agent runs it, on the agent's own events
+/// (`doctor_selftest`); nothing when no runnable registration is there (the checks say why).
+fn selftest(
+    target: Target,
+    file: &std::path::Path,
+    fix: &str,
+    config: &config::Config,
+    name: &'static str,
+) -> Option<Check> {
+    let line = setup::doctor::shell_hook(target, file)?;
+    Some(super::doctor_selftest::run(
+        &super::doctor_selftest::HookLine::Shell(line),
+        target.agent(),
+        config,
+        fix,
+        name,
+    ))
+}
+
 /// For `sentinel doctor`: each other agent whose user or project file registers sentinel, with
 /// its checks, so a registration gone stale there is seen too.
 pub fn registered_elsewhere() -> Vec<Check> {
@@ -179,6 +199,9 @@ pub fn registered_elsewhere() -> Vec<Check> {
             if setup::doctor::has_sentinel(target, &file) {
                 let fix = install_command(target, scope, None);
                 out.extend(setup::doctor::checks(target, &file, &fix));
+                if let Ok(config) = load_config() {
+                    out.extend(selftest(target, &file, &fix, &config, target.name()));
+                }
             }
         }
     }

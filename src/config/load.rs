@@ -613,10 +613,13 @@ impl Config {
                         }
                     }
                 }
+                // Off turns shadow mode into enforce; guard mode (stricter) stays guard.
                 "0" | "false" | "no" | "off" => {
-                    self.mode = Setting {
-                        value: Mode::Enforce,
-                        source: from("SENTINEL_SHADOW"),
+                    if self.mode.value == Mode::Shadow {
+                        self.mode = Setting {
+                            value: Mode::Enforce,
+                            source: from("SENTINEL_SHADOW"),
+                        }
                     }
                 }
                 _ => self.errors.push(ConfigError {

@@ -241,6 +241,11 @@ fn a_variable_that_would_loosen_is_ignored_unless_the_person_trusts_it() {
     );
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     assert_eq!(c.fail_mode.value, FailMode::Closed);
+    // SENTINEL_SHADOW=0 turns shadow off; it never turns guard (stricter) into enforce.
+    let c = load(Some("mode = \"guard\"\n"), &[("SENTINEL_SHADOW", "0")]);
+    assert_eq!(c.mode.value, Mode::Guard);
+    let c = load(Some("mode = \"shadow\"\n"), &[("SENTINEL_SHADOW", "0")]);
+    assert_eq!(c.mode.value, Mode::Enforce);
     // Open over a broken file's fallback (ask) loosens too.
     let c = load(Some("bad = 1\n"), &[("SENTINEL_FAIL_MODE", "open")]);
     assert_eq!(c.fail_mode.value, FailMode::Ask);

@@ -416,6 +416,83 @@ def scenario_plugin(claude, stand_in, skip):
               "after uninstall --purge the next call runs")
 
 
+def scenario_plugin_moved(claude, stand_in, skip):
+    """The plugin outlives its clone: added from a clone, doctor warns that it depends on it;
+    `sentinel install --plugin` moves it into SENTINEL_HOME, after which the clone is deleted and a
+    deny still reaches the model. Then the binary the plugin was set up with is deleted: the call is
+    refused with the command that fixes it, and doctor's self-test (which runs Claude Code's copy
+    of the hook) fails."""
+    home, project = fresh_home(f"plugin-moved-{skip}")
+    # A clone of the repository's marketplace (what the README told people to add).
+    clone = os.path.join(home, "clone")
+    for rel in (".claude-plugin", "plugin"):
+        shutil.copytree(os.path.join(ROOT, rel), os.path.join(clone, rel))
+    # The installed binary: a copy of its own, so that it can be deleted later.
+    bin_dir = os.path.join(home, "bin")
+    os.makedirs(bin_dir)
+    installed = os.path.join(bin_dir, "sentinel")
+    shutil.copy2(SENTINEL, installed)
+    with_bin = bin_dir + ":" + os.environ["PATH"]
+    without = ":".join(d for d in os.environ["PATH"].split(":") if not os.path.exists(os.path.join(d, "sentinel")))
+    env = {"PATH": with_bin, "HOME": home, "SENTINEL_HOME": os.path.join(home, ".agentos"),
+           "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+
+    def claude_cli(argv):
+        done = subprocess.run([claude] + argv, env=env, cwd=project, capture_output=True, text=True, timeout=120)
+        check(done.returncode == 0, f"claude {' '.join(argv)}: {done.stdout[-300:]} {done.stderr[-300:]}")
+
+    def doctor():
+        done = subprocess.run([installed, "doctor", "--json"], env=env, cwd=project, capture_output=True, text=True,
+                              timeout=120)
+        return {c["name"] + ":" + c["status"]: c for c in json.loads(done.stdout)["checks"]}
+
+    for argv in (["plugin", "marketplace", "add", clone], ["plugin", "install", "sentinel@sentinel"]):
+        claude_cli(argv)
+    found = doctor()
+    check("plugin:warn" in found and "moving or deleting it" in found["plugin:warn"]["detail"],
+          f"doctor warns that the plugin depends on the clone: {list(found)}")
+    check("sentinel install --plugin" in found["plugin:warn"]["fix"], f"and names the fix: {found['plugin:warn']}")
+
+    # The fix: the plugin written into SENTINEL_HOME, installed from there with the commands printed.
+    done = subprocess.run([installed, "install", "--plugin", "--json"], env=env, cwd=project, capture_output=True,
+                          text=True, timeout=60)
+    check(done.returncode == 0, f"install --plugin: {done.stdout} {done.stderr}")
+    commands = json.loads(done.stdout)["commands"]
+    check(commands[0] == "claude plugin marketplace remove sentinel", f"the clone's marketplace goes first: {commands}")
+    for command in commands:
+        claude_cli(shlex.split(command)[1:])
+    shutil.rmtree(clone)
+    found = doctor()
+    check("plugin:ok" in found and "plugin:warn" not in found and "plugin:fail" not in found,
+          f"doctor: the plugin is in place and depends on no clone: {list(found)}")
+    check("selftest:ok" in found and "sentinel-hook" in found["selftest:ok"]["detail"],
+          f"doctor's self-test ran the plugin's own hook: {found.get('selftest:ok') or list(found)}")
+
+    # The clone is gone; the guard is not.
+    stand_in.script = [("Bash", {"command": "ls; rm -rf ~/target-dir", "description": "bypass"})]
+    run_claude(claude, stand_in, home, project, skip, register=False, path=without)
+    check(os.path.exists(os.path.join(home, "target-dir", "keep")), "rm -rf ~/target-dir did not run")
+    results = stand_in.tool_results()
+    check(len(results) == 1 and results[0][1] and "sentinel[local]: blocked" in results[0][0],
+          f"with the clone deleted, the deny reached the model through the plugin: {results}")
+
+    # The binary goes too: refused, with the command that fixes it, and doctor fails.
+    os.remove(installed)
+    stand_in.requests = []
+    stand_in.script = [("Bash", {"command": "echo ran > ran.txt", "description": "write"})]
+    run_claude(claude, stand_in, home, project, skip, register=False, path=without)
+    results = stand_in.tool_results()
+    check(not os.path.exists(os.path.join(project, "ran.txt")), "without the binary the call did not run")
+    check(len(results) == 1 and installed in results[0][0] and "is gone" in results[0][0]
+          and "./install/install.sh" in results[0][0], f"the model was told what is gone and how to fix it: {results}")
+    done = subprocess.run([SENTINEL, "doctor", "--json"], env={**env, "PATH": without}, cwd=project,
+                          capture_output=True, text=True, timeout=120)
+    checks = json.loads(done.stdout)["checks"]
+    selftest = [c for c in checks if c["name"] == "selftest"]
+    check(done.returncode == 1 and selftest and selftest[0]["status"] == "fail",
+          f"doctor fails the plugin whose binary is gone: {selftest}")
+
+
 def scenario_summary(claude, stand_in, skip):
     """The session summary, as a person at a terminal sees it: Claude Code runs under a pseudo
     terminal; sentinel writes the summary there and exits 0, so no "hook failed" line appears.
@@ -980,6 +1057,7 @@ def contain_git(kind, after):
 
 SCENARIOS = {"safe": scenario_safe, "blocked": scenario_blocked, "shadow": scenario_shadow, "tier2": scenario_tier2,
              "webfetch": scenario_webfetch, "allow-once": scenario_allow_once, "plugin": scenario_plugin,
+             "plugin-moved": scenario_plugin_moved,
              "summary": scenario_summary, "uncertain": scenario_uncertain,
              "failures": scenario_failures, "written": scenario_written,
              "contain-npm-test": contain_write("npm-test", "js", "test.js", "npm test"),

@@ -17,6 +17,22 @@ fn read(file: &Path) -> Option<Value> {
         .and_then(|b| serde_json::from_slice(&b).ok())
 }
 
+/// The command line registered for shell calls in `file`, when its program exists: what
+/// doctor's self-test runs.
+pub fn shell_hook(target: Target, file: &Path) -> Option<String> {
+    let value = read(file)?;
+    registered(target, &value)
+        .into_iter()
+        .find(|f| f.event == target.shell_event())
+        .filter(|f| {
+            f.words
+                .first()
+                .and_then(|p| resolve(p))
+                .is_some_and(|p| is_executable(&p))
+        })
+        .map(|f| f.line)
+}
+
 /// The checks of `target`'s registration in `file`. `fix` is the install command for its scope.
 pub fn checks(target: Target, file: &Path, fix: &str) -> Vec<Check> {
     let name = target.name();

@@ -174,6 +174,27 @@ impl Target {
         }
     }
 
+    /// The event a shell call arrives on, whose handler doctor's self-test runs.
+    pub fn shell_event(self) -> &'static str {
+        match self {
+            Target::Codex => "PreToolUse",
+            Target::Gemini => "BeforeTool",
+            Target::Cursor => "beforeShellExecution",
+            Target::Copilot => "preToolUse",
+        }
+    }
+
+    /// The protocol the agent speaks, as [`crate::agents::event`] names it.
+    pub fn agent(self) -> crate::agents::event::Agent {
+        use crate::agents::event::Agent;
+        match self {
+            Target::Codex => Agent::Codex,
+            Target::Gemini => Agent::Gemini,
+            Target::Cursor => Agent::Cursor,
+            Target::Copilot => Agent::Copilot,
+        }
+    }
+
     /// The event that guards calls: the one whose absence leaves the agent unguarded.
     pub fn guard_events(self) -> &'static [&'static str] {
         match self {
@@ -316,6 +337,9 @@ pub struct Found {
     pub matcher: Option<String>,
     /// The command line it runs (exec form: the program and its arguments).
     pub words: Vec<String>,
+    /// The command line as the agent hands it to its shell (an exec form's arguments quoted
+    /// onto it).
+    pub line: String,
 }
 
 /// sentinel's handlers in an agent's file.
@@ -341,18 +365,20 @@ pub fn registered(target: Target, file: &Value) -> Vec<Found> {
             };
             for h in handlers.into_iter().filter(|h| is_ours(target, h)) {
                 // A shell line, or the exec form Claude Code uses (`command` and `args`).
-                let mut words = target.command_of(h).and_then(words).unwrap_or_default();
-                words.extend(
-                    h["args"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|a| a.as_str().map(String::from)),
-                );
+                let mut line = target.command_of(h).unwrap_or("").to_string();
+                let mut words = words(&line).unwrap_or_default();
+                for a in h["args"].as_array().into_iter().flatten() {
+                    if let Some(a) = a.as_str() {
+                        line.push(' ');
+                        line.push_str(&crate::text::shell_word(a));
+                        words.push(a.to_string());
+                    }
+                }
                 out.push(Found {
                     event: event.clone(),
                     matcher: matcher.clone(),
                     words,
+                    line,
                 });
             }
         }
@@ -371,6 +397,7 @@ pub fn install(
 ) -> Result<Report> {
     let (mut value, previous) = install::read_settings(path)?;
     let before = value.clone();
+    let new_dirs = install::missing_dirs(path);
     let command = command_line(target, binary, shadow);
     shape::add(target, &mut value, &command, timeout_secs)
         .map_err(|e| e.context(format!("in {}; it was left untouched", path.display())))?;
@@ -382,15 +409,10 @@ pub fn install(
     if value != before || previous.is_none() {
         let mut state = install::read_state(home);
         let key = install::state_key(path);
-        let mut created = install::created_for(&state, &key).unwrap_or_default();
         let mut without_ours = before;
         shape::remove(target, &mut without_ours, Some(&[]))?;
-        for c in shape::containers_created(target, &without_ours, previous.is_none()) {
-            if !created.contains(&c) {
-                created.push(c);
-            }
-        }
-        state.insert(key, json!({ "created": created }));
+        let new = shape::containers_created(target, &without_ours, previous.is_none());
+        install::record_created(&mut state, &key, new, new_dirs);
         install::write_state(home, &state)?;
         report.backup = install::write_settings(path, &value, previous.as_deref())?;
         report.changed = true;
@@ -417,11 +439,13 @@ pub fn uninstall(target: Target, path: &Path, home: &Path) -> Result<Report> {
         let empty = value.as_object().is_some_and(|o| o.is_empty());
         let regular = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
         if file_ours && empty && regular {
-            let backup = install::backup_path(path);
             std::fs::remove_file(path)
                 .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", path.display()))?;
-            // The backup held only sentinel's own earlier registration.
-            let _ = std::fs::remove_file(backup);
+            report.removed.push(path.to_path_buf());
+            report.removed.extend(install::remove_created(
+                path,
+                &install::dirs_for(&state, &key),
+            ));
         } else {
             report.backup = install::write_settings(path, &value, previous.as_deref())?;
         }

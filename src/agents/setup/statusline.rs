@@ -87,20 +87,6 @@ pub fn register(path: &Path, binary: &Path, backup: bool) -> Result<Outcome> {
     Ok(outcome)
 }
 
-/// Removes sentinel's status line from the settings file at `path`, if it is there.
-pub fn unregister(path: &Path, backup: bool) -> Result<bool> {
-    let (mut value, previous) = match install::read_settings(path) {
-        Ok(v) => v,
-        Err(_) if !path.exists() => return Ok(false),
-        Err(e) => return Err(e),
-    };
-    if !remove(&mut value) {
-        return Ok(false);
-    }
-    install::write_settings(path, &value, previous.as_deref().filter(|_| backup))?;
-    Ok(true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
