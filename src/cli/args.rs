@@ -28,6 +28,9 @@ is ignored, with a warning, unless sentinel.toml's [env] trust names it):
                       when [env] trust names it
   SENTINEL_SHADOW     1: decide and record only, never interfere (only when [env] trust names
                       it, or mode is shadow already); 0: shadow mode off
+  SENTINEL_MANAGED_DIR  another folder for the organisation's policy (testing one), read only
+                      while none is deployed, from a folder root owns, and when [env] trust
+                      names it
   SENTINEL_NO_TTY     1: print the session summary on stderr, never on the agent's terminal
 
 Examples:
