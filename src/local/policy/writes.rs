@@ -112,9 +112,10 @@ pub(super) fn write(
         if let Some(part) = excluded(&p, &path.text, rules, ctx) {
             return Some(part);
         }
-        // A secret is the person's to set: `cp .env.example .env` over a `.env` loses it, and
-        // a write there is how keys and tokens get planted or swapped.
-        if verb == "writes"
+        // A secret is the person's to set: `cp .env.example .env` over a `.env` loses it, as
+        // `rm .env` does (git ignores it: no copy anywhere), and a write there is how keys and
+        // tokens get planted or swapped.
+        if (verb == "writes" || verb.starts_with("deletes"))
             && let Some(rule) = credentials::credential(&p, rules)
         {
             return Some(Part::uncertain(format!(
