@@ -255,7 +255,6 @@ pub fn call(tool: &str, input: &Value) -> Result<Option<ToolCall>, EventError> {
         | "shell_exec"
         | "execute_shell"
         | "run_shell"
-        | "run"
         | "run_cmd"
         | "exec_cmd" => {
             let Some(line) = shell_line(input)? else {
