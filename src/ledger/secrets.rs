@@ -272,7 +272,7 @@ fn sent_forms(text: &str) -> Vec<String> {
 fn decoded_word(word: &str) -> Option<String> {
     use base64::Engine;
     use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
-    let bytes = if word.len() % 2 == 0 && word.bytes().all(|b| b.is_ascii_hexdigit()) {
+    let bytes = if word.len().is_multiple_of(2) && word.bytes().all(|b| b.is_ascii_hexdigit()) {
         (0..word.len())
             .step_by(2)
             .map(|i| u8::from_str_radix(&word[i..i + 2], 16).ok())

@@ -313,28 +313,7 @@ fn from_reading(
                 },
             },
             Kind::Script => Effect::RunFile { path: w.clone() },
-            Kind::Url => {
-                // A query string to this machine is sent as a body is:
-                // `localhost:8123/?query=DROP%20TABLE%20users` drops the table on a database's
-                // HTTP interface (ClickHouse, CrateDB, InfluxDB). A remote one (a search for
-                // "drop table") is reviewed as a request out anyway.
-                if let Some(rule) = w
-                    .known_value()
-                    .filter(|url| crate::local::policy::is_local_host(url))
-                    .and_then(|url| url.split_once('?'))
-                    .and_then(|(_, query)| {
-                        crate::local::destructive_words::destructive_text(
-                            &crate::ledger::secrets::percent_decoded(query),
-                        )
-                    })
-                {
-                    out.list.push(Effect::Destroy {
-                        why: rule.why.as_deref().unwrap_or("destroys data").to_string(),
-                        rule,
-                    });
-                }
-                Effect::Receive { from: w.clone() }
-            }
+            Kind::Url => Effect::Receive { from: w.clone() },
             Kind::Host if w.known_value().is_some() => continue,
             Kind::Host => Effect::Send {
                 what: format!(
