@@ -94,7 +94,7 @@ const DIR_FIELDS: &[&str] = &[
     "path",
 ];
 
-/// A shell tool's command line: `command` (a string, or a list of words) and its `args` (a list
+/// A shell tool's command line: `command` (or `cmd`, `program`: a string, or a list of words) and its `args` (a list
 /// of words, each quoted; or one string, taken as shell text). Also the same words joined
 /// unquoted when a word holds shell syntax: a server that joins its arguments into shell text
 /// runs that instead.
@@ -134,7 +134,11 @@ fn shell_line(input: &Value) -> Result<Option<Line>, EventError> {
         raw: String::new(),
         split: false,
     };
-    match input.get("command") {
+    // The servers' names for the command: `command`, `cmd`, or `program` (with `argv`).
+    let command = ["command", "cmd", "program"]
+        .iter()
+        .find_map(|f| input.get(*f).filter(|v| !v.is_null()));
+    match command {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::String(s)) => {
             line.quoted = s.clone();
@@ -250,7 +254,9 @@ pub fn call(tool: &str, input: &Value) -> Result<Option<ToolCall>, EventError> {
         | "start_process"
         | "shell_exec"
         | "execute_shell"
-        | "run_shell" => {
+        | "run_shell"
+        | "run_cmd"
+        | "exec_cmd" => {
             let Some(line) = shell_line(input)? else {
                 return Ok(None);
             };

@@ -6,9 +6,10 @@
 //! letters, digits and `_-+~`) and a piece that looks random (10 characters or more, of at least
 //! two of lower case, upper case and digits) is stored as a truncated SHA-256, salted with the
 //! session id, in `SENTINEL_HOME/secrets/SESSION.json`, with where it was seen. The text sent
-//! out later is cut the same way (after percent-decoding) and its pieces looked up. A value sent
-//! transformed (base64, reversed, split) is not recognised: this catches the plain leak, not a
-//! determined one (docs/mcp.md). The store is bounded ([`MAX_ENTRIES`]) and ends with the
+//! out later is cut the same way and its pieces looked up, in any case (a registry name must be
+//! lower case), after percent-decoding and with every base64 or hex word in it decoded too. A
+//! value sent otherwise transformed (reversed, split, encrypted) is not recognised: this catches
+//! the plain and the encoded leak, not a determined one (docs/mcp.md). The store is bounded ([`MAX_ENTRIES`]) and ends with the
 //! session like its taint.
 //!
 //! What counts as a secret in an output: an obvious key shape anywhere ([`key_shape`]), the
@@ -207,9 +208,12 @@ pub fn note(home: &Path, session: &str, values: &[String], source: &str) -> std:
             if s.seen.len() >= MAX_ENTRIES {
                 break;
             }
-            s.seen
-                .entry(fingerprint(session, v))
-                .or_insert_with(|| source.clone());
+            // The value as read and in lower case: either is looked up.
+            for form in [v.clone(), v.to_ascii_lowercase()] {
+                s.seen
+                    .entry(fingerprint(session, &form))
+                    .or_insert_with(|| source.clone());
+            }
         }
     })
 }
@@ -224,16 +228,62 @@ pub fn found_in(home: &Path, session: &str, text: &str) -> Vec<String> {
     let Ok(Some(store)) = crate::ledger::state::read::<Store>(&path(home, session)) else {
         return Vec::new();
     };
-    let decoded = percent_decoded(text);
     let mut out: Vec<String> = Vec::new();
-    for p in pieces(&decoded) {
-        if let Some(source) = store.seen.get(&fingerprint(session, p))
-            && !out.contains(source)
-        {
-            out.push(source.clone());
+    for form in sent_forms(text) {
+        for p in pieces(&form) {
+            let found = store.seen.get(&fingerprint(session, p)).or_else(|| {
+                store
+                    .seen
+                    .get(&fingerprint(session, &p.to_ascii_lowercase()))
+            });
+            if let Some(source) = found
+                && !out.contains(source)
+            {
+                out.push(source.clone());
+            }
         }
     }
     out
+}
+
+/// What `text` sends, read every way a server may read it: percent-decoded, then each word of
+/// it (and of the text as written, where `+` is base64's and not a space) that decodes as
+/// base64 (standard or URL-safe, a `/` in it or not) or hex to text, decoded.
+fn sent_forms(text: &str) -> Vec<String> {
+    let decoded = percent_decoded(text);
+    let mut forms = Vec::new();
+    for source in [text, decoded.as_str()] {
+        let words = source
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-')))
+            .flat_map(|w| std::iter::once(w).chain(w.split('/').filter(move |_| w.contains('/'))));
+        for w in words.filter(|w| w.len() >= 16) {
+            if let Some(text) = decoded_word(w)
+                && !forms.contains(&text)
+            {
+                forms.push(text);
+            }
+        }
+    }
+    forms.insert(0, decoded);
+    forms
+}
+
+/// `word` decoded from hex or base64, when that gives text.
+fn decoded_word(word: &str) -> Option<String> {
+    use base64::Engine;
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    let bytes = if word.len().is_multiple_of(2) && word.bytes().all(|b| b.is_ascii_hexdigit()) {
+        (0..word.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&word[i..i + 2], 16).ok())
+            .collect::<Option<Vec<u8>>>()
+    } else {
+        STANDARD_NO_PAD
+            .decode(word)
+            .or_else(|_| URL_SAFE_NO_PAD.decode(word))
+            .ok()
+    };
+    bytes.and_then(|b| String::from_utf8(b).ok())
 }
 
 /// Ends a session's store, and removes every other one older than `max_age_ms`.
@@ -294,6 +344,17 @@ mod tests {
             found_in(h, "s", "https://evil.example/c?d=Sup3r%53ecretValue"),
             vec!["Read /p/.env"]
         );
+        // In another case, base64 (standard, URL-safe, unpadded) or hex.
+        for sent in [
+            "https://evil.example/c?d=sup3rsecretvalue",
+            "registry.example/SUP3RSECRETVALUE:v1",
+            "https://evil.example/c?d=U3VwM3JTZWNyZXRWYWx1ZQ==",
+            "https://evil.example/c?d=U3VwM3JTZWNyZXRWYWx1ZQ",
+            "https://evil.example/c?d=a2V5PVN1cDNyU2VjcmV0VmFsdWU%3D",
+            "https://evil.example/c?d=537570337253656372657456616c7565",
+        ] {
+            assert_eq!(found_in(h, "s", sent), ["Read /p/.env"], "{sent}");
+        }
         assert!(found_in(h, "t", "https://evil.example/c?d=Sup3rSecretValue").is_empty());
         assert!(found_in(h, "s", "https://docs.rs/serde").is_empty());
         let text = std::fs::read_to_string(path(h, "s")).unwrap();

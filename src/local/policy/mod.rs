@@ -284,7 +284,7 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         }
         Effect::Fetch => None,
         Effect::Receive { from } => match from.known_value() {
-            Some(v) if is_local_host(v) => None,
+            Some(v) if is_local_host(v) => destroying_query(v),
             _ => Some(Part::uncertain(format!(
                 "fetches from `{}` over the network",
                 shell::excerpt(&from.text)
@@ -378,6 +378,20 @@ pub fn egress(effects: &Effects) -> Option<String> {
         }
         _ => None,
     })
+}
+
+/// A query string sent to this machine is judged as a body is:
+/// `localhost:8123/?query=DROP%20TABLE%20users` drops the table on a database's HTTP interface
+/// (ClickHouse, CrateDB, InfluxDB). One to another host is reviewed as a request out anyway (a
+/// search for "drop table" is no wipe).
+fn destroying_query(url: &str) -> Option<Part> {
+    let (_, query) = url.split_once('?')?;
+    let rule = crate::local::destructive_words::destructive_text(
+        &crate::ledger::secrets::percent_decoded(query),
+    )?;
+    let why = rule.why.as_deref().unwrap_or("destroys data").to_string();
+    let shown = why.split("; instead:").next().unwrap_or(&why).trim();
+    Some(Part::new(Verdict::Deny, shown.to_string(), Some(rule)))
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ fn rules() -> &'static Result<Vec<NameRule>, String> {
 
 /// What the name `task` says: the first rule at the highest verdict that holds, as (verdict,
 /// reason, rule); None when no rule holds. A damaged bundled file makes every task uncertain.
+/// A `name` rule holds for every name the tool may resolve the task to (`resolved_names`).
 pub fn judge(task: &str) -> Option<(Verdict, String, Option<RuleRef>)> {
     let rules = match rules() {
         Ok(rules) => rules,
@@ -24,12 +25,55 @@ pub fn judge(task: &str) -> Option<(Verdict, String, Option<RuleRef>)> {
     let lower = task.to_ascii_lowercase();
     let words = words(task);
     let variant = builds_a_variant(&words);
+    let names = resolved_names(task);
     name_rules::worst(rules, |r| match r.how {
-        "name" => lower == r.what,
+        "name" => names
+            .iter()
+            .any(|name| name.eq_ignore_ascii_case(&r.what) || abbreviates(name, &r.written)),
         "contains" => !variant && lower.contains(&r.what),
         _ => words.contains(&r.what),
     })
     .map(|r| (r.verdict, r.reason().to_string(), Some(r.rule.clone())))
+}
+
+/// The names a build tool may run for the operand `task`: the operand itself; Gradle's task in
+/// a project path (`:db:flywayClean`, `db:flywayClean` run `flywayClean`); a Maven plugin goal
+/// named in full (`org.flywaydb:flyway-maven-plugin[:VERSION]:clean` is `flyway:clean`, the
+/// prefix Maven gives `X-maven-plugin` and `maven-X-plugin`).
+fn resolved_names(task: &str) -> Vec<String> {
+    let mut names = vec![task.to_string()];
+    let parts: Vec<&str> = task.split(':').collect();
+    if let [.., last] = parts.as_slice()
+        && parts.len() > 1
+        && !last.is_empty()
+    {
+        names.push(last.to_string());
+    }
+    if parts.len() >= 3 {
+        let artifact = parts[1];
+        let prefix = artifact
+            .strip_suffix("-maven-plugin")
+            .or_else(|| artifact.strip_prefix("maven-")?.strip_suffix("-plugin"));
+        if let Some(prefix) = prefix.filter(|p| !p.is_empty()) {
+            names.push(format!("{prefix}:{}", parts[parts.len() - 1]));
+        }
+    }
+    names
+}
+
+/// Whether `name` is a Gradle camel-case abbreviation of the rule name `rule` (as the file
+/// writes it): as many camel-case words, each a prefix of the rule name's word (`fC`, `flyC`
+/// for `flywayClean`; Gradle runs the one task such a name matches).
+fn abbreviates(name: &str, rule: &str) -> bool {
+    if !name.chars().any(|c| c.is_ascii_uppercase()) || rule.contains(':') {
+        return false;
+    }
+    let (short, full) = (words(name), words(rule));
+    short.len() == full.len()
+        && short
+            .iter()
+            .zip(&full)
+            .all(|(s, f)| f.starts_with(s.as_str()))
 }
 
 /// The name's words, lower case: split at non-alphanumerics and where a capital follows.
@@ -108,6 +152,34 @@ mod tests {
             "build:prod",
             "spring-boot:run",
             "compileJava",
+        ] {
+            assert_eq!(verdict(task), None, "{task}");
+        }
+        // The names the tool resolves: a Gradle project path, a Maven plugin named in full, a
+        // Gradle abbreviation.
+        for task in [
+            ":db:flywayClean",
+            "db:flywayClean",
+            "org.flywaydb:flyway-maven-plugin:clean",
+            "org.flywaydb:flyway-maven-plugin:10.0.0:clean",
+            "org.liquibase:liquibase-maven-plugin:dropAll",
+            "fC",
+            "flyC",
+            "lDA",
+        ] {
+            assert_eq!(verdict(task), Some(Verdict::Deny), "{task}");
+        }
+        assert_eq!(
+            verdict("org.codehaus.mojo:exec-maven-plugin:3.1.0:exec"),
+            Some(Verdict::Uncertain)
+        );
+        for task in [
+            ":app:test",
+            "org.flywaydb:flyway-maven-plugin:info",
+            "org.apache.maven.plugins:maven-surefire-plugin:test",
+            "fI",
+            "cT",
+            "compileTestJava",
         ] {
             assert_eq!(verdict(task), None, "{task}");
         }

@@ -112,9 +112,11 @@ pub(super) fn write(
         if let Some(part) = excluded(&p, &path.text, rules, ctx) {
             return Some(part);
         }
-        // A secret is the person's to set: `cp .env.example .env` over a `.env` loses it, and
-        // a write there is how keys and tokens get planted or swapped.
-        if verb == "writes"
+        // A secret is the person's to set: `cp .env.example .env` over a `.env` loses it, as
+        // `rm .env` does when it is there and git does not track it (no copy anywhere), and a
+        // write there is how keys and tokens get planted or swapped. A tracked one deleted is
+        // still in git (`git rm --cached .env` only untracks it).
+        if (verb == "writes" || (verb.starts_with("deletes") && only_copy(&p, ctx)))
             && let Some(rule) = credentials::credential(&p, rules)
         {
             return Some(Part::uncertain(format!(
@@ -236,4 +238,24 @@ pub(crate) fn landed(dir: &Word, from: &Word, base: Option<&Path>, ctx: &Context
             }]
         }
     }
+}
+
+/// Whether `path` may be there with no copy in git: not known to be missing, not known to be
+/// tracked by the repository it lies in.
+fn only_copy(path: &Path, ctx: &Context) -> bool {
+    use crate::local::paths::git;
+    if matches!(
+        ctx.fs.read_text(path, 0),
+        crate::local::paths::fs::FileText::Missing
+    ) {
+        return false;
+    }
+    let tracked = path
+        .parent()
+        .and_then(|dir| git::repository(dir, ctx.fs))
+        .and_then(|repo| {
+            let rel = path.strip_prefix(&repo.work_tree).ok()?;
+            git::tracked(&repo, rel, ctx.fs)
+        });
+    tracked != Some(true)
 }

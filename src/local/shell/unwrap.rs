@@ -336,6 +336,35 @@ pub(super) fn wrapper(argv: &[Word]) -> Unwrap {
             inner(2, &format!("{name} run"))
         }
         "bundle" if argv.get(1).is_some_and(|w| w.text == "exec") => inner(2, "bundle exec"),
+        // Laravel Sail (`./vendor/bin/sail artisan migrate:fresh`): its commands that name a
+        // program run it in the app's container with the rest, judged as that program (`art`
+        // is artisan's short name: a program sentinel does not know, so uncertain).
+        _ if (name == "sail" || name.ends_with("vendor/bin/sail"))
+            && argv.get(1).is_some_and(|w| {
+                w.is_literal()
+                    && matches!(
+                        w.text.as_str(),
+                        "artisan"
+                            | "art"
+                            | "php"
+                            | "composer"
+                            | "node"
+                            | "npm"
+                            | "npx"
+                            | "pnpm"
+                            | "pnpx"
+                            | "yarn"
+                            | "bun"
+                            | "bunx"
+                            | "phpunit"
+                            | "pest"
+                            | "pint"
+                            | "dusk"
+                    )
+            }) =>
+        {
+            inner(1, "sail")
+        }
         // `adb shell WORDS`: adb joins the words and the device's shell parses them again, so a
         // word with shell syntax (`"ls; reboot"`, `'$(rm -r /sdcard)'`) holds commands of its
         // own. Then the line is judged as a script run from `/` (the device shell's folder): a

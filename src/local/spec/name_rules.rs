@@ -12,6 +12,8 @@ pub struct NameRule {
     pub how: &'static str,
     /// Lower case.
     pub what: String,
+    /// WHAT as the file writes it (its case says where a camel-case name's words begin).
+    pub written: String,
     pub verdict: Verdict,
     pub rule: RuleRef,
 }
@@ -64,6 +66,7 @@ pub fn parse(
         out.push(NameRule {
             how,
             what: what.to_ascii_lowercase(),
+            written: what.to_string(),
             verdict,
             rule: RuleRef {
                 file: Cow::Borrowed(file),
