@@ -229,6 +229,61 @@ fn grep_glob_and_ls_get_the_tree_check() {
 }
 
 #[test]
+fn grep_asks_for_a_credential_file_it_would_read_below_the_folder_it_searches() {
+    let w = World::new();
+    // Only `config/.env` so far: hidden, so rg (and Claude Code's Grep) does not read it.
+    for input in [
+        json!({ "pattern": "TOKEN" }),
+        json!({ "pattern": "TOKEN", "path": "config" }),
+    ] {
+        let a = w.decide("Grep", input.clone(), &[]);
+        assert!(a.starts_with("allow"), "{input}: {a}");
+    }
+    // A key git neither ignores nor tracks: read by the search, so it asks, with or without a
+    // path and with a file filter.
+    std::fs::write(w.project.join("config/master.key"), "k").unwrap();
+    for input in [
+        json!({ "pattern": "TOKEN" }),
+        json!({ "pattern": "TOKEN", "path": "config" }),
+        json!({ "pattern": "TOKEN", "glob": "*.yml" }),
+    ] {
+        let a = w.decide("Grep", input.clone(), &[]);
+        assert!(
+            a.starts_with("ask") && a.contains("config/master.key"),
+            "{input}: {a}"
+        );
+    }
+    assert!(
+        w.decide("Grep", json!({ "pattern": "TODO", "path": "src" }), &[])
+            .starts_with("allow")
+    );
+    // Ignored: rg skips it.
+    std::fs::write(
+        w.project.join(".gitignore"),
+        "dist/\n*.pyc\nconfig/master.key\n",
+    )
+    .unwrap();
+    let a = w.decide("Grep", json!({ "pattern": "TOKEN" }), &[]);
+    assert!(a.starts_with("allow"), "{a}");
+    // Tracked: it is in the repository, which the agent reads anyway.
+    std::fs::write(w.project.join(".gitignore"), "dist/\n").unwrap();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&w.project)
+            .env("HOME", &w.home)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(ok, "git {args:?}");
+    };
+    std::fs::remove_dir_all(w.project.join(".git")).unwrap();
+    git(&["init", "-q"]);
+    git(&["add", "config/master.key"]);
+    let a = w.decide("Grep", json!({ "pattern": "TOKEN" }), &[]);
+    assert!(a.starts_with("allow"), "{a}");
+}
+
+#[test]
 fn options_that_delete_or_write_are_typed_so() {
     let w = World::new();
     w.refused(

@@ -358,7 +358,9 @@ pub fn read_observed(
     }
     let before = file.metadata()?;
     let mut bytes = Vec::with_capacity(len as usize);
-    (&file).take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    (&file)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(too_big(path, bytes.len() as u64, max));
     }

@@ -113,6 +113,8 @@ pub(super) fn read_decision(
         format!("sentinel[local]: allowed: {tool} is read-only"),
         None,
     );
+    // Whether a path was given (else a search reads the working directory).
+    let mut searched = false;
     for raw in raw_paths {
         let trimmed = raw.trim_start_matches("**/");
         let Some(path) = paths::resolve(trimmed, ctx.cwd, ctx.home) else {
@@ -153,9 +155,41 @@ pub(super) fn read_decision(
             decision.path = Some(real.display().to_string());
             return decision;
         }
+        // A search that reads what it finds (Grep) opens the files below a folder it is given:
+        // one of them a credential it would read (not hidden, not ignored) asks.
+        if reads_contents(tool)
+            && ctx.fs.is_dir(&real) == Some(true)
+            && let Some(why) = policy::search_reaches_credential(&real, rules, ctx)
+        {
+            return searched_credential(decision, tool, &why, &real);
+        }
         decision.path = Some(real.display().to_string());
+        // A literal path names where it searches; a wildcard is Grep's file filter (`*.ts`).
+        searched |= !trimmed.contains(['*', '?', '[']);
+    }
+    // Without a path it searches the working directory.
+    if !searched
+        && reads_contents(tool)
+        && let Some(why) = policy::search_reaches_credential(ctx.cwd, rules, ctx)
+    {
+        return searched_credential(decision, tool, &why, ctx.cwd);
     }
     decision
+}
+
+fn searched_credential(mut decision: Decision, tool: &str, why: &str, dir: &Path) -> Decision {
+    decision.verdict = Verdict::Ask;
+    decision.reason = format!("sentinel[local]: ask: {tool} {why}");
+    decision.path = Some(dir.display().to_string());
+    decision
+}
+
+/// The search tools that read the files they find (Grep, and its name in other agents), as
+/// ripgrep with its defaults does.
+fn reads_contents(tool: &str) -> bool {
+    ["grep", "search_file_content", "grep_search"]
+        .iter()
+        .any(|t| tool.eq_ignore_ascii_case(t))
 }
 
 /// The tools that walk a directory tree (Claude Code's Grep, Glob and LS, and their names in

@@ -14,6 +14,7 @@ mod outside;
 mod places;
 mod reach;
 mod reads;
+pub use reads::search_reaches_credential;
 mod remotes;
 pub mod signs;
 mod tasks;

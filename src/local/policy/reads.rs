@@ -163,3 +163,39 @@ pub(super) fn tree_below(
 fn splits(name: &str) -> bool {
     name.contains(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '\\'))
 }
+
+/// The files below a directory whose reading by a search asks: those ripgrep's defaults open
+/// (no hidden file or folder, nothing git ignores: Claude Code's Grep tool is rg with those
+/// defaults and cannot change them) that git does not track. A tracked file is in the
+/// repository, which the agent reads anyway (`git show`, `git log -p`): asking for it would
+/// prompt on every search of a project that commits a test key, and keep nothing secret.
+static SEARCHED_UNTRACKED: std::sync::LazyLock<Reach> = std::sync::LazyLock::new(|| {
+    use crate::decision::reach::Test;
+    Reach {
+        tests: vec![
+            Test::Visible,
+            Test::NotIgnored,
+            Test::Not {
+                test: Box::new(Test::GitListed {
+                    cached: true,
+                    others: false,
+                    exclude_standard: false,
+                    pathspecs: Vec::new(),
+                }),
+            },
+        ],
+        ..Reach::default()
+    }
+});
+
+/// Why a search tool that reads contents as ripgrep does (Claude Code's Grep) reaches a
+/// credential below `dir` that is not in the repository (a new `config/master.key` git
+/// neither ignores nor tracks), when it does.
+pub fn search_reaches_credential(dir: &Path, rules: &Rules, ctx: &Context) -> Option<String> {
+    let walk = Walking {
+        names_only: false,
+        links: false,
+        reach: &SEARCHED_UNTRACKED,
+    };
+    tree_below(dir, &dir.to_string_lossy(), walk, rules, ctx).map(|p| p.reason)
+}

@@ -181,11 +181,7 @@ impl Shelf {
 
     /// The header of a cache file whose signature [`Shelf::read_checked`] has checked (or found
     /// sealed), and where its payload starts.
-    fn unsigned_header<'b>(
-        &self,
-        bytes: &'b [u8],
-        id: &[u8; 32],
-    ) -> Option<(Header<'b>, usize)> {
+    fn unsigned_header<'b>(&self, bytes: &'b [u8], id: &[u8; 32]) -> Option<(Header<'b>, usize)> {
         let payload = bytes
             .strip_prefix(self.magic)?
             .split_first_chunk::<SIGNATURE>()?
