@@ -302,6 +302,21 @@ fn the_policy_survives_the_persons_off_and_a_projects_trust() {
     // The project's trusted loosening rules no longer apply.
     let (verdict, reason) = site.bash(true, "mytool run");
     assert_ne!(verdict, "allow", "{reason}");
+    // ... and the reason does not send the person to a `sentinel trust` that cannot help.
+    assert!(
+        reason.contains("allow_project_trust = false")
+            && !reason.contains("can run `sentinel trust`"),
+        "{reason}"
+    );
+    // `rules diff` reads the policy too: the person's `off:` is shown as void, and why.
+    let text = stdout(&site.cli(true, &["rules", "diff"]));
+    assert!(
+        text.contains(&format!(
+            "`off: {bundled}` has no effect: the organisation's policy holds the same rule ({}:1)",
+            file.display()
+        )),
+        "{text}"
+    );
     // explain says what has no effect, and why.
     let out = site.cli(true, &["explain", "--offline", "reboot"]);
     let text = stdout(&out);
@@ -355,6 +370,10 @@ fn a_broken_policy_asks_every_call() {
         let out = site.cli(true, &["doctor"]);
         assert_ne!(out.status.code(), Some(0));
         assert!(stdout(&out).contains("cannot be used"), "{}", stdout(&out));
+        // `rules lint` reads the policy as the hook does: it fails, naming the line.
+        let out = site.cli(true, &["rules", "lint"]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", stdout(&out));
+        assert!(stdout(&out).contains(at), "{name}: {}", stdout(&out));
         std::fs::remove_file(path).unwrap();
     }
     // Fixed: the call is allowed again (the person's shadow mode is theirs once more).

@@ -1,14 +1,35 @@
 //! `sentinel rules lint` and `rules diff`: the person's rule files checked, and what they change.
 
 use anyhow::{Context as _, Result};
-use sentinel::config;
+use sentinel::config::{self, Config};
 use sentinel::local::rules::project::Project;
 use sentinel::rules::{RuleFile, Rules};
 
+/// The rules as the hook layers them, the organisation's policy included: the person's files
+/// under the policy's `allow_off`, then the policy's own files on top.
+/// Also the reason the policy cannot be used, when it cannot.
+fn layered() -> Result<(std::path::PathBuf, Rules, Option<String>)> {
+    let config =
+        Config::load_for_process().context("cannot find a home directory; set SENTINEL_HOME")?;
+    let home = config.home.value.clone();
+    let mut rules = Rules::load_with(
+        &home,
+        config::user_home().as_deref(),
+        config.allow_off.value,
+    );
+    if let Some(m) = &config.managed {
+        rules.add_managed(m);
+    }
+    let broken = config.managed_broken.clone().map(|why| {
+        format!(
+            "the organisation's policy cannot be used: {why}; every call asks until it is fixed"
+        )
+    });
+    Ok((home, rules, broken))
+}
+
 pub fn lint(json: bool) -> Result<u8> {
-    let home =
-        config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
-    let mut rules = Rules::load(&home, config::user_home().as_deref());
+    let (home, mut rules, broken) = layered()?;
     // A project's .sentinel/ is linted whole, trusted or not: its errors are the person's to fix.
     if let Some(p) = std::env::current_dir()
         .ok()
@@ -25,7 +46,8 @@ pub fn lint(json: bool) -> Result<u8> {
         + rules.excluded_paths().len();
     if json {
         let report = serde_json::json!({
-            "ok": errors.is_empty(),
+            "ok": errors.is_empty() && broken.is_none(),
+            "policy_broken": broken,
             "rules": count,
             "errors": errors.iter().map(|e| serde_json::json!({
                 "file": e.file, "line": e.line, "message": e.message,
@@ -38,9 +60,16 @@ pub fn lint(json: bool) -> Result<u8> {
             })).collect::<Vec<_>>(),
         });
         outln!("{report}");
-        return Ok(if errors.is_empty() { 0 } else { 1 });
+        return Ok(if errors.is_empty() && broken.is_none() {
+            0
+        } else {
+            1
+        });
     }
     // The whole report is the command's output (stdout); stderr is for failing to make one.
+    if let Some(why) = &broken {
+        outln!("{why}");
+    }
     for e in &errors {
         outln!("{e}");
     }
@@ -50,7 +79,7 @@ pub fn lint(json: bool) -> Result<u8> {
     for (file, origin) in &rules.origins {
         outln!("  {file}: {origin}");
     }
-    if errors.is_empty() {
+    if errors.is_empty() && broken.is_none() {
         outln!(
             "ok: {count} rules in {} files, no errors{}",
             rules.origins.len(),
@@ -64,7 +93,7 @@ pub fn lint(json: bool) -> Result<u8> {
     } else {
         outln!(
             "{} error(s); until they are fixed every local allow becomes ask",
-            errors.len()
+            errors.len() + usize::from(broken.is_some())
         );
         Ok(1)
     }
@@ -96,9 +125,7 @@ fn spec_warnings(home: &std::path::Path) -> Vec<(String, usize, String)> {
 }
 
 pub fn diff(json: bool) -> Result<u8> {
-    let home =
-        config::sentinel_home().context("cannot find a home directory; set SENTINEL_HOME")?;
-    let rules = Rules::load(&home, config::user_home().as_deref());
+    let (_, rules, _) = layered()?;
     let layer_of = |file: RuleFile| rules.layers.iter().find(|l| l.file == Some(file));
     if json {
         let files: Vec<_> = RuleFile::ALL
@@ -111,6 +138,7 @@ pub fn diff(json: bool) -> Result<u8> {
                     "origin": l.origin,
                     "added": rules.added(l).iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
                     "switched_off": l.switched_off.iter().map(|(line, bl, p)| serde_json::json!({"line": line, "bundled_line": bl, "pattern": p})).collect::<Vec<_>>(),
+                    "refused_off": l.refused_off.iter().map(|(line, p, why)| serde_json::json!({"line": line, "pattern": p, "why": why})).collect::<Vec<_>>(),
                     "unmatched_off": l.unmatched_off.iter().map(|(line, p)| serde_json::json!({"line": line, "pattern": p})).collect::<Vec<_>>(),
                     "spec_denies_off": l.spec_off.iter().map(|(line, r)| serde_json::json!({"line": line, "spec": r.file, "spec_line": r.line, "section": r.pattern})).collect::<Vec<_>>(),
                 }),
@@ -151,6 +179,9 @@ pub fn diff(json: bool) -> Result<u8> {
                         r.line,
                         r.pattern
                     );
+                }
+                for (line, pattern, why) in &l.refused_off {
+                    outln!("  ! line {line}: `off: {pattern}` has no effect: {why}");
                 }
                 for (line, pattern) in &l.unmatched_off {
                     outln!(

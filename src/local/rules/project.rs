@@ -313,7 +313,16 @@ impl Layered {
         let Some(project) = &self.project else {
             return Some(decision);
         };
-        let Some(why) = project.trust.suspended_because(&project.root) else {
+        // Where the organisation's policy forbids trust, `sentinel trust` is no way out: say so
+        // rather than suggest it.
+        let why = match self.config.allow_project_trust.value {
+            true => project.trust.suspended_because(&project.root),
+            false => Some(format!(
+                "the organisation's policy sets allow_project_trust = false ({}), so no `sentinel trust` makes them apply",
+                self.config.allow_project_trust.source
+            )),
+        };
+        let Some(why) = why else {
             return Some(decision);
         };
         if decision.verdict == Verdict::Uncertain && !self.rules.suspended.is_empty() {
