@@ -765,32 +765,7 @@ fn private_home(home: &Path, fence: &Fence) -> Result<bool, String> {
             .map_err(|e| format!("holding {} open: {e}", place.display()))?;
         held.push((file, place));
     }
-    let layer = Path::new(HOME_LAYER);
-    let (upper, work) = (layer.join("upper"), layer.join("work"));
-    if std::fs::create_dir_all(&upper).is_err() || std::fs::create_dir_all(&work).is_err() {
-        return Ok(false);
-    }
-    let options = format!(
-        "lowerdir={},upperdir={},workdir={},userxattr",
-        escape_overlay(home),
-        escape_overlay(&upper),
-        escape_overlay(&work)
-    );
-    let (Ok(target), Ok(options)) = (
-        CString::new(home.as_os_str().as_bytes()),
-        CString::new(options),
-    ) else {
-        return Ok(false);
-    };
-    if sys::mount(
-        Some(c"overlay"),
-        &target,
-        Some(c"overlay"),
-        libc::MS_NOSUID | libc::MS_NODEV,
-        Some(&options),
-    )
-    .is_err()
-    {
+    if !overlay(home, Path::new(HOME_LAYER)) {
         return Ok(false);
     }
     // Each as it is, on its path in the copy (a place inside another comes back with it).
@@ -832,19 +807,25 @@ const STORE_LAYERS: &str = "/tmp/.sentinel-package-stores";
 /// `store` as the run sees it: an overlay of the store as it is (read-only below) and a layer
 /// of the run's own in its private /tmp above, where whatever it adds or changes lands.
 fn private_store(store: &Path, n: usize) -> bool {
-    let layers = PathBuf::from(format!("{STORE_LAYERS}/{n}"));
+    overlay(store, Path::new(&format!("{STORE_LAYERS}/{n}")))
+}
+
+/// Mounts over `place` an overlay of it as it is (read-only below) with a layer in `layers`
+/// (`upper` and `work` made there) above, where whatever the run adds or changes lands. False
+/// when the layer cannot be made or the kernel refuses the mount: nothing was mounted.
+fn overlay(place: &Path, layers: &Path) -> bool {
     let (upper, work) = (layers.join("upper"), layers.join("work"));
     if std::fs::create_dir_all(&upper).is_err() || std::fs::create_dir_all(&work).is_err() {
         return false;
     }
     let options = format!(
         "lowerdir={},upperdir={},workdir={},userxattr",
-        escape_overlay(store),
+        escape_overlay(place),
         escape_overlay(&upper),
         escape_overlay(&work)
     );
     let (Ok(target), Ok(options)) = (
-        CString::new(store.as_os_str().as_bytes()),
+        CString::new(place.as_os_str().as_bytes()),
         CString::new(options),
     ) else {
         return false;
