@@ -173,10 +173,8 @@ impl Shelf {
         bytes: &'b [u8],
         id: &[u8; 32],
     ) -> Option<(Header<'b>, usize)> {
-        let payload = self.signed(key, bytes)?;
-        let (h, image): (Header, _) = postcard::take_from_bytes(payload).ok()?;
-        let at = bytes.len() - image.len();
-        (h.format == self.format && h.version == VERSION && h.id == *id).then_some((h, at))
+        self.signed(key, bytes)?;
+        self.unsigned_header(bytes, id)
     }
 
     /// The header of a cache file whose signature [`Shelf::read_checked`] has checked (or found
@@ -191,9 +189,10 @@ impl Shelf {
         (h.format == self.format && h.version == VERSION && h.id == *id).then_some((h, at))
     }
 
-    /// The bytes of the cache file for `id` in `dir`, when they are what this build signed. Checking a signature costs a few instructions a byte of a file read on every
-    /// call (1.1M for a person's 2,000 rules), so a file whose signature checked is sealed: its
-    /// own stat (device, inode, size, mtime, ctime), signed, in `NAME.seal`. A file whose stat is
+    /// The bytes of the cache file for `id` in `dir`, when they are what this build signed.
+    /// Checking a signature costs a few instructions a byte of a file read on every call (1.1M
+    /// for a person's 2,000 rules), so a file whose signature checked is sealed: its own stat
+    /// (device, inode, size, mtime, ctime), signed, in `NAME.seal`. A file whose stat is
     /// still the sealed one, and was not racy when sealed, is the file that was checked — a
     /// write sets the ctime, which no call can set back, and a rename makes another inode — and
     /// is not checked again.
