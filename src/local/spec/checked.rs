@@ -107,6 +107,11 @@ pub enum Kind {
     /// business (the section's `network`), a local path is a tree read (`git fetch keys/id_rsa`
     /// reads through a link into `~/.ssh`).
     Repository,
+    /// A revision or pathspec whose committed content git prints (`git show HEAD:.env`,
+    /// `git log -p -- .env`, `git cat-file -p main:config/master.key`): the file named, by its
+    /// path in `REV:PATH` or as a pathspec, is read as it was committed, so a credential's name
+    /// is a credential read (the file need not exist in the working tree).
+    History,
     /// The name of an environment variable whose value is printed (`printenv NAME`): a name
     /// that looks like a secret's is a credential read.
     Variable,
@@ -193,6 +198,7 @@ impl Kind {
             "filter" => Kind::Filter,
             "name-filter" => Kind::NameFilter,
             "repository" => Kind::Repository,
+            "history" => Kind::History,
             "variable" => Kind::Variable,
             "assigns" => Kind::Assigns,
             "sql" => Kind::Sql,
@@ -225,6 +231,7 @@ impl Kind {
             Kind::Read
                 | Kind::Tree
                 | Kind::Path
+                | Kind::History
                 | Kind::TreeFollow
                 | Kind::TreeVisible
                 | Kind::List

@@ -282,6 +282,10 @@ fn from_reading(
                 tree: true,
             },
             Kind::Repository => continue,
+            Kind::History => match committed_path(w) {
+                Some(path) => Effect::Read { path, tree: false },
+                None => continue,
+            },
             Kind::Code => Effect::RunCode {
                 code: crate::text::excerpt(&w.text),
             },
@@ -524,6 +528,29 @@ fn walk(path: Word, kind: Kind, reach: &Reach) -> Effect {
         links: kind.follows_links(),
         reach,
     }
+}
+
+/// The file a git object name reads: `PATH` of `REV:PATH` (`:PATH` and `:N:PATH` in the
+/// index), else the word itself as a pathspec. A `./` or `../` path is relative to the cwd as
+/// git reads it; another is relative to the repository's top, which the cwd stands in for here
+/// (credential names are matched on the path's tail, so the difference does not hide one).
+/// None: a name that reads no file (`:/message` finds a commit by its message, `REV:` is a
+/// tree).
+fn committed_path(w: &Word) -> Option<Word> {
+    let Some(text) = w.known_value() else {
+        return Some(w.clone());
+    };
+    let Some((rev, path)) = text.split_once(':') else {
+        return Some(w.clone());
+    };
+    if rev.is_empty() && path.starts_with('/') {
+        return None;
+    }
+    let path = match (rev.is_empty(), path.split_once(':')) {
+        (true, Some((stage, rest))) if matches!(stage, "0" | "1" | "2" | "3") => rest,
+        _ => path,
+    };
+    (!path.is_empty()).then(|| Word::literal(path))
 }
 
 #[cfg(test)]
