@@ -547,7 +547,7 @@ fn committed_path(w: &Word) -> Option<Word> {
         return None;
     }
     let path = match (rev.is_empty(), path.split_once(':')) {
-        (true, Some((stage, rest))) if matches!(stage, "0" | "1" | "2" | "3") => rest,
+        (true, Some(("0" | "1" | "2" | "3", rest))) => rest,
         _ => path,
     };
     (!path.is_empty()).then(|| Word::literal(path))
