@@ -141,6 +141,18 @@ pub fn check(
         },
         None => None,
     };
+    let no_operands = match &raw.no_operands {
+        Some(b) => match opt_kind(b).map_err(|m| err(line_of("no_operands"), m))? {
+            k @ (OptKind::Deny(_) | OptKind::Review(_)) => Some(k),
+            _ => {
+                return Err(err(
+                    line_of("no_operands"),
+                    "no_operands is `deny: …` or `review: …`".into(),
+                ));
+            }
+        },
+        None => None,
+    };
     let dashdash = match &raw.dashdash {
         Some(b) => match opt_kind(b).map_err(|m| err(line_of("dashdash"), m))? {
             k @ (OptKind::Deny(_) | OptKind::Review(_)) => Some(k),
@@ -228,6 +240,7 @@ pub fn check(
         deny: raw.deny,
         review: raw.review,
         bare,
+        no_operands,
         dashdash,
         interspersed: raw.interspersed,
         dashless: raw.dashless,

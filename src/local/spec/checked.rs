@@ -356,6 +356,9 @@ pub struct Checked {
     pub review: Option<String>,
     /// What the command means with no arguments at all (`set`, `export` print the environment).
     pub bare: Option<OptKind>,
+    /// What the command means with options but no operand (`declare -x` prints the exported
+    /// variables as bare `export` does; `declare -x NAME=v` assigns).
+    pub no_operands: Option<OptKind>,
     /// What a literal `--` means (`git checkout -- FILE` discards changes to FILE).
     pub dashdash: Option<OptKind>,
     /// Options read after operands too (`go test ./... -v`), for `posix` and `go` syntax.

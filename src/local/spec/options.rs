@@ -437,6 +437,18 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
             line,
         });
     }
+    if argv.len() != r.chain.len()
+        && operands.is_empty()
+        && r.named_operands.is_empty()
+        && let Some(kind) = r.spec().no_operands.clone()
+    {
+        let line = r.spec().rule.line;
+        r.marked.push(Marked {
+            name: "with no operand".into(),
+            kind,
+            line,
+        });
+    }
     if r.default_operand.is_none() {
         r.default_operand = r.spec().default_operand.clone();
     }

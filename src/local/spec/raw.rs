@@ -35,6 +35,7 @@ pub struct RawSpec {
     pub deny: Option<String>,
     pub review: Option<String>,
     pub bare: Option<String>,
+    pub no_operands: Option<String>,
     pub dashdash: Option<String>,
     pub default_operand: Option<String>,
 }
