@@ -26,6 +26,10 @@ mod rule_scan;
 #[allow(dead_code)]
 mod path_scan;
 
+#[path = "src/local/known/scan.rs"]
+#[allow(dead_code)]
+mod known_scan;
+
 /// The scanners name each other by their place in the library (`crate::local::paths::scan`).
 mod local {
     pub(crate) mod paths {
@@ -37,6 +41,7 @@ use std::fmt::Write;
 
 fn main() {
     rules();
+    known();
     specs();
     link();
     cache_layout();
@@ -375,6 +380,38 @@ fn path_line(file: &str, pattern: &str, at: &str, span: &mut impl FnMut(&str) ->
 /// section stored as its checked form (postcard), with the index of their names: a call decodes
 /// the sections it names and nothing else. A bad bundled section fails the build with its
 /// file:line.
+/// The knowledge lists (`rules/signs.txt`, `program_roles.txt`, `sql_words.txt`) as a static
+/// slice per kind: a lookup costs what the constants they replace cost, with no parse at run
+/// time. A bad line fails the build with its file:line.
+fn known() {
+    println!("cargo:rerun-if-changed=src/local/known/scan.rs");
+    let mut lists: Vec<Vec<String>> = known_scan::KINDS.iter().map(|_| Vec::new()).collect();
+    for file in known_scan::FILES {
+        let path = format!("rules/{file}");
+        println!("cargo:rerun-if-changed={path}");
+        let text = std::fs::read_to_string(&path).expect("a knowledge file is UTF-8");
+        let (entries, errors) = known_scan::scan(file, &text);
+        if let Some((line, message)) = errors.first() {
+            panic!("{path}:{line}: {message}");
+        }
+        for e in entries {
+            let list = &mut lists[e.kind as usize];
+            if list.contains(&e.text) {
+                panic!("{path}:{}: `{}` is listed twice", e.line, e.text);
+            }
+            list.push(e.text);
+        }
+    }
+    let mut out = String::from("/// Each kind's bundled entries, in `Kind`'s order.\n");
+    writeln!(out, "pub static BUNDLED: [&[&str]; {}] = [", lists.len()).unwrap();
+    for list in &lists {
+        writeln!(out, "    &{list:?},").unwrap();
+    }
+    out.push_str("];\n");
+    let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    std::fs::write(out_dir.join("bundled_known.rs"), out).expect("write bundled_known.rs");
+}
+
 fn specs() {
     let dir = std::path::Path::new("rules/commands");
     println!("cargo:rerun-if-changed=rules/commands");

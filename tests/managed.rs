@@ -439,3 +439,28 @@ fn the_variable_naming_a_policy_folder_is_ignored_unless_the_person_trusts_it() 
     let (verdict, reason) = site.bash(true, "rm -rf ~");
     assert_ne!(verdict, "deny", "{reason}");
 }
+
+#[test]
+fn the_policy_may_add_a_describer_the_person_may_not() {
+    let site = Site::new();
+    // A describer's words go unjudged: from the person's file, a rule error, so an allow asks.
+    site.person(
+        "program_roles.txt",
+        "describer  mydoc  # our manual viewer\n",
+    );
+    let (verdict, reason) = site.bash(false, "git status");
+    assert_eq!(verdict, "ask", "{reason}");
+    std::fs::remove_file(site.home().join("program_roles.txt")).unwrap();
+    assert_eq!(site.bash(false, "git status").0, "allow");
+    if !is_root() {
+        return refused_as_not_roots(&site);
+    }
+    // From the organisation's policy it is taken.
+    site.policy(
+        "program_roles.txt",
+        "describer  mydoc  # the organisation's manual viewer\n",
+    );
+    assert_eq!(site.bash(true, "git status").0, "allow");
+    let out = site.cli(true, &["rules", "lint"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}

@@ -22,14 +22,11 @@ pub fn run(out: Option<PathBuf>, since: Option<String>, json: bool) -> Result<u8
         .into_iter()
         .filter(|r| r.ts_ms >= since_ms)
         .collect();
-    let audit: Vec<serde_json::Value> = audit::tail(
-        &audit::journal(home, config.log_max_bytes.value),
-        usize::MAX,
-    )
-    .context("cannot read the audit log")?
-    .into_iter()
-    .filter(|v| v["ts_ms"].as_u64().is_some_and(|t| t >= since_ms))
-    .collect();
+    let audit: Vec<audit::Brief> = audit::briefs(&audit::journal(home, config.log_max_bytes.value))
+        .context("cannot read the audit log")?
+        .into_iter()
+        .filter(|v| v.ts_ms.is_some_and(|t| t >= since_ms))
+        .collect();
     let user_home = config::user_home();
     let rules = Rules::load(home, user_home.as_deref());
     let suggestions = report::suggest::suggest(

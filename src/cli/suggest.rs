@@ -16,11 +16,8 @@ pub fn run(apply: &[usize], limit: usize, json: bool) -> Result<u8> {
     super::stats::catch_up(&config);
     let loaded = stats::load(&stats::journal(home, config.log_max_bytes.value))
         .context("cannot read the stats")?;
-    let audit_records = audit::tail(
-        &audit::journal(home, config.log_max_bytes.value),
-        usize::MAX,
-    )
-    .context("cannot read the audit log")?;
+    let audit_records = audit::briefs(&audit::journal(home, config.log_max_bytes.value))
+        .context("cannot read the audit log")?;
     let rules = Rules::load(home, user_home.as_deref());
     let limit = limit.max(apply.iter().copied().max().unwrap_or(0));
     let found = suggest::suggest(

@@ -42,7 +42,7 @@ const SPEC_DIR: &str = "commands";
 const MAX_SPEC_FILES: usize = 1000;
 
 /// The files a managed folder may hold besides `commands/*.toml`.
-pub const FILES: [&str; 8] = [
+pub const FILES: [&str; 11] = [
     super::FILE_NAME,
     "hard_block_commands.txt",
     "safe_commands.txt",
@@ -51,6 +51,9 @@ pub const FILES: [&str; 8] = [
     "excluded_paths.txt",
     "credential_paths.txt",
     "protected_paths.txt",
+    "signs.txt",
+    "program_roles.txt",
+    "sql_words.txt",
 ];
 
 /// The organisation's policy as found on this system.

@@ -304,7 +304,13 @@ impl Journal {
                     entry.done += n as u64;
                     entry.lines += 1;
                     grew = true;
-                    let text = String::from_utf8_lossy(&buf[..n - 1]);
+                    // Checked first as it almost always is, valid (`from_utf8_lossy` walks
+                    // its chunks byte by byte: a sixth of a report's instructions).
+                    let line = &buf[..n - 1];
+                    let text = match std::str::from_utf8(line) {
+                        Ok(text) => std::borrow::Cow::Borrowed(text),
+                        Err(_) => String::from_utf8_lossy(line),
+                    };
                     each(&entry.name, entry.lines, &text, true);
                 }
             }

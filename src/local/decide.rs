@@ -29,7 +29,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
             // Read by the same PowerShell reader as `powershell -Command` from Bash.
             let analysis = shell::analyse_powershell(command);
             let mut d = analysis_decision("PowerShell", command, &analysis, rules, ctx, 0);
-            for s in signs::text_signs(command) {
+            for s in signs::text_signs(command, &rules.known) {
                 if !d.signs.iter().any(|o| o.kind == s.kind) {
                     d.signs.push(s);
                 }
@@ -42,7 +42,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
             content,
         } => {
             let mut d = write_decision(tool, path, rules, ctx);
-            d.signs = signs::text_signs(content);
+            d.signs = signs::text_signs(content, &rules.known);
             scripts::instruction_imports(&mut d, content, rules, ctx);
             scripts::instruction_write(&mut d, ctx);
             d
@@ -54,7 +54,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         ToolCall::Agent { tool, prompt } => {
             // A subagent launch is the agent's business, unless untrusted content is in the
             // session and the prompt shows signs of acting on it.
-            let signs = signs::text_signs(prompt);
+            let signs = signs::text_signs(prompt, &rules.known);
             let taint = ctx.taint?;
             if signs.is_empty() {
                 return None;
@@ -82,7 +82,7 @@ pub fn decide(call: &ToolCall, rules: &Rules, ctx: &Context) -> Option<Decision>
         }
         ToolCall::Mcp { tool, input, seen } => {
             let mut d = crate::local::mcp::mcp_decision(tool, input, seen, rules, ctx);
-            d.signs = signs::text_signs(&crate::call::mcp::strings(input).join("\n"));
+            d.signs = signs::text_signs(&crate::call::mcp::strings(input).join("\n"), &rules.known);
             d
         }
         ToolCall::Other { .. } => return None,

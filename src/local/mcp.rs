@@ -417,7 +417,7 @@ pub fn mcp_decision(
                 match s.sql.iter().find_map(|f| field_str(f).map(|v| (f, v))) {
                     Some((f, q)) => {
                         own_fields.push(f);
-                        if verdict == Verdict::Allow && !sql::is_read_only(q) {
+                        if verdict == Verdict::Allow && !sql::is_read_only(q, &rules.known) {
                             verdict = Verdict::Uncertain;
                             reason = "SQL that does more than read (a write, a schema change, a function sentinel does not know)".into();
                         }

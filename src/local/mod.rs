@@ -18,6 +18,7 @@
 pub mod context;
 pub mod decide;
 pub mod destructive_words;
+pub mod known;
 pub mod mcp;
 pub mod patch;
 pub mod paths;

@@ -18,7 +18,7 @@ pub fn patch_decision(tool: &str, files: &[PatchedFile], rules: &Rules, ctx: &Co
         .map(|f| {
             let mut d = write_decision(tool, &f.path, rules, ctx);
             if f.op != PatchOp::Delete {
-                d.signs = signs::text_signs(&f.added);
+                d.signs = signs::text_signs(&f.added, &rules.known);
                 scripts::instruction_imports(&mut d, &f.added, rules, ctx);
                 scripts::instruction_write(&mut d, ctx);
             }

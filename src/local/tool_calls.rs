@@ -131,13 +131,11 @@ pub(super) fn read_decision(
                 .map(|r| (real.clone(), r))
                 .or_else(|| credentials::credential(p, rules).map(|r| (p.clone(), r)));
             if let Some((at, rule)) = found {
-                decision.verdict = Verdict::Ask;
-                decision.reason = format!(
-                    "sentinel[local]: ask: {tool} of the credential file {}",
+                let why = format!(
+                    "of the credential file {}",
                     credentials::describe(&at, rule)
                 );
-                decision.path = Some(at.display().to_string());
-                return decision;
+                return asked(decision, tool, &why, &at);
             }
         }
         // A search or listing tool walks the directory it is given: one that a credential can
@@ -147,13 +145,8 @@ pub(super) fn read_decision(
             && !trimmed.contains(['*', '?', '['])
             && credentials::tree_holds_credentials(&real, ctx.home, rules)
         {
-            decision.verdict = Verdict::Ask;
-            decision.reason = format!(
-                "sentinel[local]: ask: {tool} searches {}, which holds credentials",
-                real.display()
-            );
-            decision.path = Some(real.display().to_string());
-            return decision;
+            let why = format!("searches {}, which holds credentials", real.display());
+            return asked(decision, tool, &why, &real);
         }
         // A search that reads what it finds (Grep) opens the files below a folder it is given:
         // one of them a credential it would read (not hidden, not ignored) asks.
@@ -161,7 +154,7 @@ pub(super) fn read_decision(
             && ctx.fs.is_dir(&real) == Some(true)
             && let Some(why) = policy::search_reaches_credential(&real, rules, ctx)
         {
-            return searched_credential(decision, tool, &why, &real);
+            return asked(decision, tool, &why, &real);
         }
         decision.path = Some(real.display().to_string());
         // A literal path names where it searches; a wildcard is Grep's file filter (`*.ts`).
@@ -172,15 +165,18 @@ pub(super) fn read_decision(
         && reads_contents(tool)
         && let Some(why) = policy::search_reaches_credential(ctx.cwd, rules, ctx)
     {
-        return searched_credential(decision, tool, &why, ctx.cwd);
+        return asked(decision, tool, &why, ctx.cwd);
     }
     decision
 }
 
-fn searched_credential(mut decision: Decision, tool: &str, why: &str, dir: &Path) -> Decision {
+/// The read's decision turned into an ask: `{tool} {why}`, about `path` (the credential file,
+/// or the folder whose search reaches one). One builder, so the three asks of a read say the
+/// same thing the same way.
+fn asked(mut decision: Decision, tool: &str, why: &str, path: &Path) -> Decision {
     decision.verdict = Verdict::Ask;
     decision.reason = format!("sentinel[local]: ask: {tool} {why}");
-    decision.path = Some(dir.display().to_string());
+    decision.path = Some(path.display().to_string());
     decision
 }
 

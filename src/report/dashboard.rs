@@ -3,10 +3,10 @@
 //! records in, one serializable value out (`report --json`, and the HTML page's only input).
 
 use crate::decision::{Tier, Verdict};
+use crate::ledger::audit::Brief;
 use crate::ledger::stats::{self, Record, Summary};
 use crate::report::suggest::Suggestion;
 use serde::Serialize;
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// How many commands each top list shows.
@@ -79,14 +79,24 @@ pub struct Dashboard {
 }
 
 /// Builds the report from `records` and `audit`, both already cut to the time shown.
-pub fn build(records: &[Record], audit: &[Value], suggestions: &[Suggestion]) -> Dashboard {
+pub fn build(records: &[Record], audit: &[Brief], suggestions: &[Suggestion]) -> Dashboard {
     let summary = stats::summarize(records);
     let mut days: BTreeMap<String, Day> = BTreeMap::new();
     let mut denied: BTreeMap<&str, (usize, Option<&str>)> = BTreeMap::new();
     let mut deferred: BTreeMap<&str, (usize, Option<&str>)> = BTreeMap::new();
     let (mut avoided, mut left) = (0, 0);
+    // The date formatted once a day, not once a record (a sixth of a report's instructions).
+    let mut last: Option<(u64, String)> = None;
     for r in records {
-        let date = crate::clock::utc(r.ts_ms)[..10].to_string();
+        let day_number = r.ts_ms / 86_400_000;
+        let date = match &last {
+            Some((n, date)) if *n == day_number => date.clone(),
+            _ => {
+                let date = crate::clock::utc(r.ts_ms)[..10].to_string();
+                last = Some((day_number, date.clone()));
+                date
+            }
+        };
         let day = days.entry(date.clone()).or_insert_with(|| Day {
             date,
             ..Day::default()
@@ -126,8 +136,8 @@ pub fn build(records: &[Record], audit: &[Value], suggestions: &[Suggestion]) ->
     );
     let tainted: std::collections::BTreeSet<&str> = audit
         .iter()
-        .filter(|v| v["verdict"] == "tainted")
-        .filter_map(|v| v["session"].as_str())
+        .filter(|v| v.verdict.as_deref() == Some("tainted"))
+        .filter_map(|v| v.session.as_deref())
         .collect();
     let sessions: std::collections::BTreeSet<&str> =
         records.iter().map(|r| r.session.as_str()).collect();

@@ -10,11 +10,11 @@
 use crate::call::ToolCall;
 use crate::decide;
 use crate::decision::{Tier, Verdict};
+use crate::ledger::audit::Brief;
 use crate::ledger::stats::Record;
 use crate::local::context::Context;
 use crate::rules::{RuleFile, Rules};
 use serde::Serialize;
-use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
@@ -121,22 +121,49 @@ pub struct Suggestion {
     pub evidence: Evidence,
 }
 
+/// The simple commands of `command` (run in `cwd`) that today's rules leave uncertain for want
+/// of a safe rule; None when the rules settle it (or sentinel has no opinion on it).
+fn left_open(
+    command: &str,
+    cwd: &str,
+    rules: &Rules,
+    home: Option<&Path>,
+    sentinel_home: &Path,
+) -> Option<BTreeSet<String>> {
+    let call = ToolCall::Shell {
+        command: command.to_string(),
+    };
+    let ctx = Context::lexical(Path::new(cwd), home, sentinel_home);
+    let now = decide::decide(&call, rules, &ctx)?;
+    if now.verdict != Verdict::Uncertain {
+        return None; // today's rules settle it
+    }
+    let open = now
+        .commands
+        .iter()
+        .filter(|c| c.verdict == Verdict::Uncertain && c.reason.contains("no safe rule matches"))
+        .map(|c| c.text.clone())
+        .collect();
+    Some(open)
+}
+
 /// The commands that reached Tier 2 or `ask` most often under `rules`, as proposed rules, most
 /// frequent first. `audit` holds the audit records (for the whole command and the evaluator's
 /// reasons); records of `sentinel check` and of the person are not evidence of agent traffic.
 pub fn suggest(
     records: &[Record],
-    audit: &[Value],
+    audit: &[Brief],
     rules: &Rules,
     home: Option<&Path>,
     sentinel_home: &Path,
     limit: usize,
 ) -> Vec<Suggestion> {
-    let by_key: HashMap<(u64, &str), &Value> = audit
+    let by_key: HashMap<(u64, &str), &Brief> = audit
         .iter()
-        .filter_map(|v| Some(((v["ts_ms"].as_u64()?, v["session"].as_str()?), v)))
+        .filter_map(|v| Some(((v.ts_ms?, v.session.as_deref()?), v)))
         .collect();
     let mut groups: BTreeMap<String, (Evidence, BTreeSet<String>)> = BTreeMap::new();
+    let mut judged: HashMap<(&str, &str), Option<BTreeSet<String>>> = HashMap::new();
     for r in records {
         // Deferred calls are every uncertain call in default and auto mode without Tier 2.
         let reached = r.tier != Tier::Local || r.verdict == "ask" || r.verdict == "defer";
@@ -145,28 +172,18 @@ pub fn suggest(
         }
         let entry = by_key.get(&(r.ts_ms, r.session.as_str()));
         let command = entry
-            .and_then(|e| e["subject"].as_str())
+            .and_then(|e| e.subject.as_deref())
             .unwrap_or(&r.subject);
-        let cwd = entry.and_then(|e| e["cwd"].as_str()).unwrap_or("/");
-        let call = ToolCall::Shell {
-            command: command.to_string(),
-        };
-        let ctx = Context::lexical(Path::new(cwd), home, sentinel_home);
-        let Some(now) = decide::decide(&call, rules, &ctx) else {
+        let cwd = entry.and_then(|e| e.cwd.as_deref()).unwrap_or("/");
+        // The same command in the same folder is judged once: a journal repeats its commands,
+        // and judging each again was most of a report's time.
+        let open = judged
+            .entry((command, cwd))
+            .or_insert_with(|| left_open(command, cwd, rules, home, sentinel_home));
+        let Some(open) = open else {
             continue;
         };
-        if now.verdict != Verdict::Uncertain {
-            continue; // today's rules settle it
-        }
-        let open: BTreeSet<String> = now
-            .commands
-            .iter()
-            .filter(|c| {
-                c.verdict == Verdict::Uncertain && c.reason.contains("no safe rule matches")
-            })
-            .map(|c| c.text.clone())
-            .collect();
-        for text in open {
+        for text in open.iter().cloned() {
             let (ev, sessions) = groups.entry(text).or_default();
             ev.calls += 1;
             sessions.insert(r.session.clone());
@@ -180,7 +197,7 @@ pub fn suggest(
             }
             if r.tier == Tier::Api
                 && let Some(said) = entry
-                    .and_then(|e| e["reason"].as_str())
+                    .and_then(|e| e.reason.as_deref())
                     .map(evaluator_reason)
             {
                 keep_three(&mut ev.evaluator_said, [said]);
@@ -514,8 +531,9 @@ mod tests {
             record(6, "b", "mytool build x", Tier::Api, "allow"),
             record(7, "b", "mytool build y", Tier::Api, "allow"),
         ];
-        let audit = vec![
-            serde_json::json!({"ts_ms": 2, "session": "a", "subject": "frobnicate --check", "cwd": "/p", "reason": "sentinel[api]: allowed: a read-only lint check (local: sentinel[local]: uncertain: no safe rule)"}),
+        let audit: Vec<Brief> = vec![
+            serde_json::from_value(serde_json::json!({"ts_ms": 2, "session": "a", "subject": "frobnicate --check", "cwd": "/p", "reason": "sentinel[api]: allowed: a read-only lint check (local: sentinel[local]: uncertain: no safe rule)", "tier": "api"}))
+                .unwrap(),
         ];
         let s = suggest(&records, &audit, &rules, None, Path::new("/h"), 10);
         assert_eq!(s.len(), 3, "{s:#?}");

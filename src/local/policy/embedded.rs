@@ -235,18 +235,6 @@ pub(in crate::local) fn hidden_egress(cmd: &SimpleCommand, effects: &[Effect]) -
 const MAX_TEXTS: usize = 16;
 const MAX_TEXT_BYTES: usize = 4096;
 
-/// Programs that run the command after them, beside every program with a spec and every shell.
-const RUNNERS: &[&str] = &[
-    "sudo", "doas", "env", "nice", "nohup", "timeout", "xargs", "exec", "command", "builtin",
-    "eval", "setsid", "stdbuf", "ionice", "time", "watch",
-];
-
-/// Programs that only name or describe a command (`command -V git push`, `man git push`).
-const DESCRIBERS: &[&str] = &[
-    "command", "type", "which", "whereis", "whatis", "apropos", "man", "info", "help", "tldr",
-    "whence", "where", "hash",
-];
-
 /// The texts that `cmd`'s words may run, rendered as shell text: each argument that holds
 /// whitespace and starts with a program name (`tmux new-session -d 'rm -rf ~'` → `rm -rf ~`),
 /// and each suffix of argv that starts with a program name sentinel knows (`runuser -u u --
@@ -254,7 +242,12 @@ const DESCRIBERS: &[&str] = &[
 /// subcommands (`aws s3 cp`) and are not looked at.
 fn texts(cmd: &SimpleCommand, named: usize, rules: &Rules) -> Vec<String> {
     let mut out = Vec::new();
-    if DESCRIBERS.contains(&cmd.name()) {
+    // A program that only names or describes a command (`man git push`; `describer` in
+    // `rules/program_roles.txt`).
+    if rules
+        .known
+        .holds(crate::local::known::Kind::Describer, cmd.name())
+    {
         return out;
     }
     let args = cmd.args();
@@ -378,7 +371,7 @@ fn is_program(word: &str, rules: &Rules) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
         && (shell::SHELLS.contains(&name)
-            || RUNNERS.contains(&name)
+            || rules.known.holds(crate::local::known::Kind::Runner, name)
             || rules.specs.lookup(name).is_some())
 }
 

@@ -101,7 +101,7 @@ pub(in crate::local) fn judge_inner(
     } else {
         cmd
     };
-    let mut effects = effects::of(cmd, &rules.specs);
+    let mut effects = effects::of(cmd, &rules.specs, &rules.known);
     if cmd.role == Role::Wrapper {
         // The command it runs is judged on its own (`python -m pytest` as `pytest`); what the
         // wrapper's own options do to paths, users and the network still counts.
@@ -205,7 +205,7 @@ pub(in crate::local) fn judge_inner(
     // a read of a credential file, what it prints reaches the agent's transcript. (The shell's
     // own dumps are the specs' `bare`; the tools' token printers their reviews.)
     if matches!(cmd.name(), "ps" | "gpg" | "gpg2")
-        && crate::local::policy::signs::prints_secrets(cmd)
+        && crate::local::policy::signs::prints_secrets(cmd, &rules.known)
     {
         effects.list.push(Effect::Unknown {
             why: format!(

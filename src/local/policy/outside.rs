@@ -3,6 +3,7 @@
 
 use super::Part;
 use crate::local::context::Context;
+use crate::local::known::Kind;
 use crate::local::policy::{
     TEMP_DIRS, excluded, in_safe_area, is_temp_ref, resolve_word, resolve_word_unfollowed,
 };
@@ -11,13 +12,6 @@ use crate::rules::Rules;
 use crate::shell::{Cwd, SimpleCommand, Word, WordKind};
 use std::borrow::Cow;
 use std::path::Path;
-
-/// Commands that write to (or delete) the paths they are given: their path arguments are
-/// checked against the excluded list.
-pub(in crate::local) const WRITERS: &[&str] = &[
-    "cp", "mv", "install", "ln", "tee", "touch", "mkdir", "rm", "rmdir", "unlink", "truncate",
-    "chmod", "chown", "chgrp", "rsync", "dd", "shred", "scp",
-];
 
 /// Options whose value is a file or directory the command writes: (command, options).
 pub(in crate::local) const WRITE_OPTIONS: &[(&str, &[&str])] = &[
@@ -212,7 +206,8 @@ pub(in crate::local) fn excluded_write(
         .filter(|r| r.kind.writes())
         .map(|r| r.target.clone())
         .collect();
-    if WRITERS.contains(&cmd.name()) {
+    // A program that writes the paths it is given (`writer` in `rules/program_roles.txt`).
+    if rules.known.holds(Kind::Writer, cmd.name()) {
         targets.extend(path_args(cmd));
     }
     if let Some((_, options)) = WRITE_OPTIONS.iter().find(|(name, _)| *name == cmd.name()) {

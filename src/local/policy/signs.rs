@@ -6,6 +6,7 @@
 //! session.
 
 use crate::decision::sign::{Sign, SignKind};
+use crate::local::known::{self, Kind, Known};
 use crate::local::paths::scan::Mask;
 use crate::paths;
 use crate::shell::{Analysis, RedirectKind, Role, SimpleCommand, WordKind};
@@ -20,39 +21,13 @@ fn sign(kind: SignKind, evidence: &str) -> Sign {
     }
 }
 
-/// Words one of which every override phrase contains: text without any of them is not run
-/// through the regex (whose compilation would otherwise be most of a hook's cost).
-const OVERRIDE_TRIGGERS: &[&str] = &[
-    "ignore",
-    "disregard",
-    "forget",
-    "override",
-    "bypass",
-    "system",
-    "you are now",
-    "mode",
-    "assistant",
-    "instruction",
-    "do not",
-    "act as",
-];
-
-/// Phrases that try to replace the model's instructions (ASCII classes: cheap to compile).
+/// The bundled override phrases (`rules/signs.txt`), compiled on first use (ASCII classes: cheap
+/// to compile, and only text holding an override word gets here).
 fn override_phrases() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        RegexBuilder::new(concat!(
-            r"(?i)\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(previous|prior|above|earlier|all|any|your|the|system|safety)\b[^.\n]{0,30}\b(instructions?|prompts?|rules|guidelines|guardrails|directives|constraints)\b",
-            r"|(?i)\bnew\s+system\s+prompt\b",
-            r"|(?i)\byou\s+are\s+now\s+(a|an|in|the|no\s+longer)\b",
-            r"|(?i)\b(developer|god|jailbreak|dan)\s+mode\b",
-            r"|(?i)</?\s*(system|assistant|instructions?)\s*>",
-            r"|(?i)\bdo\s+not\s+(tell|inform|alert|notify|ask)\s+the\s+user\b",
-            r"|(?i)\bact\s+as\s+(an?\s+)?(unrestricted|unfiltered|jailbroken)\b",
-        ))
-        .unicode(false)
-        .build()
-        .expect("the override-phrase regex is a constant")
+        known::phrases_regex(Known::bundled(Kind::OverridePhrase))
+            .expect("build.rs and a test check the bundled phrases")
     })
 }
 
@@ -105,30 +80,31 @@ pub fn is_secret_variable_name(name: &str) -> bool {
 /// Whether the text contains an override trigger word (any case). A short text is first
 /// checked by its byte pairs: one without every pair of some trigger cannot contain it, and
 /// most commands are ruled out so, without a lower-case copy and twelve searches.
-fn has_trigger(text: &str) -> bool {
+fn has_trigger(text: &str, known: &Known) -> bool {
     static PAIRS: OnceLock<Vec<Mask>> = OnceLock::new();
     if text.len() <= 1024 {
         let pairs = Mask::of(text.as_bytes());
         let triggers = PAIRS.get_or_init(|| {
-            OVERRIDE_TRIGGERS
-                .iter()
+            (Known::bundled(Kind::OverrideWord).iter())
                 .map(|t| Mask::of(t.as_bytes()))
                 .collect()
         });
-        if !triggers.iter().any(|t| t.within(&pairs)) {
+        if !triggers.iter().any(|t| t.within(&pairs))
+            && !(known.added_of(Kind::OverrideWord)).any(|t| Mask::of(t.as_bytes()).within(&pairs))
+        {
             return false;
         }
     }
     let lower = text.to_ascii_lowercase();
-    OVERRIDE_TRIGGERS.iter().any(|t| lower.contains(t))
+    known.entries(Kind::OverrideWord).any(|t| lower.contains(t))
 }
 
 /// Signs in free text (written file content, a subagent's prompt, an MCP tool's input), read
 /// with invisible and look-alike characters folded away.
-pub fn text_signs(text: &str) -> Vec<Sign> {
+pub fn text_signs(text: &str, known: &Known) -> Vec<Sign> {
     let text = crate::local::policy::folded::folded(text);
     let text = text.as_ref();
-    let mut out: Vec<Sign> = override_sign(text).into_iter().collect();
+    let mut out: Vec<Sign> = override_sign(text, known).into_iter().collect();
     if let Some(line) = sends_credential(text) {
         out.push(sign(SignKind::SendsCredential, line));
     }
@@ -137,11 +113,12 @@ pub fn text_signs(text: &str) -> Vec<Sign> {
 
 /// An instruction-override phrase in `text`, already folded. A command's credential access and
 /// egress are read from its parsed form ([`shell_signs`]), not from its words as prose.
-fn override_sign(text: &str) -> Option<Sign> {
-    if !has_trigger(text) {
+fn override_sign(text: &str, known: &Known) -> Option<Sign> {
+    if !has_trigger(text, known) {
         return None;
     }
-    let m = override_phrases().find(text.as_bytes())?;
+    let m = (override_phrases().find(text.as_bytes()))
+        .or_else(|| known.added_phrases()?.find(text.as_bytes()))?;
     Some(sign(
         SignKind::InstructionOverride,
         &String::from_utf8_lossy(m.as_bytes()),
@@ -212,44 +189,12 @@ fn names_secret_variable(text: &str) -> bool {
         && secret_variable().is_match(text.as_bytes())
 }
 
-const EGRESS: &[&str] = &[
-    "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "sftp", "scp", "ssh", "http",
-    "https", "xh", "aria2c", "fetch",
-];
-const DOWNLOADERS: &[&str] = &["curl", "wget", "aria2c", "fetch", "http", "https", "xh"];
-const INTERPRETERS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "node", "perl", "ruby", "php",
-    "source", ".",
-];
-const SECRET_DUMPERS: &[&str] = &["printenv"];
-
-/// Subcommands that print a secret (a token, a key, a password) on stdout.
-const SECRET_PRINTERS: &[&[&str]] = &[
-    &["gh", "auth", "token"],
-    &["glab", "auth", "token"],
-    &["aws", "configure", "export-credentials"],
-    &["aws", "configure", "get"],
-    &["aws", "sts", "get-session-token"],
-    &["aws", "ecr", "get-login-password"],
-    &["gcloud", "auth", "print-access-token"],
-    &["gcloud", "auth", "print-identity-token"],
-    &["az", "account", "get-access-token"],
-    &["git", "credential", "fill"],
-    &["op", "read"],
-    &["vault", "read"],
-    &["vault", "kv", "get"],
-    &["security", "find-generic-password"],
-    &["security", "find-internet-password"],
-    &["kubectl", "config", "view"],
-    &["heroku", "auth:token"],
-    &["npm", "token", "list"],
-];
-
 /// A command that prints secrets on stdout, so that its output sent anywhere is a credential
 /// sent: the shell's own variable dumps (`declare -x`, `export -p`, `declare -p`, `env -0`),
 /// a secret key export (`gpg --export-secret-keys`), every process's environment (`ps e`,
-/// `ps auxeww`), and the tools' token printers ([`SECRET_PRINTERS`]).
-pub(crate) fn prints_secrets(c: &SimpleCommand) -> bool {
+/// `ps auxeww`), and the tools' token printers (`secret-printer` in `rules/signs.txt`: the
+/// program, then words its arguments all hold).
+pub(crate) fn prints_secrets(c: &SimpleCommand, known: &Known) -> bool {
     let args = c.args();
     let only_flags = args.iter().all(|a| a.text.starts_with('-'));
     match c.name() {
@@ -261,8 +206,13 @@ pub(crate) fn prints_secrets(c: &SimpleCommand) -> bool {
         "ps" => args
             .iter()
             .any(|a| !a.text.starts_with('-') && a.text.contains('e')),
-        _ => SECRET_PRINTERS.iter().any(|words| {
-            words[0] == c.name() && words[1..].iter().all(|w| args.iter().any(|a| a.text == *w))
+        name => known.entries(Kind::SecretPrinter).any(|entry| {
+            entry.strip_prefix(name).is_some_and(|rest| {
+                rest.starts_with(' ')
+                    && rest[1..]
+                        .split(' ')
+                        .all(|w| args.iter().any(|a| a.text == w))
+            })
         }),
     }
 }
@@ -277,7 +227,8 @@ pub fn shell_signs(
     home: Option<&Path>,
     rules: &crate::rules::Rules,
 ) -> Vec<Sign> {
-    let mut out: Vec<Sign> = override_sign(&crate::local::policy::folded::folded(command))
+    let known = &rules.known;
+    let mut out: Vec<Sign> = override_sign(&crate::local::policy::folded::folded(command), known)
         .into_iter()
         .collect();
     let mut add = |s: Sign| {
@@ -296,7 +247,7 @@ pub fn shell_signs(
         if let Some(evidence) = credential_access(c, text, cwd, home, rules) {
             add(sign(SignKind::CredentialAccess, &evidence));
         }
-        if let Some(evidence) = egress(c) {
+        if let Some(evidence) = egress(c, known) {
             add(sign(SignKind::NetworkEgress, &evidence));
         }
         if names_secret_variable(text) {
@@ -304,10 +255,11 @@ pub fn shell_signs(
         }
     }
     let downloads = commands.iter().any(|c| {
-        DOWNLOADERS.contains(&c.name()) && c.args().iter().any(|a| a.text.contains("://"))
+        known.holds(Kind::Downloader, c.name()) && c.args().iter().any(|a| a.text.contains("://"))
     });
     let runs_a_file = commands.iter().position(|c| {
-        (INTERPRETERS.contains(&c.name()) && c.args().iter().any(|a| !a.text.starts_with('-')))
+        (known.holds(Kind::Interpreter, c.name())
+            && c.args().iter().any(|a| !a.text.starts_with('-')))
             || c.name_dir.is_some()
             || (c.name() == "chmod" && c.args().iter().any(|a| a.text.contains('x')))
     });
@@ -318,11 +270,15 @@ pub fn shell_signs(
         let stages: Vec<&str> = p.split(" | ").collect();
         stages
             .iter()
-            .position(|s| DOWNLOADERS.iter().any(|d| runs(s, d) && *s != *d))
+            .position(|s| {
+                known
+                    .entries(Kind::Downloader)
+                    .any(|d| runs(s, d) && *s != d)
+            })
             .is_some_and(|i| {
                 stages[i + 1..]
                     .iter()
-                    .any(|s| INTERPRETERS.iter().any(|n| runs(s, n)))
+                    .any(|s| known.entries(Kind::Interpreter).any(|n| runs(s, n)))
             })
     }) {
         add(sign(SignKind::DownloadExecute, command));
@@ -344,7 +300,7 @@ pub fn shell_signs(
                 .is_some_and(|i| {
                     stages[i + 1..]
                         .iter()
-                        .any(|s| INTERPRETERS.iter().any(|n| runs(s, n)))
+                        .any(|s| known.entries(Kind::Interpreter).any(|n| runs(s, n)))
                 })
         });
     if let Some(d) = decoder
@@ -386,9 +342,9 @@ fn credential_access(
     home: Option<&Path>,
     rules: &crate::rules::Rules,
 ) -> Option<String> {
-    if SECRET_DUMPERS.contains(&c.name())
+    if rules.known.holds(Kind::SecretDumper, c.name())
         || (matches!(c.name(), "env" | "set" | "export") && c.args().is_empty())
-        || prints_secrets(c)
+        || prints_secrets(c, &rules.known)
     {
         return Some(text.to_string());
     }
@@ -431,9 +387,9 @@ fn credential_access(
 }
 
 /// Whether this command sends data over the network.
-fn egress(c: &SimpleCommand) -> Option<String> {
+fn egress(c: &SimpleCommand, known: &Known) -> Option<String> {
     let name = c.name();
-    if EGRESS.contains(&name) {
+    if known.holds(Kind::Egress, name) {
         return Some(c.text());
     }
     if name == "rsync"

@@ -194,6 +194,9 @@ pub struct Rules {
     pub specs: crate::local::spec::Specs,
     /// What each of the person's rule files changes against the bundled defaults.
     pub layers: Vec<layers::FileLayer>,
+    /// The knowledge lists (`rules/signs.txt` …): bundled, with what the person's and the
+    /// organisation's files add.
+    pub known: crate::local::known::Known,
 }
 
 impl Rules {
@@ -251,6 +254,9 @@ impl Rules {
         let mut rules = Rules::from_owned_sources(sources, home, Some(cache_dir), allow_off);
         rules.specs = crate::local::spec::Specs::load(dir);
         rules.errors.extend(rules.specs.errors.iter().cloned());
+        let (known, known_errors) = crate::local::known::Known::load(dir);
+        rules.known = known;
+        rules.errors.extend(known_errors);
         if allow_off {
             layers::switch_off_spec_denies(&mut rules.layers, &mut rules.specs);
         }
@@ -310,6 +316,7 @@ impl Rules {
             suspended: Vec::new(),
             specs: crate::local::spec::Specs::bundled(),
             layers: Vec::new(),
+            known: Default::default(),
         };
         for (file, origin, source) in sources {
             rules
@@ -474,6 +481,14 @@ impl Rules {
         }
         let added: Vec<RuleError> = self.specs.errors[before..].to_vec();
         self.errors.extend(added);
+        // The organisation's knowledge lists may add every kind, loosening ones too.
+        for name in crate::local::known::scan::FILES {
+            if let Some(f) = managed.file(name) {
+                let author = crate::local::known::Author::Organisation;
+                let errors = self.known.add(name, &origin(f), &f.text, author);
+                self.errors.extend(errors);
+            }
+        }
     }
 
     /// Layers one set of rule files (a project's, or the organisation's) over these.

@@ -12,6 +12,8 @@
 //! path it reads (`require('./x.json')`, `fs.readFileSync('a.png')`) is returned, to be judged
 //! as a read.
 
+use super::code_cursor::{Cursor, Statements, Token, read_all};
+
 /// Functions of a module (`require('fs')`) or global that read or compute only.
 #[rustfmt::skip]
 const PURE_FUNCTIONS: &[&str] = &[
@@ -48,6 +50,24 @@ enum Tok {
     Num(String),
     Op(String),
     End,
+}
+
+impl Token for Tok {
+    fn end() -> &'static Tok {
+        &Tok::End
+    }
+    fn op(&self) -> Option<&str> {
+        match self {
+            Tok::Op(o) => Some(o),
+            _ => None,
+        }
+    }
+    fn name(&self) -> Option<&str> {
+        match self {
+            Tok::Name(n) => Some(n),
+            _ => None,
+        }
+    }
 }
 
 fn tokens(src: &str) -> Option<Vec<Tok>> {
@@ -125,8 +145,7 @@ enum Val {
 }
 
 struct Parser<'a> {
-    t: &'a [Tok],
-    i: usize,
+    c: Cursor<'a, Tok>,
     names: Vec<(String, Val)>,
     reads: Vec<String>,
     /// Inside `typeof`: only a type name comes out, so a secret-looking property is harmless.
@@ -141,58 +160,27 @@ pub fn reads(src: &str) -> Option<Vec<String>> {
     }
     let t = tokens(src)?;
     let mut p = Parser {
-        t: &t,
-        i: 0,
+        c: Cursor::new(&t),
         names: Vec::new(),
         reads: Vec::new(),
         typeof_only: false,
     };
-    let mut any = false;
-    while p.i < t.len() {
-        if p.peek() == &Tok::End {
-            p.i += 1;
-            continue;
-        }
-        p.statement()?;
-        any = true;
-        if p.next() != Tok::End {
-            return None;
-        }
+    read_all(&mut p)?.then_some(p.reads)
+}
+
+impl<'a> Statements<'a> for Parser<'a> {
+    type Tok = Tok;
+    fn cursor(&mut self) -> &mut Cursor<'a, Tok> {
+        &mut self.c
     }
-    any.then_some(p.reads)
+    fn statement(&mut self) -> Option<()> {
+        Parser::statement(self)
+    }
 }
 
 impl Parser<'_> {
-    fn peek(&self) -> &Tok {
-        self.t.get(self.i).unwrap_or(&Tok::End)
-    }
-
-    fn next(&mut self) -> Tok {
-        let t = self.peek().clone();
-        self.i += 1;
-        t
-    }
-
-    fn op(&mut self, o: &str) -> bool {
-        if matches!(self.peek(), Tok::Op(x) if x == o) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn word(&mut self, w: &str) -> bool {
-        if matches!(self.peek(), Tok::Name(x) if x == w) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
     fn new_name(&mut self) -> Option<String> {
-        match self.next() {
+        match self.c.next() {
             // A secret-looking name may be bound (`const {getAuth} = require(…)`); its value is
             // only ever used under `typeof` (below).
             Tok::Name(n) if plain_name(&n) && !GLOBALS.contains(&n.as_str()) && n != "require" => {
@@ -208,25 +196,29 @@ impl Parser<'_> {
     }
 
     fn statement(&mut self) -> Option<()> {
-        if self.word("const") || self.word("let") || self.word("var") {
-            if self.op("{") {
+        if self.c.word("const") || self.c.word("let") || self.c.word("var") {
+            if self.c.op("{") {
                 // `const {a, b: c} = require('x')`: each name holds what the module holds.
                 let mut bound = Vec::new();
                 loop {
-                    if self.op("}") {
+                    if self.c.op("}") {
                         break;
                     }
                     let key = self.new_name()?;
-                    let name = if self.op(":") { self.new_name()? } else { key };
+                    let name = if self.c.op(":") {
+                        self.new_name()?
+                    } else {
+                        key
+                    };
                     bound.push(name);
-                    if !self.op(",") {
-                        if !self.op("}") {
+                    if !self.c.op(",") {
+                        if !self.c.op("}") {
                             return None;
                         }
                         break;
                     }
                 }
-                if !self.op("=") {
+                if !self.c.op("=") {
                     return None;
                 }
                 let v = self.expr()?;
@@ -237,7 +229,7 @@ impl Parser<'_> {
                 return Some(());
             }
             let name = self.new_name()?;
-            if !self.op("=") {
+            if !self.c.op("=") {
                 return None;
             }
             let v = self.expr()?;
@@ -249,9 +241,9 @@ impl Parser<'_> {
 
     fn expr(&mut self) -> Option<Val> {
         let first = self.binary()?;
-        if self.op("?") {
+        if self.c.op("?") {
             let a = self.expr()?;
-            if !self.op(":") {
+            if !self.c.op(":") {
                 return None;
             }
             let b = self.expr()?;
@@ -266,9 +258,9 @@ impl Parser<'_> {
 
     fn binary(&mut self) -> Option<Val> {
         let mut v = self.unary()?;
-        while matches!(self.peek(), Tok::Op(o) if ["+", "-", "*", "%", "===", "!==", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "??"].contains(&o.as_str()))
+        while matches!(self.c.peek(), Tok::Op(o) if ["+", "-", "*", "%", "===", "!==", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "??"].contains(&o.as_str()))
         {
-            self.i += 1;
+            self.c.i += 1;
             if self.unary()? != Val::Data || v != Val::Data {
                 v = Val::Held;
             }
@@ -277,25 +269,25 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Option<Val> {
-        if self.word("typeof") {
+        if self.c.word("typeof") {
             let outer = std::mem::replace(&mut self.typeof_only, true);
             let v = self.unary();
             self.typeof_only = outer;
             v?;
             return Some(Val::Data);
         }
-        if self.op("!") {
+        if self.c.op("!") {
             self.unary()?;
             return Some(Val::Data);
         }
-        if self.op("-") || self.op("+") {
+        if self.c.op("-") || self.c.op("+") {
             return self.unary();
         }
         self.primary()
     }
 
     fn primary(&mut self) -> Option<Val> {
-        let mut v = match self.next() {
+        let mut v = match self.c.next() {
             Tok::Str(_) | Tok::Num(_) => Val::Data,
             Tok::Name(n) if matches!(n.as_str(), "true" | "false" | "null" | "undefined") => {
                 Val::Data
@@ -306,7 +298,7 @@ impl Parser<'_> {
             Tok::Name(n) => self.names.iter().rfind(|(x, _)| *x == n)?.1.clone(),
             Tok::Op(o) if o == "(" => {
                 let v = self.expr()?;
-                if !self.op(")") {
+                if !self.c.op(")") {
                     return None;
                 }
                 v
@@ -322,8 +314,8 @@ impl Parser<'_> {
             _ => return None,
         };
         loop {
-            if self.op(".") {
-                let Tok::Name(prop) = self.next() else {
+            if self.c.op(".") {
+                let Tok::Name(prop) = self.c.next() else {
                     return None;
                 };
                 let secret = crate::local::policy::signs::is_secret_variable_name(&prop);
@@ -342,7 +334,7 @@ impl Parser<'_> {
                 {
                     return None;
                 }
-                let calling = matches!(self.peek(), Tok::Op(o) if o == "(");
+                let calling = matches!(self.c.peek(), Tok::Op(o) if o == "(");
                 v = match v {
                     Val::Path(p) if matches!(p.as_str(), "process" | "Bun") => {
                         if !RUNTIME_PROPERTIES.contains(&prop.as_str()) {
@@ -355,7 +347,7 @@ impl Parser<'_> {
                         if !DATA_METHODS.contains(&prop.as_str()) {
                             return None;
                         }
-                        self.op("(");
+                        self.c.op("(");
                         self.items(")")?;
                         Val::Data
                     }
@@ -363,22 +355,22 @@ impl Parser<'_> {
                     Val::Held if calling => return None,
                     Val::Held => Val::Held,
                 };
-            } else if self.op("[") {
+            } else if self.c.op("[") {
                 self.expr()?;
-                if !self.op("]") {
+                if !self.c.op("]") {
                     return None;
                 }
                 v = match v {
                     Val::Data => Val::Data,
                     _ => Val::Held,
                 };
-            } else if matches!(self.peek(), Tok::Op(o) if o == "(") {
+            } else if matches!(self.c.peek(), Tok::Op(o) if o == "(") {
                 let Val::Path(p) = &v else { return None };
                 if p == "fs.readFileSync" || p == "fs.existsSync" {
-                    self.op("(");
+                    self.c.op("(");
                     self.read_file()?;
                 } else if PURE_FUNCTIONS.contains(&p.as_str()) {
-                    self.op("(");
+                    self.c.op("(");
                     self.items(")")?;
                 } else {
                     return None;
@@ -393,13 +385,13 @@ impl Parser<'_> {
     /// `require('name')`: a module by name is a path to call its pure functions on; a file
     /// (`./x.json`, `/abs`) is read.
     fn require(&mut self) -> Option<Val> {
-        if !self.op("(") {
+        if !self.c.op("(") {
             return None;
         }
-        let Tok::Str(name) = self.next() else {
+        let Tok::Str(name) = self.c.next() else {
             return None;
         };
-        if !self.op(")") || name.is_empty() {
+        if !self.c.op(")") || name.is_empty() {
             return None;
         }
         if name.starts_with(['.', '/']) {
@@ -412,19 +404,19 @@ impl Parser<'_> {
 
     /// `fs.readFileSync(PATH | 0[, 'utf8' | {encoding: 'utf8'}])`, after the `(`.
     fn read_file(&mut self) -> Option<()> {
-        match self.next() {
+        match self.c.next() {
             Tok::Str(p) if !p.is_empty() => self.reads.push(p),
             Tok::Num(n) if n == "0" => {}
             _ => return None,
         }
-        if self.op(",") {
-            match self.next() {
+        if self.c.op(",") {
+            match self.c.next() {
                 Tok::Str(_) => {}
                 Tok::Op(o) if o == "{" => {
-                    if !self.word("encoding")
-                        || !self.op(":")
-                        || !matches!(self.next(), Tok::Str(_))
-                        || !self.op("}")
+                    if !self.c.word("encoding")
+                        || !self.c.op(":")
+                        || !matches!(self.c.next(), Tok::Str(_))
+                        || !self.c.op("}")
                     {
                         return None;
                     }
@@ -432,19 +424,19 @@ impl Parser<'_> {
                 _ => return None,
             }
         }
-        self.op(")").then_some(())
+        self.c.op(")").then_some(())
     }
 
     /// Items up to `close`; whether every one is data.
     fn items(&mut self, close: &str) -> Option<bool> {
         let mut data = true;
         loop {
-            if self.op(close) {
+            if self.c.op(close) {
                 return Some(data);
             }
             data &= self.expr()? == Val::Data;
-            if !self.op(",") {
-                return self.op(close).then_some(data);
+            if !self.c.op(",") {
+                return self.c.op(close).then_some(data);
             }
         }
     }
@@ -453,13 +445,13 @@ impl Parser<'_> {
     fn object(&mut self) -> Option<Val> {
         let mut data = true;
         loop {
-            if self.op("}") {
+            if self.c.op("}") {
                 break;
             }
-            let key = self.next();
+            let key = self.c.next();
             match &key {
                 Tok::Name(k) if !k.starts_with('_') => {
-                    if self.op(":") {
+                    if self.c.op(":") {
                         data &= self.expr()? == Val::Data;
                     } else {
                         let v = self.names.iter().rfind(|(x, _)| x == k)?.1.clone();
@@ -467,15 +459,15 @@ impl Parser<'_> {
                     }
                 }
                 Tok::Str(_) => {
-                    if !self.op(":") {
+                    if !self.c.op(":") {
                         return None;
                     }
                     data &= self.expr()? == Val::Data;
                 }
                 _ => return None,
             }
-            if !self.op(",") {
-                if !self.op("}") {
+            if !self.c.op(",") {
+                if !self.c.op("}") {
                     return None;
                 }
                 break;

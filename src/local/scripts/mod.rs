@@ -24,6 +24,7 @@
 
 pub mod bins;
 mod code;
+mod code_cursor;
 pub mod js_code;
 mod lang;
 mod loads;

@@ -18,8 +18,27 @@
 #[rustfmt::skip]
 mod names;
 mod tokens;
+use super::code_cursor::{Cursor, Statements, Token, read_all};
 use names::*;
 use tokens::{Tok, tokens};
+
+impl Token for Tok {
+    fn end() -> &'static Tok {
+        &Tok::End
+    }
+    fn op(&self) -> Option<&str> {
+        match self {
+            Tok::Op(o) => Some(o),
+            _ => None,
+        }
+    }
+    fn name(&self) -> Option<&str> {
+        match self {
+            Tok::Name(n) => Some(n),
+            _ => None,
+        }
+    }
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Bound {
@@ -34,8 +53,7 @@ enum Bound {
 }
 
 struct Parser<'a> {
-    t: &'a [Tok],
-    i: usize,
+    c: Cursor<'a, Tok>,
     names: Vec<(String, Bound)>,
     /// Dotted module names imported as such (`importlib.metadata`).
     modules: Vec<String>,
@@ -57,60 +75,29 @@ pub fn reads(src: &str) -> Option<Vec<String>> {
     }
     let t = tokens(src)?;
     let mut p = Parser {
-        t: &t,
-        i: 0,
+        c: Cursor::new(&t),
         names: Vec::new(),
         modules: Vec::new(),
         aliases: Vec::new(),
         reads: Vec::new(),
     };
-    let mut any = false;
-    while p.i < t.len() {
-        if p.peek() == &Tok::End {
-            p.i += 1;
-            continue;
-        }
-        p.statement()?;
-        any = true;
-        if p.next() != Tok::End {
-            return None;
-        }
+    read_all(&mut p)?.then_some(p.reads)
+}
+
+impl<'a> Statements<'a> for Parser<'a> {
+    type Tok = Tok;
+    fn cursor(&mut self) -> &mut Cursor<'a, Tok> {
+        &mut self.c
     }
-    any.then_some(p.reads)
+    fn statement(&mut self) -> Option<()> {
+        Parser::statement(self)
+    }
 }
 
 impl Parser<'_> {
-    fn peek(&self) -> &Tok {
-        self.t.get(self.i).unwrap_or(&Tok::End)
-    }
-
-    fn next(&mut self) -> Tok {
-        let t = self.peek().clone();
-        self.i += 1;
-        t
-    }
-
-    fn op(&mut self, o: &str) -> bool {
-        if matches!(self.peek(), Tok::Op(x) if x == o) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn word(&mut self, w: &str) -> bool {
-        if matches!(self.peek(), Tok::Name(x) if x == w) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
     /// A name that may be bound: not a keyword, not a builtin, no leading underscore.
     fn new_name(&mut self) -> Option<String> {
-        match self.next() {
+        match self.c.next() {
             Tok::Name(n)
                 if !KEYWORDS_OK.contains(&n.as_str())
                     && !PURE_BUILTINS.contains(&n.as_str())
@@ -139,7 +126,7 @@ impl Parser<'_> {
 
     fn dotted(&mut self) -> Option<String> {
         let mut parts = vec![self.module_part()?];
-        while self.op(".") {
+        while self.c.op(".") {
             parts.push(self.module_part()?);
         }
         let name = parts.join(".");
@@ -150,17 +137,17 @@ impl Parser<'_> {
     }
 
     fn module_part(&mut self) -> Option<String> {
-        match self.next() {
+        match self.c.next() {
             Tok::Name(n) if !n.starts_with("__") && !is_other_keyword(&n) => Some(n),
             _ => None,
         }
     }
 
     fn statement(&mut self) -> Option<()> {
-        if self.word("import") {
+        if self.c.word("import") {
             loop {
                 let module = self.dotted()?;
-                if self.word("as") {
+                if self.c.word("as") {
                     let alias = self.new_name()?;
                     self.aliases.retain(|(a, _)| *a != alias);
                     self.aliases.push((alias.clone(), module.clone()));
@@ -174,40 +161,40 @@ impl Parser<'_> {
                     self.bind(first, Bound::Module);
                     self.modules.push(module);
                 }
-                if !self.op(",") {
+                if !self.c.op(",") {
                     return Some(());
                 }
             }
         }
-        if self.word("from") {
+        if self.c.word("from") {
             self.dotted()?;
-            if !self.word("import") {
+            if !self.c.word("import") {
                 return None;
             }
-            let paren = self.op("(");
+            let paren = self.c.op("(");
             loop {
                 let name = self.new_name()?;
-                let name = if self.word("as") {
+                let name = if self.c.word("as") {
                     self.new_name()?
                 } else {
                     name
                 };
                 self.bind(name, Bound::Imported);
-                if !self.op(",") {
+                if !self.c.op(",") {
                     break;
                 }
             }
-            if paren && !self.op(")") {
+            if paren && !self.c.op(")") {
                 return None;
             }
             return Some(());
         }
         // `NAME = expr`: the name holds data only when the value is data.
-        if let (Tok::Name(_), Some(Tok::Op(eq))) = (self.peek(), self.t.get(self.i + 1))
+        if let (Tok::Name(_), Some(Tok::Op(eq))) = (self.c.peek(), self.c.t.get(self.c.i + 1))
             && eq == "="
         {
             let name = self.new_name()?;
-            self.i += 1;
+            self.c.i += 1;
             let how = self.expr()?;
             self.bind(name, how);
             return Some(());
@@ -218,9 +205,9 @@ impl Parser<'_> {
     /// An expression; returns what it yields.
     fn expr(&mut self) -> Option<Bound> {
         let first = self.disjunction()?;
-        if self.word("if") {
+        if self.c.word("if") {
             self.disjunction()?;
-            if !self.word("else") {
+            if !self.c.word("else") {
                 return None;
             }
             let other = self.expr()?;
@@ -236,15 +223,15 @@ impl Parser<'_> {
     fn disjunction(&mut self) -> Option<Bound> {
         let mut how = self.unary()?;
         loop {
-            let is_op = matches!(self.peek(), Tok::Op(o) if ["+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", ">", "<=", ">="].contains(&o.as_str()));
-            let is_word = matches!(self.peek(), Tok::Name(w) if ["and", "or", "in", "is", "not"].contains(&w.as_str()));
+            let is_op = matches!(self.c.peek(), Tok::Op(o) if ["+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", ">", "<=", ">="].contains(&o.as_str()));
+            let is_word = matches!(self.c.peek(), Tok::Name(w) if ["and", "or", "in", "is", "not"].contains(&w.as_str()));
             if !is_op && !is_word {
                 return Some(how);
             }
-            self.i += 1;
+            self.c.i += 1;
             // `not in`, `is not`
-            self.word("not");
-            self.word("in");
+            self.c.word("not");
+            self.c.word("in");
             let rhs = self.unary()?;
             if rhs != Bound::Data {
                 how = Bound::Imported;
@@ -253,7 +240,7 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Option<Bound> {
-        if self.word("not") || self.op("-") || self.op("+") {
+        if self.c.word("not") || self.c.op("-") || self.c.op("+") {
             return self.unary();
         }
         self.primary()
@@ -262,7 +249,7 @@ impl Parser<'_> {
     fn primary(&mut self) -> Option<Bound> {
         // The dotted path so far, when it starts at a module imported by its own name.
         let mut path: Option<String> = None;
-        let mut how = match self.next() {
+        let mut how = match self.c.next() {
             Tok::Str(_) | Tok::Num => Bound::Data,
             // `open('grader.ipynb', encoding='utf-8')`: a literal path opened for reading,
             // judged as a read of it.
@@ -273,10 +260,10 @@ impl Parser<'_> {
             Tok::Name(n) if matches!(n.as_str(), "None" | "True" | "False") => Bound::Data,
             Tok::Name(n) if PURE_BUILTINS.contains(&n.as_str()) && self.bound(&n).is_none() => {
                 // A builtin is only called, never passed on (`sorted(x, key=repr)` aside).
-                if !matches!(self.peek(), Tok::Op(o) if o == "(") {
+                if !matches!(self.c.peek(), Tok::Op(o) if o == "(") {
                     return None;
                 }
-                self.op("(");
+                self.c.op("(");
                 let data = self.items(")")?;
                 if DATA_RESULT.contains(&n.as_str()) || data {
                     Bound::Data
@@ -301,14 +288,14 @@ impl Parser<'_> {
             },
             Tok::Op(o) if o == "(" => {
                 let b = self.expr()?;
-                if self.op(",") {
+                if self.c.op(",") {
                     let rest = self.items(")")?;
                     if rest && b == Bound::Data {
                         Bound::Data
                     } else {
                         Bound::Imported
                     }
-                } else if !self.op(")") {
+                } else if !self.c.op(")") {
                     return None;
                 } else {
                     b
@@ -319,8 +306,8 @@ impl Parser<'_> {
             _ => return None,
         };
         loop {
-            if self.op(".") {
-                let Tok::Name(attr) = self.next() else {
+            if self.c.op(".") {
+                let Tok::Name(attr) = self.c.next() else {
                     return None;
                 };
                 if (attr.starts_with('_') && !NAMING_DUNDERS.contains(&attr.as_str()))
@@ -335,32 +322,32 @@ impl Parser<'_> {
                     if !matches!(attr.as_str(), "read" | "readlines" | "readline") {
                         return None;
                     }
-                    if !self.op("(") || !self.op(")") {
+                    if !self.c.op("(") || !self.c.op(")") {
                         return None;
                     }
                     how = Bound::Data;
                     continue;
                 }
                 // A method of data is called right after; an attribute of data is data.
-                if how == Bound::Data && matches!(self.peek(), Tok::Op(o) if o == "(") {
+                if how == Bound::Data && matches!(self.c.peek(), Tok::Op(o) if o == "(") {
                     if !DATA_METHODS.contains(&attr.as_str()) {
                         return None;
                     }
-                    self.op("(");
+                    self.c.op("(");
                     self.items(")")?;
                     continue;
                 }
-            } else if self.op("[") {
+            } else if self.c.op("[") {
                 self.subscript()?;
                 path = None;
-            } else if matches!(self.peek(), Tok::Op(o) if o == "(") {
+            } else if matches!(self.c.peek(), Tok::Op(o) if o == "(") {
                 let pure_module_fn = path
                     .as_deref()
                     .is_some_and(|p| PURE_MODULE_FUNCTIONS.contains(&p) && self.module_imported(p));
                 if !pure_module_fn {
                     return None;
                 }
-                self.op("(");
+                self.c.op("(");
                 self.items(")")?;
                 how = Bound::Data;
                 path = None;
@@ -372,28 +359,28 @@ impl Parser<'_> {
 
     /// `open(PATH[, 'r'|'rb'|'rt'][, encoding=NAME])` after the name: records PATH.
     fn open_for_reading(&mut self) -> Option<()> {
-        if !self.op("(") {
+        if !self.c.op("(") {
             return None;
         }
-        let Tok::Str(Some(path)) = self.next() else {
+        let Tok::Str(Some(path)) = self.c.next() else {
             return None;
         };
         if path.is_empty() {
             return None;
         }
         let (mut mode, mut encoding) = (false, false);
-        while self.op(",") {
-            if matches!(self.peek(), Tok::Op(o) if o == ")") {
+        while self.c.op(",") {
+            if matches!(self.c.peek(), Tok::Op(o) if o == ")") {
                 break;
             }
-            match self.next() {
+            match self.c.next() {
                 Tok::Str(Some(m))
                     if !mode && !encoding && matches!(m.as_str(), "r" | "rb" | "rt") =>
                 {
                     mode = true
                 }
                 Tok::Name(k) if k == "encoding" && !encoding => {
-                    if !self.op("=") || !matches!(self.next(), Tok::Str(Some(_))) {
+                    if !self.c.op("=") || !matches!(self.c.next(), Tok::Str(Some(_))) {
                         return None;
                     }
                     encoding = true;
@@ -401,7 +388,7 @@ impl Parser<'_> {
                 _ => return None,
             }
         }
-        if !self.op(")") {
+        if !self.c.op(")") {
             return None;
         }
         self.reads.push(path);
@@ -422,21 +409,21 @@ impl Parser<'_> {
     fn items(&mut self, close: &str) -> Option<bool> {
         let mut data = true;
         loop {
-            if self.op(close) {
+            if self.c.op(close) {
                 return Some(data);
             }
-            if let (Tok::Name(k), Some(Tok::Op(eq))) = (self.peek(), self.t.get(self.i + 1))
+            if let (Tok::Name(k), Some(Tok::Op(eq))) = (self.c.peek(), self.c.t.get(self.c.i + 1))
                 && eq == "="
             {
                 if !FORMAT_KEYWORDS.contains(&k.as_str()) {
                     return None;
                 }
-                self.i += 2;
+                self.c.i += 2;
             }
-            self.op("*");
+            self.c.op("*");
             data &= self.expr()? == Bound::Data;
-            if !self.op(",") {
-                return self.op(close).then_some(data);
+            if !self.c.op(",") {
+                return self.c.op(close).then_some(data);
             }
         }
     }
@@ -444,15 +431,15 @@ impl Parser<'_> {
     fn dict_items(&mut self) -> Option<Bound> {
         let mut data = true;
         loop {
-            if self.op("}") {
+            if self.c.op("}") {
                 break;
             }
             data &= self.expr()? == Bound::Data;
-            if self.op(":") {
+            if self.c.op(":") {
                 data &= self.expr()? == Bound::Data;
             }
-            if !self.op(",") {
-                if !self.op("}") {
+            if !self.c.op(",") {
+                if !self.c.op("}") {
                     return None;
                 }
                 break;
@@ -463,14 +450,14 @@ impl Parser<'_> {
 
     fn subscript(&mut self) -> Option<()> {
         loop {
-            if self.op("]") {
+            if self.c.op("]") {
                 return Some(());
             }
-            if !self.op(":") {
+            if !self.c.op(":") {
                 self.expr()?;
-                self.op(":");
+                self.c.op(":");
             }
-            if !matches!(self.peek(), Tok::Op(o) if o == "]") && !self.op(",") {
+            if !matches!(self.c.peek(), Tok::Op(o) if o == "]") && !self.c.op(",") {
                 self.expr()?;
             }
         }
@@ -478,15 +465,15 @@ impl Parser<'_> {
 
     /// `[a, b]` or `[expr for NAME in expr (if expr)*]`.
     fn list_or_comprehension(&mut self) -> Option<Bound> {
-        if self.op("]") {
+        if self.c.op("]") {
             return Some(Bound::Data);
         }
-        let start = self.i;
+        let start = self.c.i;
         // Skip to a top-level `for` to bind its variable before reading the element.
         let mut depth = 0i32;
-        let mut j = self.i;
+        let mut j = self.c.i;
         let mut for_at = None;
-        while let Some(t) = self.t.get(j) {
+        while let Some(t) = self.c.t.get(j) {
             match t {
                 Tok::Op(o) if o == "(" || o == "[" || o == "{" => depth += 1,
                 Tok::Op(o) if o == ")" || o == "}" => depth -= 1,
@@ -509,16 +496,16 @@ impl Parser<'_> {
             let data = self.items("]")?;
             return Some(if data { Bound::Data } else { Bound::Imported });
         };
-        self.i = for_at + 1;
+        self.c.i = for_at + 1;
         let mut vars = vec![self.new_name()?];
-        while self.op(",") {
+        while self.c.op(",") {
             vars.push(self.new_name()?);
         }
-        if !self.word("in") {
+        if !self.c.word("in") {
             return None;
         }
         let over = self.disjunction()?;
-        let after_iter = self.i;
+        let after_iter = self.c.i;
         let saved = self.names.clone();
         for v in vars {
             self.bind(
@@ -530,21 +517,21 @@ impl Parser<'_> {
                 },
             );
         }
-        while self.word("if") {
+        while self.c.word("if") {
             self.disjunction()?;
         }
-        if !self.op("]") {
+        if !self.c.op("]") {
             return None;
         }
-        let end = self.i;
+        let end = self.c.i;
         let _ = after_iter;
-        self.i = start;
+        self.c.i = start;
         self.expr()?;
-        if self.i != for_at {
+        if self.c.i != for_at {
             return None;
         }
         self.names = saved;
-        self.i = end;
+        self.c.i = end;
         Some(Bound::Data)
     }
 }

@@ -6,6 +6,7 @@
 use crate::decision::RuleRef;
 use crate::decision::effect::Effect;
 use crate::decision::reach::{Reach, Test};
+use crate::local::known::Known;
 use crate::local::spec::options::{self, Reading};
 use crate::local::spec::{Kind, Network, OptKind, Runs, Specs};
 use crate::shell::{RedirectKind, SimpleCommand, Word, WordKind};
@@ -37,7 +38,7 @@ pub struct Effects {
 }
 
 /// The effects of one simple command.
-pub fn of(cmd: &SimpleCommand, specs: &Specs) -> Effects {
+pub fn of(cmd: &SimpleCommand, specs: &Specs, known: &Known) -> Effects {
     let mut out = Effects::default();
     for r in &cmd.redirects {
         match r.kind {
@@ -63,7 +64,7 @@ pub fn of(cmd: &SimpleCommand, specs: &Specs) -> Effects {
         .extra_args
         .then(|| reach::Placeholder::of(cmd, specs))
         .flatten();
-    from_reading(&reading, &cmd.argv, placeholder.as_ref(), &mut out);
+    from_reading(&reading, &cmd.argv, placeholder.as_ref(), known, &mut out);
     into_directory(&reading, &mut out);
     // `find -exec CMD {} +` puts what it picks in place of `{}`, and appends nothing more.
     let in_place = placeholder
@@ -81,6 +82,7 @@ fn from_reading(
     r: &Reading,
     argv: &[Word],
     placeholder: Option<&reach::Placeholder>,
+    known: &Known,
     out: &mut Effects,
 ) {
     let spec = r.spec();
@@ -395,7 +397,7 @@ fn from_reading(
                 continue;
             }
             Kind::Sql => match w.known_value() {
-                Some(q) if crate::local::spec::sql::is_read_only(q) => continue,
+                Some(q) if crate::local::spec::sql::is_read_only(q, known) => continue,
                 _ => Effect::RunCode {
                     code: format!(
                         "SQL `{}` (writes, or reaches beyond what it reads)",

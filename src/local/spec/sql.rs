@@ -6,65 +6,12 @@
 //! The test is deliberately narrow: every statement must start with a reading keyword, no word
 //! anywhere may be one that writes or reaches outside the database, and every function called
 //! must be a known pure one (a user-defined function in PostgreSQL or MySQL can do anything).
+//! The words are `rules/sql_words.txt`; a person's file adds `forbidden` ones.
 
-/// Statements that only read.
-#[rustfmt::skip]
-const READING: &[&str] = &[
-    "SELECT", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "WITH", "VALUES", "TABLE", "PRAGMA",
-];
-
-/// Words that write, change the schema or the session, or reach files and the server, wherever
-/// they appear (`WITH d AS (DELETE …) SELECT`, `SELECT … INTO OUTFILE`).
-#[rustfmt::skip]
-const FORBIDDEN: &[&str] = &[
-    "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "REPLACE", "DROP", "ALTER", "CREATE",
-    "TRUNCATE", "RENAME", "GRANT", "REVOKE", "INTO", "OUTFILE", "DUMPFILE", "LOAD", "COPY",
-    "ATTACH", "DETACH", "VACUUM", "REINDEX", "ANALYZE", "CALL", "EXEC", "EXECUTE", "DO", "SET",
-    "LOCK", "UNLOCK", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "PREPARE",
-    "DEALLOCATE", "LISTEN", "NOTIFY", "KILL", "SHUTDOWN", "FLUSH", "RESET", "PURGE", "HANDLER",
-    "INSTALL", "UNINSTALL", "IMPORT", "CHECKPOINT", "CLUSTER", "REFRESH", "SECURITY", "OWNER",
-];
-
-/// Functions that compute from their arguments and read nothing else.
-#[rustfmt::skip]
-const PURE_FUNCTIONS: &[&str] = &[
-    "COUNT", "SUM", "AVG", "MIN", "MAX", "TOTAL", "ABS", "ROUND", "CEIL", "CEILING", "FLOOR",
-    "LENGTH", "CHAR_LENGTH", "OCTET_LENGTH", "LOWER", "UPPER", "TRIM", "LTRIM", "RTRIM", "SUBSTR",
-    "SUBSTRING", "INSTR", "POSITION", "CONCAT", "CONCAT_WS", "COALESCE", "IFNULL", "NULLIF",
-    "CAST", "TYPEOF", "DATE", "TIME", "DATETIME", "JULIANDAY", "STRFTIME", "UNIXEPOCH", "NOW",
-    "CURRENT_DATE", "CURRENT_TIMESTAMP", "DATE_TRUNC", "EXTRACT", "TO_CHAR", "TO_DATE",
-    "DATE_FORMAT", "GROUP_CONCAT", "STRING_AGG", "ARRAY_AGG", "JSON_AGG", "JSONB_AGG",
-    "JSON_EXTRACT", "JSON_OBJECT", "JSON_ARRAY", "JSON_GROUP_ARRAY", "JSON_GROUP_OBJECT",
-    "JSON_TYPE", "JSON_VALID", "JSONB_PRETTY", "ROW_NUMBER", "RANK", "DENSE_RANK", "LAG", "LEAD",
-    "FIRST_VALUE", "LAST_VALUE", "HEX", "QUOTE", "PRINTF", "FORMAT", "LEFT", "RIGHT", "REVERSE",
-    "LPAD", "RPAD", "SIGN", "MOD", "POWER", "SQRT", "RANDOM", "IIF", "IF", "GREATEST", "LEAST",
-    "VERSION", "SQLITE_VERSION", "CURRENT_DATABASE", "CURRENT_SCHEMA", "CURRENT_USER", "DATABASE",
-    "USER", "PG_SIZE_PRETTY", "PG_DATABASE_SIZE", "PG_TOTAL_RELATION_SIZE", "PG_RELATION_SIZE",
-    "PRAGMA_TABLE_INFO", "PRAGMA_INDEX_LIST", "IN", "EXISTS", "AS", "FROM", "JOIN", "ON", "AND",
-    "OR", "NOT", "WHERE", "SELECT", "OVER", "FILTER", "USING", "ANY", "ALL", "SOME", "VALUES",
-    "WITH", "UNION", "EXCEPT", "INTERSECT", "BY", "HAVING", "CASE", "WHEN", "THEN", "ELSE",
-    "TABLE_INFO", "INDEX_LIST", "INDEX_INFO", "FOREIGN_KEY_LIST", "TABLE_XINFO", "IS", "LIKE",
-    "BETWEEN",
-];
-
-/// sqlite3 dot-commands that only print (`.tables`, `.schema users`).
-#[rustfmt::skip]
-const DOT_COMMANDS: &[&str] = &[
-    ".tables", ".table", ".schema", ".indexes", ".indices", ".databases", ".dbinfo", ".fullschema",
-    ".help", ".show", ".headers", ".header", ".mode", ".width", ".stats", ".timer", ".echo",
-    ".nullvalue", ".separator", ".lint", ".version", ".changes",
-];
-
-/// psql meta-commands that only describe (`\dt`, `\d+ users`, `\l`).
-#[rustfmt::skip]
-const META_COMMANDS: &[&str] = &[
-    "\\d", "\\d+", "\\dt", "\\dt+", "\\di", "\\dv", "\\dm", "\\ds", "\\dn", "\\dn+", "\\du",
-    "\\dg", "\\df", "\\df+", "\\dT", "\\dx", "\\dp", "\\l", "\\l+", "\\list", "\\conninfo",
-    "\\encoding", "\\timing", "\\x", "\\?",
-];
+use crate::local::known::{Kind, Known};
 
 /// Whether `sql` only reads from the database it is run against.
-pub fn is_read_only(sql: &str) -> bool {
+pub fn is_read_only(sql: &str, known: &Known) -> bool {
     let sql = sql.trim();
     if sql.is_empty() {
         return false;
@@ -73,13 +20,13 @@ pub fn is_read_only(sql: &str) -> bool {
         // One psql meta-command, whose arguments are names.
         let mut words = sql.split_whitespace();
         return sql.lines().count() == 1
-            && META_COMMANDS.contains(&words.next().unwrap_or(""))
+            && known.holds(Kind::SqlMeta, words.next().unwrap_or(""))
             && words.all(|w| !w.contains(['\\', '|', '`', ';']));
     }
     if sql.starts_with('.') {
         // One dot-command per argument; its words are its own.
         return sql.lines().count() == 1
-            && DOT_COMMANDS.contains(&sql.split_whitespace().next().unwrap_or(""));
+            && known.holds(Kind::SqlDot, sql.split_whitespace().next().unwrap_or(""));
     }
     let Some(tokens) = tokens(sql) else {
         return false;
@@ -91,21 +38,19 @@ pub fn is_read_only(sql: &str) -> bool {
             Token::Word(w) => {
                 let upper = w.to_ascii_uppercase();
                 if statement_start {
-                    if !READING.contains(&upper.as_str()) {
+                    if !known.holds(Kind::SqlReading, &upper) {
                         return false;
                     }
                     statement_start = false;
                 }
-                if FORBIDDEN.contains(&upper.as_str()) {
+                if known.holds(Kind::SqlForbidden, &upper) {
                     return false;
                 }
                 // `PRAGMA journal_mode = WAL` writes; `PRAGMA table_info(t)` reads.
                 if upper == "PRAGMA" && tokens[i..].contains(&Token::Equals) {
                     return false;
                 }
-                if tokens.get(i + 1) == Some(&Token::Open)
-                    && !PURE_FUNCTIONS.contains(&upper.as_str())
-                {
+                if tokens.get(i + 1) == Some(&Token::Open) && !known.holds(Kind::SqlPure, &upper) {
                     return false;
                 }
             }
@@ -177,6 +122,7 @@ fn tokens(sql: &str) -> Option<Vec<Token>> {
 #[cfg(test)]
 mod tests {
     use super::is_read_only;
+    use crate::local::known::Known;
 
     #[test]
     fn reading_queries_are_read_only() {
@@ -195,7 +141,7 @@ mod tests {
             "\\dt",
             "\\d+ users",
         ] {
-            assert!(is_read_only(q), "{q}");
+            assert!(is_read_only(q, &Known::default()), "{q}");
         }
     }
 
@@ -234,7 +180,7 @@ mod tests {
             "REPLACE INTO t VALUES (1)",
             "UPDATE t SET a = 1",
         ] {
-            assert!(!is_read_only(q), "{q}");
+            assert!(!is_read_only(q, &Known::default()), "{q}");
         }
     }
 }
