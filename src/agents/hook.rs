@@ -362,7 +362,7 @@ fn handle(
     }
     match event.kind {
         EventKind::PreToolUse => pre_tool_use(agent, shadow, config, &event, started, answer),
-        EventKind::SessionEnd => Ok(session_end(agent, shadow, config, &event)),
+        EventKind::SessionEnd => Ok(session_end(agent, shadow, config, &event, started)),
         EventKind::PostToolUse => Ok(post_tool_use(agent, shadow, config, &event)),
         EventKind::Ignored(_) => Ok(HookOutput::default()),
     }
@@ -619,7 +619,25 @@ fn note_secrets(
 /// for SessionEnd, labelled as a failed hook; it discards JSON). Gemini CLI: a `systemMessage`.
 /// Cursor and Copilot: stderr, exit 0. Shadow mode always exits 0. A session with no checks
 /// says nothing.
-fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -> HookOutput {
+fn session_end(
+    agent: Agent,
+    shadow: bool,
+    config: &Config,
+    event: &HookEvent,
+    started: Instant,
+) -> HookOutput {
+    let mut out = session_summary(agent, shadow, config, event);
+    // The export sends what fits in the time SessionEnd has left; the rest waits in the spool.
+    let budget = crate::export::SESSION_END_SEND.saturating_sub(started.elapsed());
+    if let Some(warning) = crate::export::at_session_end(config, budget) {
+        out.stderr.push_str(&warning);
+        out.stderr.push('\n');
+    }
+    out
+}
+
+/// The session's books closed and its summary ([`session_end`]).
+fn session_summary(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -> HookOutput {
     let session = event.session_id.clone().unwrap_or_default();
     let max_age_ms = config.taint_max_age_hours.value.saturating_mul(3_600_000);
     taint::clear(

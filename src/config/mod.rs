@@ -260,6 +260,9 @@ pub struct Config {
     /// `[managed] allow_project_trust`: whether `sentinel trust` lets a project's loosening
     /// rules and laxer settings apply (only the managed policy sets it).
     pub allow_project_trust: Setting<bool>,
+    /// `[export]`: where decisions are exported (`crate::export::settings`); the whole table
+    /// of the one file that has it, the organisation's over the person's.
+    pub export: Option<Setting<crate::export::settings::Table>>,
     /// The organisation's policy, when this system has one.
     #[serde(skip)]
     pub managed: Option<std::sync::Arc<managed::Managed>>,

@@ -127,7 +127,7 @@ pub fn record(
         unkept: unkept.to_vec(),
         spared,
     };
-    let entry = Entry {
+    let mut entry = Entry {
         ts_ms,
         session: session.to_string(),
         agent: agent.to_string(),
@@ -143,6 +143,15 @@ pub fn record(
         unkept: unkept.to_vec(),
     };
     let mut problems = Vec::new();
+    // The export's spool first, so that a failure to spool is in the audit record too.
+    let send = match crate::export::spool_decision(config, &entry) {
+        Ok(due) => due,
+        Err(why) => {
+            entry.unkept.push(why.clone());
+            stat.unkept.push(why);
+            None
+        }
+    };
     let stats_journal = stats::journal(home, max);
     let audit_journal = audit::journal(home, max);
     let written = audit::append_then(&audit_journal, &entry, |seq| {
@@ -169,7 +178,11 @@ pub fn record(
         Ok(None) => {}
         Err(e) => problems.push(format!("stats not recorded ({e})")),
     }
-    problems.extend(unkept.iter().cloned());
+    problems.extend(entry.unkept.iter().cloned());
+    // The books are kept: a due send goes on in a process the hook's exit does not wait for.
+    if let Some(target) = send {
+        crate::export::send::detached(home, &target);
+    }
     (!problems.is_empty()).then(|| {
         format!(
             "sentinel: warning: in {}: {}",

@@ -1,0 +1,77 @@
+//! Decisions exported with OpenTelemetry (docs/teams.md): each decision an OTLP log record,
+//! the counts per tier and verdict OTLP metrics, sent over OTLP/HTTP (JSON) to the collector
+//! the `[export]` table or the standard `OTEL_EXPORTER_OTLP_*` variables name
+//! ([`settings`]).
+//!
+//! A hook never talks to the network for it: it appends the decision to a bounded [`spool`]
+//! in SENTINEL_HOME, after its answer was given, and when a send is due starts a detached
+//! sender ([`send::detached`]) that the hook's exit does not wait for. A SessionEnd sends what
+//! fits in its own budget. Text is redacted when it leaves ([`crate::ledger::redact`]).
+//! Export never changes a decision: every failure is a warning, a line of the audit record
+//! (`unkept`) and `doctor`'s business.
+
+pub mod otlp;
+pub mod send;
+pub mod settings;
+pub mod spool;
+
+use crate::config::Config;
+use crate::ledger::audit::Entry;
+use settings::Target;
+use std::time::Duration;
+
+/// How long after a SessionEnd hook starts its send must be done: the watchdog answers for
+/// it at 1.2 s (Claude Code gives SessionEnd hooks 1.5 s); the rest of its work takes
+/// milliseconds.
+pub const SESSION_END_SEND: Duration = Duration::from_millis(1000);
+
+/// The process environment, as [`settings::resolve`] reads it.
+pub fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// Spools the decision `e` when export is on. Ok(Some(target)) when a send is due (the caller
+/// starts one once its books are kept: [`send::detached`]); Err says why the spool could not
+/// take it. With export off this is one look at the configuration and two variables.
+pub fn spool_decision(config: &Config, e: &Entry) -> Result<Option<Target>, String> {
+    if e.agent == "check" {
+        return Ok(None);
+    }
+    let Some(target) = settings::resolve(config, &env_var) else {
+        return Ok(None);
+    };
+    let paths = spool::Paths::of(&config.home.value);
+    let record = spool::Spooled {
+        ts_ms: e.ts_ms,
+        session: e.session.clone(),
+        agent: e.agent.clone(),
+        tool: e.tool.clone(),
+        tier: e.tier.clone(),
+        verdict: e.verdict.clone(),
+        rule: e.rule.clone(),
+        reason: spool::cut(&e.reason),
+        subject: spool::cut(&e.subject),
+        cwd: e.cwd.clone(),
+        project: crate::config::named_by_agent().unwrap_or_else(|| e.cwd.clone()),
+        shadow: e.shadow,
+        ..spool::Spooled::default()
+    };
+    let bounds = spool::Bounds {
+        records: target.max_records,
+        bytes: target.max_bytes,
+    };
+    match spool::append(&paths, record, bounds, e.ts_ms) {
+        Ok(true) => Ok(Some(target)),
+        Ok(false) => Ok(None),
+        Err(err) => Err(format!("export spool not written ({err})")),
+    }
+}
+
+/// A SessionEnd's send: what fits in `budget`, the rest left for a later hook. Returns a
+/// warning line when the send failed.
+pub fn at_session_end(config: &Config, budget: Duration) -> Option<String> {
+    let target = settings::resolve(config, &env_var)?;
+    let sent = send::run(&config.home.value, &target, budget);
+    sent.error
+        .map(|e| format!("sentinel: warning: export: {e} (kept in the spool, sent later)"))
+}

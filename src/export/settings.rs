@@ -1,0 +1,436 @@
+//! Where decisions are exported: the `[export]` table of `sentinel.toml` (the person's or the
+//! organisation's) and the standard `OTEL_*` variables, resolved into one [`Target`].
+//!
+//! Precedence, highest first:
+//! 1. **The organisation's `[export]`** (managed layer): the whole table is the export. Every
+//!    `OTEL_*` variable and the person's table are ignored (each variable said once): a variable
+//!    can be set by a project's agent settings, and a project must not move, silence or relabel
+//!    the organisation's stream.
+//! 2. **The person's `[export]`**: its keys win over the variables (`endpoint` over
+//!    `OTEL_EXPORTER_OTLP_ENDPOINT`, …); `enabled = false` switches export off whatever the
+//!    variables say.
+//! 3. **The variables alone**, as every OpenTelemetry SDK reads them: an endpoint named by
+//!    `OTEL_EXPORTER_OTLP_ENDPOINT` (or a signal's own) turns export on.
+//!
+//! `OTEL_SDK_DISABLED=true` and `OTEL_LOGS_EXPORTER=none` switch export off below the managed
+//! layer. Only OTLP/HTTP with JSON is spoken (`OTEL_EXPORTER_OTLP_PROTOCOL` other than
+//! `http/json` is a warning, see `doctor`).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Default spool bound, in records.
+pub const DEFAULT_MAX_RECORDS: u64 = 10_000;
+/// Default spool bound, in bytes.
+pub const DEFAULT_MAX_BYTES: u64 = 8 * 1024 * 1024;
+/// Default records per request.
+pub const DEFAULT_BATCH: u64 = 500;
+/// Default seconds between sends from a later hook.
+pub const DEFAULT_INTERVAL_SECS: u64 = 30;
+/// Default longest wait between retries.
+pub const DEFAULT_MAX_BACKOFF_SECS: u64 = 300;
+/// Default timeout of one request, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 10;
+
+/// The `[export]` table as written.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Table {
+    /// false: no export; true or absent: export when an endpoint is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// The collector's base URL (`/v1/logs` and `/v1/metrics` are appended).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// The logs' full URL (as `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logs_endpoint: Option<String>,
+    /// The metrics' full URL (as `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_endpoint: Option<String>,
+    /// Headers sent with every request (an API key for the collector).
+    #[serde(default, skip_serializing)]
+    pub headers: BTreeMap<String, String>,
+    /// `service.name` of the resource [default: sentinel].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_name: Option<String>,
+    /// More resource attributes (`deployment.environment = "corp"`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resource_attributes: BTreeMap<String, String>,
+    /// The spool's bound in records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_records: Option<u64>,
+    /// The spool's bound in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
+    /// Records per request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<u64>,
+    /// Seconds between sends from a later hook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_secs: Option<u64>,
+    /// Longest wait between retries, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_backoff_secs: Option<u64>,
+    /// One request's timeout, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
+}
+
+impl Table {
+    /// What is wrong with the table's values, if anything (a URL that is not http(s), a bound
+    /// of 0).
+    pub fn check(&self) -> Result<(), String> {
+        for (key, url) in [
+            ("endpoint", &self.endpoint),
+            ("logs_endpoint", &self.logs_endpoint),
+            ("metrics_endpoint", &self.metrics_endpoint),
+        ] {
+            if let Some(u) = url
+                && let Err(why) = crate::config::check_url(u)
+            {
+                return Err(format!("[export] {key} `{u}` {why}"));
+            }
+        }
+        for (key, v) in [
+            ("max_records", self.max_records),
+            ("max_bytes", self.max_bytes),
+            ("batch", self.batch),
+            ("timeout_secs", self.timeout_secs),
+        ] {
+            if v == Some(0) {
+                return Err(format!("[export] {key} must be at least 1"));
+            }
+        }
+        if self.max_bytes.is_some_and(|b| b < 4096) {
+            return Err("[export] max_bytes must be at least 4096".into());
+        }
+        Ok(())
+    }
+}
+
+/// The export in effect.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// Where log records go.
+    pub logs_url: String,
+    /// Where metrics go.
+    pub metrics_url: Option<String>,
+    /// Headers for the logs' requests.
+    pub logs_headers: Vec<(String, String)>,
+    /// Headers for the metrics' requests.
+    pub metrics_headers: Vec<(String, String)>,
+    /// `service.name`.
+    pub service_name: String,
+    /// More resource attributes, in order.
+    pub resource: Vec<(String, String)>,
+    /// The spool's bounds.
+    pub max_records: u64,
+    pub max_bytes: u64,
+    /// Records per request.
+    pub batch: u64,
+    pub interval_secs: u64,
+    pub max_backoff_secs: u64,
+    pub timeout_secs: u64,
+    /// Who named it: `managed PATH:LINE`, `sentinel.toml:LINE`, or the variable.
+    pub named_by: String,
+    /// Variables set aside, one line each (doctor shows them).
+    pub ignored: Vec<String>,
+}
+
+/// The variables read, in the order they are said.
+pub const VARS: [&str; 11] = [
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
+    "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+    "OTEL_RESOURCE_ATTRIBUTES",
+    "OTEL_SERVICE_NAME",
+    "OTEL_SDK_DISABLED",
+    "OTEL_LOGS_EXPORTER",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+];
+
+/// The export of `config` under the environment `env`; None when export is off (the usual
+/// case: no table, no endpoint variable).
+pub fn resolve(
+    config: &crate::config::Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<Target> {
+    let table = config.export.as_ref();
+    let managed = table.is_some_and(crate::config::is_pinned);
+    let get = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    if managed {
+        let t = &table?.value;
+        let ignored = VARS
+            .iter()
+            .filter(|v| get(v).is_some())
+            .map(|v| {
+                format!(
+                    "{v} is ignored: the export is pinned by the organisation's policy ({})",
+                    table.map(|t| t.source.to_string()).unwrap_or_default()
+                )
+            })
+            .collect();
+        return build(t, &|_| None, table?.source.to_string(), ignored);
+    }
+    if get("OTEL_SDK_DISABLED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        || get("OTEL_LOGS_EXPORTER").is_some_and(|v| v.trim() == "none")
+    {
+        return None;
+    }
+    match table {
+        Some(t) => build(&t.value, &get, t.source.to_string(), Vec::new()),
+        None => build(&Table::default(), &get, String::new(), Vec::new()),
+    }
+}
+
+/// The target from a table, with the variables `env` filling what it leaves unsaid.
+fn build(
+    t: &Table,
+    env: &dyn Fn(&str) -> Option<String>,
+    table_source: String,
+    ignored: Vec<String>,
+) -> Option<Target> {
+    if t.enabled == Some(false) {
+        return None;
+    }
+    let base = t
+        .endpoint
+        .clone()
+        .map(|u| (u, table_source.clone()))
+        .or_else(|| {
+            env("OTEL_EXPORTER_OTLP_ENDPOINT")
+                .map(|u| (u, "env OTEL_EXPORTER_OTLP_ENDPOINT".into()))
+        });
+    let signal = |own: &Option<String>, var: &str, path: &str| {
+        own.clone()
+            .map(|u| (u, table_source.clone()))
+            .or_else(|| env(var).map(|u| (u, format!("env {var}"))))
+            .or_else(|| {
+                base.as_ref()
+                    .map(|(u, by)| (format!("{}/{path}", u.trim_end_matches('/')), by.clone()))
+            })
+    };
+    let (logs_url, named_by) = signal(
+        &t.logs_endpoint,
+        "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+        "v1/logs",
+    )?;
+    let metrics_url = signal(
+        &t.metrics_endpoint,
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+        "v1/metrics",
+    )
+    .map(|(u, _)| u);
+    let headers_of = |var: &str| -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = env("OTEL_EXPORTER_OTLP_HEADERS")
+            .map(|v| pairs(&v))
+            .unwrap_or_default();
+        for (k, v) in env(var).map(|v| pairs(&v)).unwrap_or_default() {
+            out.retain(|(o, _)| !o.eq_ignore_ascii_case(&k));
+            out.push((k, v));
+        }
+        for (k, v) in &t.headers {
+            out.retain(|(o, _)| !o.eq_ignore_ascii_case(k));
+            out.push((k.clone(), v.clone()));
+        }
+        out
+    };
+    let mut resource: Vec<(String, String)> = env("OTEL_RESOURCE_ATTRIBUTES")
+        .map(|v| pairs(&v))
+        .unwrap_or_default();
+    for (k, v) in &t.resource_attributes {
+        resource.retain(|(o, _)| o != k);
+        resource.push((k.clone(), v.clone()));
+    }
+    let service_name = t
+        .service_name
+        .clone()
+        .or_else(|| env("OTEL_SERVICE_NAME"))
+        .or_else(|| {
+            resource
+                .iter()
+                .find(|(k, _)| k == "service.name")
+                .map(|(_, v)| v.clone())
+        })
+        .unwrap_or_else(|| "sentinel".into());
+    resource.retain(|(k, _)| k != "service.name");
+    Some(Target {
+        logs_headers: headers_of("OTEL_EXPORTER_OTLP_LOGS_HEADERS"),
+        metrics_headers: headers_of("OTEL_EXPORTER_OTLP_METRICS_HEADERS"),
+        logs_url,
+        metrics_url,
+        service_name,
+        resource,
+        max_records: t.max_records.unwrap_or(DEFAULT_MAX_RECORDS),
+        max_bytes: t.max_bytes.unwrap_or(DEFAULT_MAX_BYTES),
+        batch: t.batch.unwrap_or(DEFAULT_BATCH),
+        interval_secs: t.interval_secs.unwrap_or(DEFAULT_INTERVAL_SECS),
+        max_backoff_secs: t.max_backoff_secs.unwrap_or(DEFAULT_MAX_BACKOFF_SECS),
+        timeout_secs: t.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS),
+        named_by,
+        ignored,
+    })
+}
+
+/// `key1=value1,key2=value2` as the OpenTelemetry variables write lists (values
+/// percent-decoded, pairs without `=` skipped).
+pub fn pairs(text: &str) -> Vec<(String, String)> {
+    text.split(',')
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), percent_decoded(v.trim())))
+        .filter(|(k, _)| !k.is_empty())
+        .collect()
+}
+
+/// `%XX` decoded (a `+` stays a `+`: these are not form values).
+fn percent_decoded(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, Setting, Source};
+    use std::path::Path;
+
+    fn config(table: Option<(Table, Source)>) -> Config {
+        let mut c = Config::from_parts(Path::new("/h"), Source::Default, None, &|_| None);
+        c.export = table.map(|(value, source)| Setting { value, source });
+        c
+    }
+
+    fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |n| {
+            vars.iter()
+                .find(|(k, _)| *k == n)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn the_variables_alone_name_the_endpoint_as_an_sdk_reads_them() {
+        assert_eq!(resolve(&config(None), &env(&[])), None);
+        let t = resolve(
+            &config(None),
+            &env(&[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318/"),
+                ("OTEL_EXPORTER_OTLP_HEADERS", "api-key=a%20b,x=1"),
+                ("OTEL_EXPORTER_OTLP_METRICS_HEADERS", "X=2"),
+                ("OTEL_RESOURCE_ATTRIBUTES", "team=infra,service.name=guard"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(t.logs_url, "http://c:4318/v1/logs");
+        assert_eq!(t.metrics_url.as_deref(), Some("http://c:4318/v1/metrics"));
+        assert_eq!(t.logs_headers[0], ("api-key".into(), "a b".into()));
+        assert_eq!(t.metrics_headers.last().unwrap(), &("X".into(), "2".into()));
+        assert_eq!(t.metrics_headers.len(), 2);
+        assert_eq!(t.service_name, "guard");
+        assert_eq!(t.resource, vec![("team".into(), "infra".into())]);
+        // A signal's own variable is the full URL.
+        let t = resolve(
+            &config(None),
+            &env(&[("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://l/logs")]),
+        )
+        .unwrap();
+        assert_eq!(
+            (t.logs_url.as_str(), t.metrics_url),
+            ("http://l/logs", None)
+        );
+        for off in [
+            ("OTEL_SDK_DISABLED", "true"),
+            ("OTEL_LOGS_EXPORTER", "none"),
+        ] {
+            let vars: &'static [(&str, &str)] =
+                Box::leak(Box::new([("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c"), off]));
+            assert_eq!(resolve(&config(None), &env(vars)), None);
+        }
+    }
+
+    #[test]
+    fn the_persons_table_wins_over_the_variables_and_the_organisations_over_both() {
+        let vars = env(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://project.example"),
+            ("OTEL_SDK_DISABLED", "true"),
+        ]);
+        let person = Table {
+            endpoint: Some("http://mine".into()),
+            ..Table::default()
+        };
+        // OTEL_SDK_DISABLED is the person's own off switch too.
+        assert_eq!(
+            resolve(
+                &config(Some((person.clone(), Source::File { line: 3 }))),
+                &vars
+            ),
+            None
+        );
+        let vars = env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://project.example")]);
+        let t = resolve(&config(Some((person, Source::File { line: 3 }))), &vars).unwrap();
+        assert_eq!(t.logs_url, "http://mine/v1/logs");
+        let off = Table {
+            enabled: Some(false),
+            ..Table::default()
+        };
+        assert_eq!(
+            resolve(&config(Some((off, Source::File { line: 1 }))), &vars),
+            None
+        );
+        let org = Table {
+            endpoint: Some("https://collector.corp".into()),
+            ..Table::default()
+        };
+        let managed = Source::Managed {
+            path: "/etc/sentinel/sentinel.toml".into(),
+            line: 2,
+        };
+        let vars = env(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://project.example"),
+            (
+                "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+                "http://project.example/l",
+            ),
+            ("OTEL_SDK_DISABLED", "true"),
+            ("OTEL_RESOURCE_ATTRIBUTES", "host.name=spoofed"),
+        ]);
+        let t = resolve(&config(Some((org, managed))), &vars).unwrap();
+        assert_eq!(t.logs_url, "https://collector.corp/v1/logs");
+        assert!(t.resource.is_empty());
+        assert_eq!(t.ignored.len(), 4);
+        assert!(t.ignored[0].contains("pinned by the organisation"));
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let t = Table {
+            endpoint: Some("collector:4318".into()),
+            ..Table::default()
+        };
+        assert!(t.check().unwrap_err().contains("[export] endpoint"));
+        let t = Table {
+            max_records: Some(0),
+            ..Table::default()
+        };
+        assert!(t.check().unwrap_err().contains("max_records"));
+    }
+}
