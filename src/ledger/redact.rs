@@ -45,7 +45,7 @@ fn named() -> &'static [Regex] {
         .chain(PASSWORD_OPTIONS.iter().map(|(programs, option)| {
             // PROGRAM … OPTION VALUE or OPTIONVALUE (a `user:` before the value stays).
             format!(
-                r#"(?:^|[\s;&|(])(?:{programs})\s(?:[^;&|]*\s)?{option}\s*["']?(?:[^\s:"'@]+:)?([^\s"']+)"#
+                r#"(?:^|[^A-Za-z0-9_./\-])(?:{programs})\s(?:[^;&|]*\s)?{option}\s*["']?(?:[^\s:"'@]+:)?([^\s"']+)"#
             )
         }))
         .collect::<Vec<String>>()
@@ -167,6 +167,10 @@ mod tests {
                 "s3cr3tpw",
             ),
             ("tool --api-key K9x8c7v6b5n4 run", "K9x8c7v6b5n4"),
+            (
+                "no rule matches `sshpass -p MySshPass77 ssh web1`",
+                "MySshPass77",
+            ),
             ("mysql -u root -pRootPw99 db", "RootPw99"),
             (
                 "echo '-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----'",
