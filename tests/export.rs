@@ -364,6 +364,38 @@ fn a_thousand_calls_arrive_once_in_order_per_session_with_no_secret() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(last_metrics(&receiver), (want, 0));
+    // The team view reads what the collector wrote: the same decisions, once each.
+    let out = common::run(
+        &m.home,
+        &[
+            "report",
+            "--json",
+            "--otlp",
+            scratch.path().join("requests.jsonl").to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let team: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(team["decisions"], 1000);
+    assert_eq!(team["rows"].as_array().unwrap().len(), 1);
+    assert_eq!(team["rows"][0]["project"], m.project.to_str().unwrap());
+    let denied = team["by_tier_verdict"]["local/deny"].as_u64().unwrap();
+    assert_eq!(
+        denied as usize,
+        sent.iter().filter(|s| s.2 == "deny").count()
+    );
+    assert!(
+        team["top_denied"][0]["rule"]
+            .as_str()
+            .unwrap()
+            .contains("hard_block_commands.txt")
+    );
 }
 
 #[test]

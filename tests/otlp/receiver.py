@@ -10,6 +10,8 @@ unknown field) is refused with 400 and written to the errors file, which the tes
 PORT 0 picks a free port; the port is printed on the first line of stdout. What it takes:
 - OUT_DIR/logs.jsonl: one line per log record, in arrival order: its resource attributes,
   its attributes and body, flattened to plain JSON values;
+- OUT_DIR/requests.jsonl: every logs request taken, one a line, as a collector's file
+  exporter writes them (what `sentinel report --otlp` reads);
 - OUT_DIR/metrics.jsonl: one line per metrics request (every data point, flattened);
 - OUT_DIR/errors.jsonl: every request it refused as malformed;
 - OUT_DIR/mode: read on every request: `ok` (the default) takes it; `500` answers HTTP 500
@@ -99,6 +101,8 @@ class Handler(BaseHTTPRequestHandler):
                                 }
                             )
                 self.append("logs.jsonl", lines)
+                # As a collector's file exporter writes it: one request a line.
+                self.append("requests.jsonl", [json.loads(body)])
             elif self.path == "/v1/metrics":
                 req = json_format.Parse(body, ExportMetricsServiceRequest())
                 points = []
