@@ -36,6 +36,7 @@ mod config;
 mod contain;
 mod doctor;
 mod doctor_contain;
+mod doctor_export;
 mod doctor_managed;
 mod doctor_selftest;
 mod explain;
