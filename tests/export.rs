@@ -118,6 +118,8 @@ struct Machine {
     _dir: tempfile::TempDir,
     home: PathBuf,
     project: PathBuf,
+    /// Variables every hook gets.
+    env: Vec<(String, String)>,
 }
 
 impl Machine {
@@ -141,6 +143,7 @@ impl Machine {
             _dir: dir,
             home,
             project,
+            env: Vec::new(),
         }
     }
 
@@ -152,7 +155,7 @@ impl Machine {
         let out = common::feed(
             {
                 let mut c = common::sentinel(&self.home);
-                c.arg("hook");
+                c.arg("hook").envs(self.env.clone());
                 c
             },
             event.to_string().as_bytes(),
@@ -175,7 +178,7 @@ impl Machine {
         let event = json!({"hook_event_name": "SessionEnd", "session_id": session,
             "cwd": self.project, "reason": "exit"});
         let mut c = common::sentinel(&self.home);
-        c.arg("hook");
+        c.arg("hook").envs(self.env.clone());
         let out = common::feed(c, event.to_string().as_bytes());
         assert!(matches!(out.status.code(), Some(0 | 2)));
     }
@@ -510,4 +513,69 @@ fn a_receiver_down_loses_nothing_within_the_bound_and_counts_what_it_dropped() {
     }
     let (d, x) = last_metrics(&receiver);
     assert_eq!((d.values().sum::<i64>(), x), (510, dropped));
+}
+
+#[test]
+fn the_organisations_export_is_not_moved_by_the_person_or_a_variable() {
+    let Some(python) = python() else { return };
+    // SAFETY: geteuid has no failure.
+    if unsafe { libc::geteuid() } != 0 || Path::new("/etc/sentinel").exists() {
+        eprintln!("skipped: a test policy folder must be root's, and /etc/sentinel must not exist");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = tempfile::Builder::new()
+        .prefix("receiver-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let receiver = Receiver::start(&python, scratch.path());
+    // The person exports elsewhere, and so does every variable a project could set.
+    let mut m = Machine::new(
+        "http://127.0.0.1:9",
+        "[env]\ntrust = [\"SENTINEL_MANAGED_DIR\"]\n",
+    );
+    let policy = m.home.parent().unwrap().join("policy");
+    std::fs::create_dir_all(&policy).unwrap();
+    for d in [m.home.parent().unwrap(), policy.as_path()] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let file = policy.join("sentinel.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[export]\nendpoint = \"{}\"\ninterval_secs = 1\nmax_backoff_secs = 1\n",
+            receiver.endpoint()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    m.env = [
+        ("SENTINEL_MANAGED_DIR", policy.to_str().unwrap()),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9"),
+        (
+            "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+            "http://127.0.0.1:9/v1/logs",
+        ),
+        ("OTEL_SDK_DISABLED", "true"),
+        ("OTEL_RESOURCE_ATTRIBUTES", "host.name=spoofed"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    for i in 0..5 {
+        m.call("org", &format!("git log -n {i}"));
+    }
+    m.flush(&receiver, 5);
+    let logs = receiver.logs();
+    assert_eq!(logs.len(), 5);
+    assert!(logs.iter().all(|r| r["resource"]["host.name"] != "spoofed"));
+    let mut doctor = common::sentinel(&m.home);
+    doctor.arg("doctor").envs(m.env.clone());
+    let out = common::feed(doctor, b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("decisions go to {}/v1/logs", receiver.endpoint())),
+        "{text}"
+    );
+    assert!(text.contains("OTEL_EXPORTER_OTLP_ENDPOINT is ignored: the export is pinned by the organisation's policy"), "{text}");
 }
