@@ -579,3 +579,35 @@ fn the_organisations_export_is_not_moved_by_the_person_or_a_variable() {
     );
     assert!(text.contains("OTEL_EXPORTER_OTLP_ENDPOINT is ignored: the export is pinned by the organisation's policy"), "{text}");
 }
+
+#[test]
+fn an_unusable_spool_changes_no_decision_and_is_said() {
+    // No receiver needed: nothing is sent.
+    let m = Machine::new("http://127.0.0.1:9", "");
+    let elsewhere = m.home.parent().unwrap().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, m.home.join("export")).unwrap();
+    for (command, verdict) in [("git status", "allow"), ("rm -rf ~", "deny")] {
+        let event = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": m.project,
+            "tool_name": "Bash", "tool_input": {"command": command}});
+        let mut c = common::sentinel(&m.home);
+        c.arg("hook");
+        let out = common::feed(c, event.to_string().as_bytes());
+        assert_eq!(out.status.code(), Some(0));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], verdict);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("export spool not written"), "{stderr}");
+    }
+    // Nothing went through the link; the audit records say what was not kept.
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    let audit = std::fs::read_to_string(m.home.join("audit.jsonl")).unwrap();
+    assert_eq!(audit.matches("export spool not written").count(), 2);
+    let out = common::run(&m.home, &["doctor"], "");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("FAIL  export") && l.contains("the spool cannot be used")),
+        "{text}"
+    );
+}

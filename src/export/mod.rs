@@ -37,31 +37,29 @@ pub fn spool_decision(config: &Config, e: &Entry) -> Result<Option<Target>, Stri
     if e.agent == "check" {
         return Ok(None);
     }
-    let Some(target) = settings::resolve(config, &env_var) else {
+    // The hook's path: on or off and the bounds, without building the whole target.
+    let Some(bounds) = settings::spooling(config, &env_var) else {
         return Ok(None);
     };
     let paths = spool::Paths::of(&config.home.value);
-    let record = spool::Spooled {
+    let named = crate::config::named_by_agent();
+    let (reason, subject) = (spool::cut(&e.reason), spool::cut(&e.subject));
+    let record = spool::Fresh {
         ts_ms: e.ts_ms,
-        session: e.session.clone(),
-        agent: e.agent.clone(),
-        tool: e.tool.clone(),
-        tier: e.tier.clone(),
-        verdict: e.verdict.clone(),
-        rule: e.rule.clone(),
-        reason: spool::cut(&e.reason),
-        subject: spool::cut(&e.subject),
-        cwd: e.cwd.clone(),
-        project: crate::config::named_by_agent().unwrap_or_else(|| e.cwd.clone()),
+        session: &e.session,
+        agent: &e.agent,
+        tool: &e.tool,
+        tier: &e.tier,
+        verdict: &e.verdict,
+        rule: e.rule.as_deref(),
+        reason: &reason,
+        subject: &subject,
+        cwd: &e.cwd,
+        project: named.as_deref().unwrap_or(&e.cwd),
         shadow: e.shadow,
-        ..spool::Spooled::default()
     };
-    let bounds = spool::Bounds {
-        records: target.max_records,
-        bytes: target.max_bytes,
-    };
-    match spool::append(&paths, record, bounds, e.ts_ms) {
-        Ok(true) => Ok(Some(target)),
+    match spool::append(&paths, &record, bounds, e.ts_ms) {
+        Ok(true) => Ok(settings::resolve(config, &env_var)),
         Ok(false) => Ok(None),
         Err(err) => Err(format!("export spool not written ({err})")),
     }

@@ -153,6 +153,44 @@ pub const VARS: [&str; 11] = [
     "OTEL_EXPORTER_OTLP_PROTOCOL",
 ];
 
+/// Whether export is on, and the spool's bounds: what the hook needs, without the strings
+/// [`resolve`] builds (it is on exactly when [`resolve`] gives a target).
+pub fn spooling(
+    config: &crate::config::Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<super::spool::Bounds> {
+    let table = config.export.as_ref();
+    let set = |name: &str| env(name).is_some_and(|v| !v.trim().is_empty());
+    let t = match table {
+        Some(t) if crate::config::is_pinned(t) => {
+            let t = &t.value;
+            let on =
+                t.enabled != Some(false) && (t.logs_endpoint.is_some() || t.endpoint.is_some());
+            return on.then(|| bounds_of(t));
+        }
+        Some(t) => &t.value,
+        None => &Table::default(),
+    };
+    if env("OTEL_SDK_DISABLED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        || env("OTEL_LOGS_EXPORTER").is_some_and(|v| v.trim() == "none")
+        || t.enabled == Some(false)
+    {
+        return None;
+    }
+    let on = t.logs_endpoint.is_some()
+        || t.endpoint.is_some()
+        || set("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT")
+        || set("OTEL_EXPORTER_OTLP_ENDPOINT");
+    on.then(|| bounds_of(t))
+}
+
+fn bounds_of(t: &Table) -> super::spool::Bounds {
+    super::spool::Bounds {
+        records: t.max_records.unwrap_or(DEFAULT_MAX_RECORDS),
+        bytes: t.max_bytes.unwrap_or(DEFAULT_MAX_BYTES),
+    }
+}
+
 /// The export of `config` under the environment `env`; None when export is off (the usual
 /// case: no table, no endpoint variable).
 pub fn resolve(
@@ -317,6 +355,13 @@ mod tests {
         let mut c = Config::from_parts(Path::new("/h"), Source::Default, None, &|_| None);
         c.export = table.map(|(value, source)| Setting { value, source });
         c
+    }
+
+    /// [`resolve`], checked against the hook's [`spooling`]: on and off together.
+    fn resolve(c: &Config, env: &dyn Fn(&str) -> Option<String>) -> Option<Target> {
+        let t = super::resolve(c, env);
+        assert_eq!(t.is_some(), spooling(c, env).is_some(), "{t:?}");
+        t
     }
 
     fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
