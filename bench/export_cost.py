@@ -22,22 +22,28 @@ event = json.dumps({"hook_event_name": "PreToolUse", "session_id": "bench", "cwd
                     "tool_name": "Bash", "tool_input": {"command": "git status"}})
 open(os.path.join(work, "event.json"), "w").write(event)
 
-homes = {}
-for name, toml in [("off", ""), ("on", '[export]\nendpoint = "http://127.0.0.1:9"\nmax_records = 100000\nmax_bytes = 268435456\n')]:
-    home = os.path.join(work, name)
+homes, extra_env = {}, {}
+for name, toml, var in [
+        ("off", "", None),
+        ("off, [export]", '[export]\nenabled = false\nendpoint = "http://127.0.0.1:9"\nmax_records = 100000\nmax_bytes = 268435456\n', None),
+        ("on, [export]", '[export]\nendpoint = "http://127.0.0.1:9"\nmax_records = 100000\nmax_bytes = 268435456\n', None),
+        ("on, variable", "", "http://127.0.0.1:9")]:
+    home = os.path.join(work, name.replace(",", "").replace(" ", "-").replace("[", "").replace("]", ""))
     os.makedirs(os.path.join(home, "export"))
     open(os.path.join(home, "sentinel.toml"), "w").write(toml)
     homes[name] = home
-# No send while measuring: `next` a year ahead.
-nxt = os.path.join(homes["on"], "export", "next")
-open(nxt, "w").close()
-ahead = time.time() + 365 * 86400
-os.utime(nxt, (ahead, ahead))
+    extra_env[name] = {"OTEL_EXPORTER_OTLP_ENDPOINT": var} if var else {}
+    # No send while measuring: `next` a year ahead.
+    nxt = os.path.join(home, "export", "next")
+    open(nxt, "w").close()
+    ahead = time.time() + 365 * 86400
+    os.utime(nxt, (ahead, ahead))
 
 
 def env(home):
     e = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     e.update(SENTINEL_HOME=home, HOME="/home/dev/demo/home", SENTINEL_NO_TTY="1")
+    e.update(extra_env[next(n for n, h in homes.items() if h == home)])
     for k in ("ANTHROPIC_API_KEY", "SENTINEL_API_KEY", "CLAUDE_PROJECT_DIR"):
         e.pop(k, None)
     return e
@@ -70,17 +76,20 @@ if shutil.which("hyperfine"):
     out = os.path.join(work, "hyperfine.json")
     cmds = []
     for name, home in homes.items():
-        cmds += ["-n", name, f"env SENTINEL_HOME={home} HOME=/home/dev/demo/home SENTINEL_NO_TTY=1 {binary} hook < {work}/event.json"]
-    subprocess.run(["hyperfine", "-N" if False else "--shell=sh", "--warmup", "20", "--runs", str(runs),
+        var = "".join(f" {k}={v}" for k, v in extra_env[name].items())
+        # No shell correction (-N): hyperfine's estimate of a shell's start is noisier than the
+        # difference measured; each run is `sh` exec'ing the hook with the event on stdin.
+        line = f"env -u CLAUDE_PROJECT_DIR SENTINEL_HOME={home} HOME=/home/dev/demo/home SENTINEL_NO_TTY=1{var} {binary} hook < {work}/event.json"
+        cmds += ["-n", name, f"sh -c 'exec {line}'"]
+    subprocess.run(["hyperfine", "-N", "--warmup", "20", "--runs", str(runs),
                     "--export-json", out, "--style", "none"] + cmds, check=True, stdout=subprocess.DEVNULL)
     for r in json.load(open(out))["results"]:
         wall[r["command"]] = (statistics.median(r["times"]), r["mean"], r["stddev"])
 
-print(f"sentinel hook, Bash `git status` (allow); instructions: callgrind, median of 3; wall: hyperfine, {runs} runs each")
-print(f"{'export':<8} {'instructions':>14} {'median wall':>12} {'mean ± sd':>20}")
+print(f"sentinel hook, Bash `git status` (allow); instructions: callgrind, median of 3; wall: hyperfine -N, {runs} runs each (sh exec'ing the hook)")
+print(f"{'export':<14} {'instructions':>14} {'vs off':>8} {'median wall':>12} {'vs off':>8} {'mean ± sd':>20}")
 for name in homes:
     w = wall.get(name)
-    ws = f"{w[0]*1000:10.2f}ms {w[1]*1000:9.2f} ± {w[2]*1000:.2f}ms" if w else "  (no hyperfine)"
-    print(f"{name:<8} {instr[name]:>14,.0f} {ws}")
-print(f"on/off: instructions {instr['on'] / instr['off'] - 1:+.2%}" +
-      (f", median wall {wall['on'][0] / wall['off'][0] - 1:+.2%}" if wall else ""))
+    ws = (f"{w[0]*1000:10.2f}ms {w[0] / wall['off'][0] - 1:+8.2%} {w[1]*1000:9.2f} ± {w[2]*1000:.2f}ms"
+          if w else "  (no hyperfine)")
+    print(f"{name:<14} {instr[name]:>14,.0f} {instr[name] / instr['off'] - 1:+8.2%} {ws}")

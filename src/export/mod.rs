@@ -55,7 +55,8 @@ pub fn spool_decision(config: &Config, e: &Entry) -> Result<Option<Target>, Stri
         reason: &reason,
         subject: &subject,
         cwd: &e.cwd,
-        project: named.as_deref().unwrap_or(&e.cwd),
+        // The cwd stands for the project when the agent named none (written once, not twice).
+        project: named.as_deref().filter(|p| *p != e.cwd).unwrap_or(""),
         shadow: e.shadow,
     };
     match spool::append(&paths, &record, bounds, e.ts_ms) {

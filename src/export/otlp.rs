@@ -108,7 +108,14 @@ pub fn log_record(r: &Spooled) -> Value {
         string("sentinel.reason", &redacted(&r.reason)),
         string("sentinel.command", &command),
         string("sentinel.cwd", &redacted(&r.cwd)),
-        string("sentinel.project", &redacted(&r.project)),
+        string(
+            "sentinel.project",
+            &redacted(if r.project.is_empty() {
+                &r.cwd
+            } else {
+                &r.project
+            }),
+        ),
         json!({"key": "sentinel.shadow", "value": {"boolValue": r.shadow}}),
     ];
     if let Some(rule) = &r.rule {

@@ -69,26 +69,42 @@ pub fn resource(target: &Target) -> Resource {
     }
 }
 
+/// This machine's name. On Linux from the kernel's own file (not `gethostname`: every libc
+/// function imported costs each hook's start a symbol lookup, and only the sender needs this).
 fn host_name() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: writes at most buf.len() bytes into a live buffer.
-    if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0 {
-        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-        return String::from_utf8_lossy(&buf[..end]).into_owned();
+    #[cfg(target_os = "linux")]
+    if let Ok(name) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
+        return name.trim().to_string();
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let mut buf = [0u8; 256];
+        // SAFETY: writes at most buf.len() bytes into a live buffer.
+        if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0 {
+            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+            return String::from_utf8_lossy(&buf[..end]).into_owned();
+        }
     }
     "unknown".into()
 }
 
+/// The person's login name (getpwuid_r, which the binary imports already), else `uid N`.
 fn user_name() -> String {
-    // SAFETY: getpwuid's result is read at once, in a process with one thread.
+    // SAFETY: getpwuid_r writes into the buffers given, alive for the call.
     unsafe {
-        let pw = libc::getpwuid(libc::geteuid());
-        if !pw.is_null() && !(*pw).pw_name.is_null() {
-            return std::ffi::CStr::from_ptr((*pw).pw_name)
+        let uid = libc::geteuid();
+        let mut pw: libc::passwd = std::mem::zeroed();
+        let mut buf = vec![0 as libc::c_char; 4096];
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        if libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr(), buf.len(), &mut found) == 0
+            && !found.is_null()
+            && !pw.pw_name.is_null()
+        {
+            return std::ffi::CStr::from_ptr(pw.pw_name)
                 .to_string_lossy()
                 .into_owned();
         }
-        format!("uid {}", libc::geteuid())
+        format!("uid {uid}")
     }
 }
 
@@ -360,6 +376,10 @@ pub fn detached(home: &std::path::Path, target: &Target) {
     let budget = Duration::from_secs(target.timeout_secs.saturating_mul(2).max(2));
     // SAFETY: plain libc calls on this process's own descriptors; _exit ends it.
     unsafe {
+        // Through `syscall` on Linux: no new import (see `host_name`).
+        #[cfg(target_os = "linux")]
+        libc::syscall(libc::SYS_setsid);
+        #[cfg(not(target_os = "linux"))]
         libc::setsid();
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
         if null >= 0 {

@@ -171,17 +171,17 @@ pub fn spooling(
         Some(t) => &t.value,
         None => &Table::default(),
     };
-    if env("OTEL_SDK_DISABLED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-        || env("OTEL_LOGS_EXPORTER").is_some_and(|v| v.trim() == "none")
-        || t.enabled == Some(false)
-    {
-        return None;
-    }
-    let on = t.logs_endpoint.is_some()
-        || t.endpoint.is_some()
-        || set("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT")
-        || set("OTEL_EXPORTER_OTLP_ENDPOINT");
-    on.then(|| bounds_of(t))
+    // Off (the usual case) is told by two variables' absence: the switches are read after.
+    let on = t.enabled != Some(false)
+        && (t.logs_endpoint.is_some()
+            || t.endpoint.is_some()
+            || set("OTEL_EXPORTER_OTLP_ENDPOINT")
+            || set("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"));
+    let off = || {
+        env("OTEL_SDK_DISABLED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+            || env("OTEL_LOGS_EXPORTER").is_some_and(|v| v.trim() == "none")
+    };
+    (on && !off()).then(|| bounds_of(t))
 }
 
 fn bounds_of(t: &Table) -> super::spool::Bounds {

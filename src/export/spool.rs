@@ -17,8 +17,9 @@
 //! verdicts; a later gap merges into it. The collector receives the gap in its place in the
 //! stream.
 //!
-//! **Identified**: each record has a random 128-bit id, kept across retries, and a sequence
-//! number that grows with every record of this SENTINEL_HOME: a batch resent after a lost
+//! **Identified**: each record has a 128-bit id (a random 64-bit stream id kept in the lock
+//! line, and its sequence number), kept across retries; the sequence number grows with every
+//! record of this SENTINEL_HOME: a batch resent after a lost
 //! response carries the same ids (the receiver drops what it has), and the order of the
 //! records is the order of the decisions.
 
@@ -100,13 +101,21 @@ pub struct Paths {
 
 impl Paths {
     pub fn of(home: &Path) -> Paths {
+        // Joined by hand from one buffer: six `join`s cost the hook ~1.5k instructions.
         let dir = home.join(DIR);
+        let file = |name: &str| {
+            let mut p = std::ffi::OsString::with_capacity(dir.as_os_str().len() + 1 + name.len());
+            p.push(dir.as_os_str());
+            p.push("/");
+            p.push(name);
+            PathBuf::from(p)
+        };
         Paths {
-            spool: dir.join("spool.jsonl"),
-            lock: dir.join("spool.lock"),
-            next: dir.join("next"),
-            status: dir.join("status.json"),
-            metrics: dir.join("metrics.json"),
+            spool: file("spool.jsonl"),
+            lock: file("spool.lock"),
+            next: file("next"),
+            status: file("status.json"),
+            metrics: file("metrics.json"),
             dir,
         }
     }
@@ -117,6 +126,10 @@ pub struct Held {
     file: File,
     pub records: u64,
     pub seq: u64,
+    /// 16 hex digits, random, chosen when the counters were (re)started: a record's id is this
+    /// and its seq, so the hook needs no randomness per record, and a sequence restarted (a
+    /// damaged lock line) cannot repeat an id.
+    pub stream: [u8; 16],
 }
 
 impl Drop for Held {
@@ -125,15 +138,44 @@ impl Drop for Held {
     }
 }
 
-impl Held {
-    fn save(&self) -> std::io::Result<()> {
-        // Fixed width: the line is rewritten in place, never shorter.
-        let line = format!("{:020} {:020}\n", self.records, self.seq);
-        self.file.write_all_at(line.as_bytes(), 0)
+/// Writes `n` in decimal, right-aligned, into `out` (zero-filled).
+fn digits(out: &mut [u8], mut n: u64) {
+    out.fill(b'0');
+    let mut i = out.len();
+    while n > 0 && i > 0 {
+        i -= 1;
+        out[i] = b'0' + (n % 10) as u8;
+        n /= 10;
     }
 }
 
-/// Takes the spool's lock, reading its counters (rebuilt from the spool when damaged).
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+impl Held {
+    fn save(&self) -> std::io::Result<()> {
+        // `RECORDS SEQ STREAM\n`, fixed width, so the line is rewritten in place and never
+        // shorter; by hand (a `format!` of it cost the hook ~2k instructions).
+        let mut line = [b' '; 59];
+        digits(&mut line[..20], self.records);
+        digits(&mut line[21..41], self.seq);
+        line[42..58].copy_from_slice(&self.stream);
+        line[58] = b'\n';
+        self.file.write_all_at(&line, 0)
+    }
+
+    /// The id of the record numbered `seq`: the stream and the seq in hex, 32 digits.
+    pub fn id(&self, seq: u64) -> String {
+        let mut id = String::with_capacity(32);
+        id.push_str(std::str::from_utf8(&self.stream).unwrap_or("0000000000000000"));
+        for shift in (0..16).rev() {
+            id.push(HEX[((seq >> (shift * 4)) & 15) as usize] as char);
+        }
+        id
+    }
+}
+
+/// Takes the spool's lock, reading its counters (rebuilt from the spool when damaged, with a
+/// new stream).
 pub fn lock(paths: &Paths) -> std::io::Result<Held> {
     let file = kept::open(&paths.lock, Access::Update)?;
     file.lock_exclusive()?;
@@ -143,13 +185,27 @@ pub fn lock(paths: &Paths) -> std::io::Result<Held> {
         let mut it = t.trim_end().split(' ');
         let records = it.next()?.parse().ok()?;
         let seq = it.next()?.parse().ok()?;
-        Some((records, seq))
+        let stream: [u8; 16] = it.next()?.as_bytes().try_into().ok()?;
+        stream
+            .iter()
+            .all(u8::is_ascii_hexdigit)
+            .then_some((records, seq, stream))
     });
-    let (records, seq) = match counters {
+    let (records, seq, stream) = match counters {
         Some(c) => c,
-        None => recount(paths)?,
+        None => {
+            let (records, seq) = recount(paths)?;
+            let mut stream = [0u8; 16];
+            stream.copy_from_slice(&fresh_id()?.as_bytes()[..16]);
+            (records, seq, stream)
+        }
     };
-    Ok(Held { file, records, seq })
+    Ok(Held {
+        file,
+        records,
+        seq,
+        stream,
+    })
 }
 
 /// The count and last seq of the spool as it is (an absent one: none).
@@ -181,8 +237,6 @@ pub fn read_lines(paths: &Paths) -> std::io::Result<Vec<String>> {
 pub fn fresh_id() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
-    // By hand: a `format!` per byte cost a hook ~10k instructions.
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut id = String::with_capacity(32);
     for b in bytes {
         id.push(HEX[usize::from(b >> 4)] as char);
@@ -191,32 +245,20 @@ pub fn fresh_id() -> std::io::Result<String> {
     Ok(id)
 }
 
-/// A decision as the hook appends it: [`Spooled`]'s fields, borrowed (the same names and the
-/// same omissions, so it reads back as one).
-#[derive(Serialize)]
+/// A decision as the hook appends it: [`Spooled`]'s fields, borrowed (written with the same
+/// names and omissions, so it reads back as one).
 pub struct Fresh<'a> {
     pub ts_ms: u64,
-    #[serde(skip_serializing_if = "str::is_empty")]
     pub session: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
     pub agent: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
     pub tool: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
     pub tier: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
     pub verdict: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<&'a str>,
-    #[serde(skip_serializing_if = "str::is_empty")]
     pub reason: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
     pub subject: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
     pub cwd: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
     pub project: &'a str,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shadow: bool,
 }
 
@@ -245,20 +287,55 @@ pub struct Bounds {
 
 /// Appends one decision (its `id` and `seq` are given here). Returns whether a send is due.
 pub fn append(paths: &Paths, record: &Fresh, bounds: Bounds, now_ms: u64) -> std::io::Result<bool> {
+    // The record's fields after its id and seq, each borrowed (no `flatten`: it serializes
+    // through a map, twice the instructions on the hook's path).
     #[derive(Serialize)]
     struct Numbered<'a> {
         id: &'a str,
         seq: u64,
-        #[serde(flatten)]
-        record: &'a Fresh<'a>,
+        ts_ms: u64,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        session: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        agent: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        tool: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        tier: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        verdict: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule: Option<&'a str>,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        reason: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        subject: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        cwd: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        project: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        shadow: bool,
     }
     let mut held = lock(paths)?;
     let seq = held.seq + 1;
-    let id = fresh_id()?;
+    let id = held.id(seq);
+    let r = record;
     let numbered = Numbered {
         id: &id,
         seq,
-        record,
+        ts_ms: r.ts_ms,
+        session: r.session,
+        agent: r.agent,
+        tool: r.tool,
+        tier: r.tier,
+        verdict: r.verdict,
+        rule: r.rule,
+        reason: r.reason,
+        subject: r.subject,
+        cwd: r.cwd,
+        project: r.project,
+        shadow: r.shadow,
     };
     let mut line = serde_json::to_string(&numbered).map_err(std::io::Error::other)?;
     line.push('\n');
@@ -307,8 +384,24 @@ pub fn set_next(paths: &Paths, at_ms: u64) -> std::io::Result<()> {
         tv_sec: (at_ms / 1000) as libc::time_t,
         tv_nsec: ((at_ms % 1000) * 1_000_000) as libc::c_long,
     };
+    let times = [t, t];
+    // Through `syscall` on Linux: each libc function the binary imports costs every hook's
+    // start a symbol lookup, export on or off (futimens is utimensat on an fd, no path).
     // SAFETY: sets the times of our own open file from a live array.
-    if unsafe { libc::futimens(f.as_raw_fd(), [t, t].as_ptr()) } != 0 {
+    #[cfg(target_os = "linux")]
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_utimensat,
+            f.as_raw_fd(),
+            std::ptr::null::<libc::c_char>(),
+            times.as_ptr(),
+            0,
+        )
+    };
+    // SAFETY: as above.
+    #[cfg(not(target_os = "linux"))]
+    let done = unsafe { libc::futimens(f.as_raw_fd(), times.as_ptr()) };
+    if done != 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
