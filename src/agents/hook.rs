@@ -290,6 +290,7 @@ fn failed(
                 return out;
             };
             let tool = sniffed.tool.clone().unwrap_or_else(|| "unknown".into());
+            let exporting = crate::export::Exporting::default();
             let call = crate::call::ToolCall::Other { tool: tool.clone() };
             let d = unjudged_decision(&tool, &message);
             if let Some(warning) = record::record(
@@ -304,11 +305,13 @@ fn failed(
                     shadow,
                     unkept: &[],
                     prompted: false,
+                    also: Some(&|e| exporting.spool(config, e)),
                 },
             ) {
                 out.stderr.push_str(&warning);
                 out.stderr.push('\n');
             }
+            exporting.send_if_due(config);
         }
         Looks::PostToolUse => {
             let Some(config) = config else {
@@ -458,6 +461,7 @@ fn pre_tool_use(
         answer.give(&render(agent, decided));
     }
     let mut out = HookOutput::default();
+    let exporting = crate::export::Exporting::default();
     if let Some(warning) = record::record(
         config,
         call,
@@ -474,12 +478,15 @@ fn pre_tool_use(
                 call.tool(),
                 event.permission_mode.as_deref(),
             ),
+            also: Some(&|e| exporting.spool(config, e)),
         },
     ) {
         // Bookkeeping never decides anything: one warning, and the answer all the same.
         out.stderr.push_str(&warning);
         out.stderr.push('\n');
     }
+    // The books are kept: a due send goes on in a process the hook's exit does not wait for.
+    exporting.send_if_due(config);
     for e in &answered.layered.rules.errors {
         out.stderr.push_str(&format!("sentinel: rule error: {e}\n"));
     }

@@ -23,7 +23,7 @@ struct RawConfig {
     logs: Option<RawLogs>,
     env: Option<RawEnv>,
     managed: Option<RawManaged>,
-    export: Option<Spanned<crate::export::settings::Table>>,
+    export: Option<Spanned<super::export::Table>>,
 }
 
 /// `[managed]`: what only the organisation's policy may say.

@@ -66,6 +66,34 @@ pub fn spool_decision(config: &Config, e: &Entry) -> Result<Option<Target>, Stri
     }
 }
 
+/// The export's part in one decision's bookkeeping: the spool taken as the books are kept
+/// ([`Exporting::spool`], given to `ledger::record` as its `also`), then a due send started
+/// once they are ([`Exporting::send_if_due`]).
+#[derive(Default)]
+pub struct Exporting {
+    due: std::cell::RefCell<Option<Target>>,
+}
+
+impl Exporting {
+    /// Spools the decision; a line for the audit record's `unkept` when it could not.
+    pub fn spool(&self, config: &Config, e: &Entry) -> Option<String> {
+        match spool_decision(config, e) {
+            Ok(due) => {
+                *self.due.borrow_mut() = due;
+                None
+            }
+            Err(why) => Some(why),
+        }
+    }
+
+    /// Starts the detached sender when the spool said a send is due.
+    pub fn send_if_due(&self, config: &Config) {
+        if let Some(target) = self.due.borrow_mut().take() {
+            send::detached(&config.home.value, &target);
+        }
+    }
+}
+
 /// A SessionEnd's send: what fits in `budget`, the rest left for a later hook. Returns a
 /// warning line when the send failed.
 pub fn at_session_end(config: &Config, budget: Duration) -> Option<String> {
