@@ -23,6 +23,7 @@ pub mod contain;
 pub mod decision;
 pub mod digest;
 pub mod evaluator;
+pub mod export;
 pub mod ledger;
 pub mod lists;
 pub mod local;

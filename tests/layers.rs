@@ -18,6 +18,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("local", 3),
     ("evaluator", 4),
     ("contain", 4),
+    ("export", 4),
     ("carried_secrets", 4),
     ("question", 5),
     ("agents", 6),

@@ -294,6 +294,7 @@ fn doctor_json_has_the_documented_shape() {
         "project",
         "containment",
         "policy",
+        "export",
     ];
     let docs = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents.md"),

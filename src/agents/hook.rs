@@ -290,6 +290,7 @@ fn failed(
                 return out;
             };
             let tool = sniffed.tool.clone().unwrap_or_else(|| "unknown".into());
+            let exporting = crate::export::Exporting::default();
             let call = crate::call::ToolCall::Other { tool: tool.clone() };
             let d = unjudged_decision(&tool, &message);
             if let Some(warning) = record::record(
@@ -304,11 +305,13 @@ fn failed(
                     shadow,
                     unkept: &[],
                     prompted: false,
+                    also: Some(&|e| exporting.spool(config, e)),
                 },
             ) {
                 out.stderr.push_str(&warning);
                 out.stderr.push('\n');
             }
+            exporting.send_if_due(config);
         }
         Looks::PostToolUse => {
             let Some(config) = config else {
@@ -362,7 +365,7 @@ fn handle(
     }
     match event.kind {
         EventKind::PreToolUse => pre_tool_use(agent, shadow, config, &event, started, answer),
-        EventKind::SessionEnd => Ok(session_end(agent, shadow, config, &event)),
+        EventKind::SessionEnd => Ok(session_end(agent, shadow, config, &event, started)),
         EventKind::PostToolUse => Ok(post_tool_use(agent, shadow, config, &event)),
         EventKind::Ignored(_) => Ok(HookOutput::default()),
     }
@@ -458,6 +461,7 @@ fn pre_tool_use(
         answer.give(&render(agent, decided));
     }
     let mut out = HookOutput::default();
+    let exporting = crate::export::Exporting::default();
     if let Some(warning) = record::record(
         config,
         call,
@@ -474,12 +478,15 @@ fn pre_tool_use(
                 call.tool(),
                 event.permission_mode.as_deref(),
             ),
+            also: Some(&|e| exporting.spool(config, e)),
         },
     ) {
         // Bookkeeping never decides anything: one warning, and the answer all the same.
         out.stderr.push_str(&warning);
         out.stderr.push('\n');
     }
+    // The books are kept: a due send goes on in a process the hook's exit does not wait for.
+    exporting.send_if_due(config);
     for e in &answered.layered.rules.errors {
         out.stderr.push_str(&format!("sentinel: rule error: {e}\n"));
     }
@@ -619,7 +626,25 @@ fn note_secrets(
 /// for SessionEnd, labelled as a failed hook; it discards JSON). Gemini CLI: a `systemMessage`.
 /// Cursor and Copilot: stderr, exit 0. Shadow mode always exits 0. A session with no checks
 /// says nothing.
-fn session_end(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -> HookOutput {
+fn session_end(
+    agent: Agent,
+    shadow: bool,
+    config: &Config,
+    event: &HookEvent,
+    started: Instant,
+) -> HookOutput {
+    let mut out = session_summary(agent, shadow, config, event);
+    // The export sends what fits in the time SessionEnd has left; the rest waits in the spool.
+    let budget = crate::export::SESSION_END_SEND.saturating_sub(started.elapsed());
+    if let Some(warning) = crate::export::at_session_end(config, budget) {
+        out.stderr.push_str(&warning);
+        out.stderr.push('\n');
+    }
+    out
+}
+
+/// The session's books closed and its summary ([`session_end`]).
+fn session_summary(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -> HookOutput {
     let session = event.session_id.clone().unwrap_or_default();
     let max_age_ms = config.taint_max_age_hours.value.saturating_mul(3_600_000);
     taint::clear(

@@ -213,6 +213,11 @@ pub enum Command {
         /// Print the report's numbers as JSON instead.
         #[arg(long)]
         json: bool,
+        /// The team view instead: read the decisions many machines exported, as a collector's
+        /// file exporter writes them (one OTLP JSON logs request a line), and show them per
+        /// host, user and project with the rules that denied and asked most (docs/teams.md).
+        #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "out")]
+        otlp: Vec<PathBuf>,
     },
     /// One line for Claude Code's status bar (reads the status-line JSON on stdin): the mode,
     /// Tier 2, and this session's answers.

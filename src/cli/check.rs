@@ -24,6 +24,7 @@ pub fn run(q: Question, json: bool, record: bool) -> Result<u8> {
             shadow: false,
             unkept: &[],
             prompted: false,
+            also: None,
         };
         if let Some(warning) = record::record(
             &e.layered.config,

@@ -83,6 +83,8 @@ pub fn run(settings: Option<PathBuf>, scope: Scope, json: bool) -> Result<u8> {
     checks.extend(super::doctor_contain::unverified(&config));
     // The organisation's policy above the person's.
     checks.extend(super::doctor_managed::checks(&config));
+    // Where decisions are exported, and whether the spool keeps up.
+    checks.extend(super::doctor_export::checks(&config));
     // The other agents sentinel is registered for, checked as `doctor --agent NAME` would.
     checks.extend(super::setup::registered_elsewhere());
     Ok(print(&checks, json))

@@ -36,6 +36,7 @@ mod config;
 mod contain;
 mod doctor;
 mod doctor_contain;
+mod doctor_export;
 mod doctor_managed;
 mod doctor_selftest;
 mod explain;
@@ -143,7 +144,15 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::AllowOnce { code, json } => allow_once::run(&code, json),
         Command::Explain { question, json } => explain::run(question, json),
         Command::Suggest { apply, limit, json } => suggest::run(&apply, limit, json),
-        Command::Report { out, since, json } => report::run(out, since, json),
+        Command::Report {
+            out,
+            since,
+            json,
+            otlp,
+        } => match otlp.is_empty() {
+            true => report::run(out, since, json),
+            false => report::team(&otlp, since, json),
+        },
         Command::Statusline => Ok(statusline::run()),
         Command::Completions { shell } => {
             use clap::CommandFactory as _;

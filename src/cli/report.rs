@@ -55,3 +55,40 @@ pub fn run(out: Option<PathBuf>, since: Option<String>, json: bool) -> Result<u8
     );
     Ok(0)
 }
+
+/// `sentinel report --otlp FILE…`: the team view of what many machines exported.
+pub fn team(files: &[PathBuf], since: Option<String>, json: bool) -> Result<u8> {
+    use std::io::BufRead;
+    let since_ms = match since.as_deref() {
+        None | Some("all") => 0,
+        Some(s) => super::stats::parse_since(s)?,
+    };
+    let mut readers = Vec::new();
+    for path in files {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        readers.push((path, std::io::BufReader::new(file)));
+    }
+    // Streamed: a collector's file may be larger than memory.
+    let mut failed = None;
+    let lines = readers
+        .into_iter()
+        .flat_map(|(path, r)| r.lines().map(move |l| (path, l)));
+    let lines = lines.map_while(|(path, l)| match l {
+        Ok(l) => Some(l),
+        Err(e) => {
+            failed = Some(format!("cannot read {}: {e}", path.display()));
+            None
+        }
+    });
+    let team = report::team::build(lines, since_ms);
+    if let Some(e) = failed {
+        anyhow::bail!(e);
+    }
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&team)?);
+    } else {
+        out!("{}", report::team::render(&team));
+    }
+    Ok(0)
+}

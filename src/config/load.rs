@@ -23,6 +23,7 @@ struct RawConfig {
     logs: Option<RawLogs>,
     env: Option<RawEnv>,
     managed: Option<RawManaged>,
+    export: Option<Spanned<super::export::Table>>,
 }
 
 /// `[managed]`: what only the organisation's policy may say.
@@ -123,6 +124,24 @@ const KEYS: &[(&str, &[&str])] = &[
     ("logs", &["max_file_bytes"]),
     ("env", &["trust"]),
     ("managed", &["allow_off", "allow_project_trust"]),
+    (
+        "export",
+        &[
+            "enabled",
+            "endpoint",
+            "logs_endpoint",
+            "metrics_endpoint",
+            "headers",
+            "service_name",
+            "resource_attributes",
+            "max_records",
+            "max_bytes",
+            "batch",
+            "interval_secs",
+            "max_backoff_secs",
+            "timeout_secs",
+        ],
+    ),
 ];
 
 /// The table a byte offset of `text` lies in: the last `[header]` before it ("" above any).
@@ -313,6 +332,7 @@ impl Config {
             env_trust: Setting::default(Vec::new()),
             allow_off: Setting::default(true),
             allow_project_trust: Setting::default(true),
+            export: None,
             managed: None,
             managed_broken: None,
             overridden: Vec::new(),
@@ -569,6 +589,33 @@ impl Config {
                 self.calls_per_day,
                 b.calls_per_day
             );
+        }
+        if let Some(export) = raw.export {
+            let line = line_of(text, export.span().start);
+            let table = export.into_inner();
+            match table.check() {
+                Err(message) => self.errors.push(ConfigError {
+                    at: origin.at(line),
+                    message,
+                }),
+                Ok(()) => {
+                    if let Some(Setting {
+                        source: Source::File { line: was },
+                        ..
+                    }) = &self.export
+                        && origin.managed
+                    {
+                        overridden.borrow_mut().push(format!(
+                            "{FILE_NAME}:{was}: [export] is overridden by {}",
+                            origin.source(line)
+                        ));
+                    }
+                    self.export = Some(Setting {
+                        value: table,
+                        source: origin.source(line),
+                    });
+                }
+            }
         }
         if let Some(trust) = raw.env.and_then(|e| e.trust) {
             let line = line_of(text, trust.span().start);

@@ -10,6 +10,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+pub mod export;
 pub mod files;
 pub mod home;
 pub mod kept;
@@ -260,6 +261,9 @@ pub struct Config {
     /// `[managed] allow_project_trust`: whether `sentinel trust` lets a project's loosening
     /// rules and laxer settings apply (only the managed policy sets it).
     pub allow_project_trust: Setting<bool>,
+    /// `[export]`: where decisions are exported (`crate::export::settings`); the whole table
+    /// of the one file that has it, the organisation's over the person's.
+    pub export: Option<Setting<export::Table>>,
     /// The organisation's policy, when this system has one.
     #[serde(skip)]
     pub managed: Option<std::sync::Arc<managed::Managed>>,

@@ -12,6 +12,7 @@ pub mod git_ignore;
 pub mod git_index;
 pub mod journal;
 pub mod record;
+pub mod redact;
 pub mod secrets;
 pub mod sessions;
 pub mod state;

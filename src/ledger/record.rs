@@ -51,7 +51,13 @@ pub struct Meta<'a> {
     /// The agent would have asked the person about this call (its permission mode says so):
     /// an allow spared a prompt (`agents::prompts`).
     pub prompted: bool,
+    /// Something more kept for each decision (the export's spool), given the audit entry before
+    /// it is written; the line it returns goes into `unkept` (it could not keep it).
+    pub also: Option<Also<'a>>,
 }
+
+/// Keeps more of a decision, given its audit entry: None, or what could not be kept.
+pub type Also<'a> = &'a dyn Fn(&Entry) -> Option<String>;
 
 /// How far back the audit log is read for decisions a killed call left without a stats line.
 const CATCH_UP_BYTES: u64 = 256 * 1024;
@@ -74,6 +80,7 @@ pub fn record(
         shadow,
         unkept,
         prompted,
+        also,
     } = *meta;
     let decided = answer.unwrap_or(local);
     let verdict = answer.map(|a| a.verdict.as_str()).unwrap_or("defer");
@@ -127,7 +134,7 @@ pub fn record(
         unkept: unkept.to_vec(),
         spared,
     };
-    let entry = Entry {
+    let mut entry = Entry {
         ts_ms,
         session: session.to_string(),
         agent: agent.to_string(),
@@ -143,6 +150,11 @@ pub fn record(
         unkept: unkept.to_vec(),
     };
     let mut problems = Vec::new();
+    // Before the audit record, so that what could not be kept is in it.
+    if let Some(why) = also.and_then(|keep| keep(&entry)) {
+        entry.unkept.push(why.clone());
+        stat.unkept.push(why);
+    }
     let stats_journal = stats::journal(home, max);
     let audit_journal = audit::journal(home, max);
     let written = audit::append_then(&audit_journal, &entry, |seq| {
@@ -169,7 +181,7 @@ pub fn record(
         Ok(None) => {}
         Err(e) => problems.push(format!("stats not recorded ({e})")),
     }
-    problems.extend(unkept.iter().cloned());
+    problems.extend(entry.unkept.iter().cloned());
     (!problems.is_empty()).then(|| {
         format!(
             "sentinel: warning: in {}: {}",

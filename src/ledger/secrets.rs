@@ -48,7 +48,7 @@ const KEY_SHAPES: &[(&str, &str)] = &[
     ),
 ];
 
-fn shapes() -> &'static [(&'static str, Regex)] {
+pub(crate) fn shapes() -> &'static [(&'static str, Regex)] {
     static RE: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
     RE.get_or_init(|| {
         KEY_SHAPES

@@ -9,3 +9,4 @@ pub mod html;
 pub mod policy;
 pub mod statusline;
 pub mod suggest;
+pub mod team;

@@ -33,6 +33,10 @@ pub fn sentinel(sentinel_home: &Path) -> Command {
     ] {
         cmd.env_remove(name);
     }
+    // The developer's own OpenTelemetry settings would export every test's decisions.
+    for name in sentinel::export::settings::VARS {
+        cmd.env_remove(name);
+    }
     cmd
 }
 
