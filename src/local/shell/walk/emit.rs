@@ -454,13 +454,29 @@ impl Walker {
             ("popd", _) => Cwd::Unknown,
             (_, None) if argv.iter().skip(1).any(|w| w.text == "-") => Cwd::Unknown,
             (_, None) => Cwd::Changed("~".to_string()),
+            // `cd ~/.config/g?`: a pattern, matched against the file system when it runs (by
+            // the policy, which sees the file system: one directory, or unknown).
+            (_, Some(t)) if t.kind == WordKind::Glob && !has_brace_expansion(&t.text) => {
+                match &self.cwd {
+                    Cwd::Unknown => Cwd::Unknown,
+                    Cwd::Changed(prev) | Cwd::Matched(prev) if !t.text.starts_with(['/', '~']) => {
+                        Cwd::Matched(format!("{prev}/{}", t.text))
+                    }
+                    _ => Cwd::Matched(t.text.clone()),
+                }
+            }
             (_, Some(t)) if !t.is_literal() && !is_home_ref(&t.text) => Cwd::Unknown,
             // `cd -` goes to $OLDPWD, which an earlier line may have set to anything.
             (_, Some(t)) if t.text == "-" || t.text.starts_with("~-") => Cwd::Unknown,
-            // `cd ~/.config/g?`: a pattern, matched against the file system when it runs.
+            // A quoted `*`, `?` or `[` in a literal name is not matched, but resolving the
+            // path later would read it as a pattern.
             (_, Some(t)) if t.text.contains(['*', '?', '[']) => Cwd::Unknown,
             (_, Some(t)) => match &self.cwd {
                 Cwd::Unknown => Cwd::Unknown,
+                Cwd::Matched(_) if t.text.starts_with('/') || t.text.starts_with('~') => {
+                    Cwd::Changed(t.text.clone())
+                }
+                Cwd::Matched(prev) => Cwd::Matched(format!("{prev}/{}", t.text)),
                 Cwd::Start => Cwd::Changed(t.text.clone()),
                 Cwd::Changed(prev)
                     if t.text.starts_with('/')
