@@ -26,6 +26,7 @@ pub struct RawSpec {
     pub dashless: bool,
     #[serde(default)]
     pub bins: bool,
+    pub abbreviations: Option<String>,
     pub input: Option<String>,
     pub input_flags: Option<String>,
     pub runs: Option<String>,
