@@ -243,6 +243,7 @@ pub fn check(
         dashless: raw.dashless,
         bins: raw.bins,
         abbreviations,
+        requests: raw.requests,
         logs_in_with,
         creates,
         input,

@@ -27,6 +27,8 @@ pub struct RawSpec {
     #[serde(default)]
     pub bins: bool,
     pub abbreviations: Option<String>,
+    #[serde(default)]
+    pub requests: bool,
     pub input: Option<String>,
     pub input_flags: Option<String>,
     pub runs: Option<String>,
