@@ -302,3 +302,28 @@ fn a_cd_into_a_pattern_runs_where_it_matches() {
     );
     expect(&p, "!deny", &["cd ~/.config/g? && cat hosts.yml"]);
 }
+
+/// A copy of a template (`.env.example`) is a template: copying it to a backup name is
+/// routine; copying it over the untracked `.env` (whose secrets git cannot bring back) is not.
+#[test]
+fn a_copy_of_a_template_is_a_template() {
+    let p = Project::new();
+    p.write(".env.example", "API_KEY=\n");
+    expect(
+        &p,
+        "allow",
+        &[
+            "cp .env.example .env.example.bak",
+            "cp .env.example .env.example.orig",
+        ],
+    );
+    expect(
+        &p,
+        "!allow",
+        &[
+            "cp .env.example .env",
+            "cp -f .env.example .env",
+            "cp .env .env.example.bak",
+        ],
+    );
+}
