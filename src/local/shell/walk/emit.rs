@@ -678,10 +678,13 @@ fn removes_each_entry(cmd: &[Word]) -> bool {
 /// The input lines `xargs -I` runs its command once for, when they can be read without
 /// xargs's own quoting and are few; None: judged as unknown words.
 fn xargs_replace_lines<'t>(text: &'t str, opts: &[Word]) -> Option<Vec<&'t str>> {
-    // `-0`, `-d X`, `-E`: other separators or an end marker than the newline.
+    // `-0`, `-d X`, `-E`: other separators or an end marker than the newline; `-a FILE`: the
+    // lines come from the file, not the pipe.
     let splits_otherwise = opts.iter().any(|w| {
         let t = w.text.as_str();
-        t == "-0"
+        (t.starts_with("-a") && !t.starts_with("--"))
+            || t.starts_with("--arg-file")
+            || t == "-0"
             || t == "--null"
             || t.starts_with("-d")
             || t.starts_with("--delimiter")
