@@ -178,6 +178,28 @@ fn installed_windows_program(cmd: &SimpleCommand, ctx: &Context) -> Option<Simpl
 /// u -- rm -rf ~` is two levels).
 const MAX_EMBEDDED_DEPTH: u8 = 3;
 
+/// `commands` with each abbreviated subcommand replaced by the commands it can stand for;
+/// None when none is abbreviated (nothing copied).
+fn abbreviations_expanded(
+    commands: &[SimpleCommand],
+    specs: &crate::local::spec::Specs,
+) -> Option<Vec<SimpleCommand>> {
+    let mut out: Option<Vec<SimpleCommand>> = None;
+    for (i, cmd) in commands.iter().enumerate() {
+        match crate::local::spec::abbreviations::expand(cmd, specs) {
+            Some(full) => out
+                .get_or_insert_with(|| commands[..i].to_vec())
+                .extend(full),
+            None => {
+                if let Some(o) = &mut out {
+                    o.push(cmd.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
 fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Decision {
     analysis_decision("Bash", command, &shell::analyse(command), rules, ctx, depth)
 }
@@ -215,8 +237,12 @@ fn analysis_decision(
     let mut report_of = Vec::with_capacity(analysis.commands.len());
     // Files written by the commands judged so far: a later one that runs them runs this text.
     let mut pending: Vec<Pending> = Vec::new();
-    let last = analysis.commands.len().saturating_sub(1);
-    for (i, cmd) in analysis.commands.iter().enumerate() {
+    // A subcommand named by an abbreviation its program accepts (`artisan migrate:fr`) is
+    // judged as each command it can stand for.
+    let expanded = abbreviations_expanded(&analysis.commands, &rules.specs);
+    let commands = expanded.as_deref().unwrap_or(&analysis.commands);
+    let last = commands.len().saturating_sub(1);
+    for (i, cmd) in commands.iter().enumerate() {
         let by_name;
         let cmd = match installed_windows_program(cmd, ctx) {
             Some(c) => {

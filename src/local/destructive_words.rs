@@ -33,6 +33,8 @@ pub struct Word {
     pub re: Regex,
     /// Tried on an MCP tool's name rather than its input.
     pub on_name: bool,
+    /// Tried only on an HTTP request line (`DELETE localhost:9200/idx`).
+    pub on_request: bool,
     pub verdict: Verdict,
     pub rule: RuleRef,
 }
@@ -86,14 +88,20 @@ pub fn load() -> Result<Vec<Word>, String> {
         if verdict == Verdict::Deny && w.instead.is_none() {
             return Err(format!("rules/{file}:{at}: a deny needs `instead`"));
         }
-        let on_name = match w.applies_to.as_deref() {
-            None | Some("input") => false,
-            Some("name") => true,
-            Some(o) => return Err(format!("rules/{file}:{at}: in = `{o}`: input or name")),
+        let (on_name, on_request) = match w.applies_to.as_deref() {
+            None | Some("input") => (false, false),
+            Some("name") => (true, false),
+            Some("request") => (false, true),
+            Some(o) => {
+                return Err(format!(
+                    "rules/{file}:{at}: in = `{o}`: input, name or request"
+                ));
+            }
         };
         words.push(Word {
             re: Regex::new(&w.pattern).map_err(|e| format!("rules/{file}:{at}: {e}"))?,
             on_name,
+            on_request,
             verdict,
             rule: rule(file, at, w.pattern.clone(), &w.reason, w.instead.as_deref()),
         });
@@ -115,6 +123,24 @@ pub fn destructive_text(text: &str) -> Option<RuleRef> {
     };
     words
         .iter()
-        .find(|w| !w.on_name && w.verdict == Verdict::Deny && w.re.is_match(text))
+        .find(|w| !w.on_name && !w.on_request && w.verdict == Verdict::Deny && w.re.is_match(text))
+        .map(|w| w.rule.clone())
+}
+
+/// The first word that denies and that an HTTP request line (`METHOD URL`) holds: the
+/// request words, and with `any_word` (a host on this machine, or a DELETE) the input words
+/// too.
+pub fn destructive_request(line: &str, any_word: bool) -> Option<RuleRef> {
+    let Ok(words) = loaded() else {
+        return None;
+    };
+    words
+        .iter()
+        .find(|w| {
+            !w.on_name
+                && (w.on_request || any_word)
+                && w.verdict == Verdict::Deny
+                && w.re.is_match(line)
+        })
         .map(|w| w.rule.clone())
 }

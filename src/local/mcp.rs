@@ -421,7 +421,7 @@ pub fn mcp_decision(
                             verdict = Verdict::Uncertain;
                             reason = "SQL that does more than read (a write, a schema change, a function sentinel does not know)".into();
                         }
-                        for w in loaded.words.iter().filter(|w| !w.on_name) {
+                        for w in loaded.words.iter().filter(|w| !w.on_name && !w.on_request) {
                             if w.re.is_match(q) {
                                 reports.push(report(
                                     crate::text::excerpt(q),
@@ -541,7 +541,7 @@ fn input_scan(
     let mut credential = None;
     let mut host = None;
     for v in &values {
-        for w in words.iter().filter(|w| !w.on_name) {
+        for w in words.iter().filter(|w| !w.on_name && !w.on_request) {
             if w.re.is_match(v) {
                 out.push(report(
                     crate::text::excerpt(v),

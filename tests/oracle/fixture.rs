@@ -116,6 +116,7 @@ pub fn build(root: &Path) -> World {
     write(&p.join("README.md"), "# proj\nTODO: docs\n");
     write(&p.join("src/main.c"), "int main(void) { return 0; }\n");
     write(&p.join("src/util.js"), "// TODO\nmodule.exports = 1;\n");
+    write(&p.join("src/app.php"), "<?php\necho \"ok\\n\";\n");
     write(&p.join("src/app.log"), "old log\n");
     write(&p.join("build/out.o"), "obj\n");
     write(&p.join("config/settings.json"), "{\"debug\": true}\n");

@@ -10,15 +10,23 @@ use std::path::Path;
 /// The credential-list line `path` falls under, if it is a credential.
 pub fn credential<'r>(path: &Path, rules: &'r Rules) -> Option<&'r RuleRef> {
     let list = rules.credential_paths();
+    let name = path.file_name().and_then(|n| n.to_str());
+    let originals = || {
+        backup_suffixes().iter().filter_map(move |suffix| {
+            let original = name?.strip_suffix(suffix).filter(|o| !o.is_empty())?;
+            Some(path.with_file_name(original))
+        })
+    };
     if let Some(rule) = list.matches(path) {
+        // A copy of a file an exception names is what that file is: `.env.example.bak` is a
+        // template, though `**/.env.*` matches its name.
+        if originals().any(|o| list.excepted(&o)) {
+            return None;
+        }
         return Some(rule);
     }
     // A copy of a credential file is one (`~/.git-credentials.bak`, `.env.orig`, `id_rsa~`).
-    let name = path.file_name()?.to_str()?;
-    backup_suffixes().iter().find_map(|suffix| {
-        let original = name.strip_suffix(suffix).filter(|o| !o.is_empty())?;
-        list.matches(&path.with_file_name(original))
-    })
+    originals().find_map(|o| list.matches(&o))
 }
 
 /// The endings of `rules/backup_suffixes.txt`, read once.
@@ -110,6 +118,8 @@ mod tests {
             "/p/firebase/serviceAccountKey.json",
             "/p/keys/AuthKey_AB12.p8",
             "/home/u/.ssh/id_rsa.bak",
+            "/p/.env.bak",
+            "/p/.env.local.old",
             "/etc/wireguard/wg0.conf",
             "/home/u/.config/google-chrome/Default/Cookies",
         ] {
@@ -117,6 +127,10 @@ mod tests {
         }
         for p in [
             "/home/u/.ssh/id_rsa.pub",
+            // A copy of a template is a template.
+            "/p/.env.example.bak",
+            "/p/.env.sample.orig",
+            "/p/.env.dist~",
             "/home/u/.ssh/known_hosts",
             "/p/.env.example",
             "/p/src/main.rs",

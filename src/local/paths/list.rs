@@ -153,6 +153,11 @@ impl<T: Clone> PathList<T> {
         self.lines.into_inner().unwrap_or_default()
     }
 
+    /// Whether a `!` exception covers `path` (`.env.example` under `!**/.env.example`).
+    pub fn excepted(&self, path: &Path) -> bool {
+        self.all().iter().any(|(p, _)| p.negated && p.matches(path))
+    }
+
     /// The entry `path` falls under, unless a `!` exception covers it: [`list_matches`], with
     /// only the lines whose filed pair the path has tried.
     pub fn matches(&self, path: &Path) -> Option<&T> {

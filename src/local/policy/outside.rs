@@ -58,6 +58,20 @@ pub(in crate::local) fn effective_cwd<'a>(
     match &cmd.cwd {
         Cwd::Start => Some(Cow::Borrowed(ctx.cwd)),
         Cwd::Changed(p) => paths::resolve(p, ctx.cwd, ctx.home).map(Cow::Owned),
+        // `cd ~/.config/g?`: known when the pattern matches exactly one directory now.
+        Cwd::Matched(p) => {
+            // `g?/..` would be read lexically, as if the pattern had matched.
+            if p.split('/').any(|c| c == "..") {
+                return None;
+            }
+            let pattern = paths::resolve(p, ctx.cwd, ctx.home)?;
+            match ctx.fs.glob(&pattern)?.as_slice() {
+                [one] if ctx.fs.is_dir(&ctx.fs.real_path(one)) == Some(true) => {
+                    Some(Cow::Owned(one.clone()))
+                }
+                _ => None,
+            }
+        }
         Cwd::Unknown => None,
     }
 }

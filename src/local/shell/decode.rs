@@ -58,39 +58,46 @@ pub(super) fn stage_output(cmd: &SimpleCommand, stdin: Option<&str>) -> Option<S
             if format.starts_with('-') {
                 return None;
             }
-            // The format's escapes, with %s / %b filled from the arguments in order.
+            // The format's escapes, with %s / %b filled from the arguments in order; the format
+            // is used again while arguments are left (`printf '%s\n' a b` prints two lines).
             let mut out = String::new();
-            let mut rest = rest.iter();
-            let mut chars = format.chars().peekable();
-            let mut literal = String::new();
-            while let Some(c) = chars.next() {
-                if c == '%' {
-                    match chars.next() {
-                        Some('%') => literal.push('%'),
-                        Some('s') => {
-                            out.push_str(&unescape(
-                                &std::mem::take(&mut literal),
-                                Escapes::Printf,
-                            )?);
-                            out.push_str(rest.next().copied().unwrap_or(""));
+            let mut rest = rest.iter().peekable();
+            loop {
+                let before = rest.len();
+                let mut chars = format.chars().peekable();
+                let mut literal = String::new();
+                while let Some(c) = chars.next() {
+                    if c == '%' {
+                        match chars.next() {
+                            Some('%') => literal.push('%'),
+                            Some('s') => {
+                                out.push_str(&unescape(
+                                    &std::mem::take(&mut literal),
+                                    Escapes::Printf,
+                                )?);
+                                out.push_str(rest.next().copied().unwrap_or(""));
+                            }
+                            Some('b') => {
+                                out.push_str(&unescape(
+                                    &std::mem::take(&mut literal),
+                                    Escapes::Printf,
+                                )?);
+                                out.push_str(&unescape(
+                                    rest.next().copied().unwrap_or(""),
+                                    Escapes::Echo,
+                                )?);
+                            }
+                            _ => return None,
                         }
-                        Some('b') => {
-                            out.push_str(&unescape(
-                                &std::mem::take(&mut literal),
-                                Escapes::Printf,
-                            )?);
-                            out.push_str(&unescape(
-                                rest.next().copied().unwrap_or(""),
-                                Escapes::Echo,
-                            )?);
-                        }
-                        _ => return None,
+                    } else {
+                        literal.push(c);
                     }
-                } else {
-                    literal.push(c);
+                }
+                out.push_str(&unescape(&literal, Escapes::Printf)?);
+                if rest.peek().is_none() || rest.len() == before {
+                    break;
                 }
             }
-            out.push_str(&unescape(&literal, Escapes::Printf)?);
             out
         }
         "cat" if args.is_empty() => input?.to_string(),

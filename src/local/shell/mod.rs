@@ -133,6 +133,9 @@ pub enum Cwd {
     Start,
     /// After a `cd` to this literal path (absolute, `~`-prefixed or relative to the start).
     Changed(String),
+    /// After a `cd` to a pattern (`cd ~/.config/g?`, then maybe a literal `cd sub`): the one
+    /// directory it matches when it runs; unknown when it matches none or several.
+    Matched(String),
     /// After a `cd` whose target is not known.
     Unknown,
 }

@@ -29,7 +29,7 @@ pub(crate) const SHELF: Shelf = Shelf {
     magic: b"SNTLSPC\x01",
     // Bumped whenever what a cache file holds, or what it means, changes (a change to
     // `Checked`'s fields needs a bump too, though sentinel's version changes with any release).
-    format: 4,
+    format: 5,
     origin,
 };
 

@@ -224,6 +224,16 @@ pub fn check(
             return Err(err(line_of(field), format!("{field} needs a reason")));
         }
     }
+    let abbreviations = match raw.abbreviations.as_deref() {
+        None => false,
+        Some("colon-parts") => true,
+        Some(other) => {
+            return Err(err(
+                line_of("abbreviations"),
+                format!("abbreviations: `{other}` is not known (colon-parts)"),
+            ));
+        }
+    };
     // A deny without `; instead: …` still denies (with a default alternative): `rules lint`
     // warns (`missing_instead`), since an error would turn every local allow into ask.
     Ok(Checked {
@@ -245,6 +255,8 @@ pub fn check(
         interspersed: raw.interspersed,
         dashless: raw.dashless,
         bins: raw.bins,
+        abbreviations,
+        requests: raw.requests,
         logs_in_with,
         creates,
         input,

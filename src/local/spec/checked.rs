@@ -369,6 +369,12 @@ pub struct Checked {
     /// project script or a dependency's program (`yarn eslint .`), told apart by the project's
     /// `package.json`; a program is judged by its own spec (see `local::scripts::bins`).
     pub bins: bool,
+    /// How the program accepts a subcommand's name shortened (`colon-parts`: Symfony Console's
+    /// `d:s:d` for `doctrine:schema:drop`); false: only whole names (`spec::abbreviations`).
+    pub abbreviations: bool,
+    /// An HTTP client: each URL it is given is a request whose line (method and URL) is
+    /// judged by the destructive words (`spec::effects::request`).
+    pub requests: bool,
     /// Credential files it reads on its own to log in when they exist (`wget`, `git fetch` over
     /// HTTP read `~/.netrc`): absolute or `~/` paths.
     #[serde(default)]

@@ -17,6 +17,7 @@ mod copies;
 mod picked;
 mod programs;
 mod reach;
+mod request;
 mod words;
 use appended::appended;
 use copies::into_directory;
@@ -65,6 +66,7 @@ pub fn of(cmd: &SimpleCommand, specs: &Specs, known: &Known) -> Effects {
         .then(|| reach::Placeholder::of(cmd, specs))
         .flatten();
     from_reading(&reading, &cmd.argv, placeholder.as_ref(), known, &mut out);
+    out.list.extend(request::destroying(&reading, &cmd.argv));
     into_directory(&reading, &mut out);
     // `find -exec CMD {} +` puts what it picks in place of `{}`, and appends nothing more.
     let in_place = placeholder
@@ -362,21 +364,7 @@ fn from_reading(
                 if is_method && matches!(method.as_str(), "GET" | "HEAD") {
                     continue;
                 }
-                if is_method && method == "DELETE" {
-                    // The request line, as a server reads it: `DELETE …/_all` wipes every index.
-                    for u in r.values.iter().filter(|u| u.kind == Kind::Url) {
-                        if let Some(rule) = u.word.known_value().and_then(|url| {
-                            crate::local::destructive_words::destructive_text(&format!(
-                                "DELETE {url}"
-                            ))
-                        }) {
-                            out.list.push(Effect::Destroy {
-                                why: rule.why.as_deref().unwrap_or("destroys data").to_string(),
-                                rule,
-                            });
-                        }
-                    }
-                }
+                // The request line (`DELETE …/_all`) is judged apart (`request.rs`).
                 if is_method && matches!(method.as_str(), "DELETE" | "PUT" | "PATCH") {
                     Effect::Review {
                         why: format!(

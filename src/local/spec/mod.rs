@@ -12,6 +12,7 @@
 //! by the same code (`spec::check`) once, and cached in SENTINEL_HOME (`spec::cache`): a call
 //! decodes the person's sections it names the same way.
 
+pub mod abbreviations;
 pub mod build_properties;
 pub(crate) mod cache;
 pub mod check;
@@ -316,6 +317,42 @@ impl Specs {
             (lead == Some(b'*') || lead == first) && fits(bundled_name(*p).split(' '), words())
         })?;
         self.section(Id::Bundled(*i as usize))
+    }
+
+    /// The names of the subcommands written for `program` (`migrate:fresh` for `artisan`),
+    /// the person's and the bundled, patterns as written (`make:*`); each once.
+    pub fn subcommand_names(&self, program: &str) -> Vec<String> {
+        let prefix = format!("{program} ");
+        let under = |name: &str| {
+            name.strip_prefix(&prefix)
+                .filter(|rest| !rest.is_empty() && !rest.contains(' '))
+                .map(str::to_string)
+        };
+        let mut out: Vec<String> = self.by_name.keys().filter_map(|n| under(n)).collect();
+        out.extend(
+            self.patterns
+                .iter()
+                .filter_map(|(p, _)| match p.as_slice() {
+                    [first, sub] if first == program => Some(sub.clone()),
+                    _ => None,
+                }),
+        );
+        let start = bundled::NAMES.partition_point(|(n, _)| bundled_bytes(*n) < prefix.as_bytes());
+        out.extend(
+            bundled::NAMES[start..]
+                .iter()
+                .map(|(n, _)| bundled_name(*n))
+                .take_while(|n| n.starts_with(&prefix))
+                .filter_map(under),
+        );
+        out.extend(
+            bundled::PATTERNS
+                .iter()
+                .filter_map(|(p, _)| under(bundled_name(*p))),
+        );
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The package-manager section `["PROGRAM *"]` when it has `bins = true` (`local::scripts::bins`);

@@ -58,6 +58,8 @@ pub struct Reading {
     /// A subcommand was named that no spec knows (`git frobnicate`): what its words mean is
     /// not known at all.
     pub unknown_subcommand: bool,
+    /// The index in argv of the word no spec knows as a subcommand (with `unknown_subcommand`).
+    pub unknown_subcommand_at: usize,
     /// What the program works on when its first repeated path slot is left empty (an
     /// option's `default-operand=`, else the section's `default_operand`).
     pub default_operand: Option<String>,
@@ -190,6 +192,7 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
                             crate::text::excerpt(&path)
                         ));
                         r.unknown_subcommand = true;
+                        r.unknown_subcommand_at = i;
                         return Some(r);
                     }
                 }

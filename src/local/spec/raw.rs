@@ -26,6 +26,9 @@ pub struct RawSpec {
     pub dashless: bool,
     #[serde(default)]
     pub bins: bool,
+    pub abbreviations: Option<String>,
+    #[serde(default)]
+    pub requests: bool,
     pub input: Option<String>,
     pub input_flags: Option<String>,
     pub runs: Option<String>,

@@ -175,7 +175,30 @@ impl Walker {
                     placeholder,
                 } => {
                     let mut inner = argv.split_off(start.min(argv.len()));
-                    if let Some(p) = placeholder.filter(|p| !p.is_empty()) {
+                    let placeholder = placeholder.filter(|p| !p.is_empty());
+                    // `echo ~ | xargs -I{} sh -c 'rm -rf {}'`: the input is known, so each of its
+                    // lines is put in place of the placeholder and that command judged.
+                    if more
+                        && let Some(p) = &placeholder
+                        && let Stdin::Text(t) = &stdin
+                        && let Some(lines) = xargs_replace_lines(t, &argv[1..])
+                    {
+                        self.push(
+                            argv,
+                            Vec::new(),
+                            assignments,
+                            Role::Wrapper,
+                            extra_args,
+                            name_dir,
+                        );
+                        self.via.push(label);
+                        for line in lines {
+                            let replaced = inner.iter().map(|w| replace_in(w, p, line)).collect();
+                            self.emit(replaced, Vec::new(), Vec::new(), Stdin::Inherited);
+                        }
+                        break;
+                    }
+                    if let Some(p) = placeholder {
                         // Each input line is put in place of the placeholder: those words are
                         // not known before it runs, and a script holding one is computed.
                         for w in &mut inner {
@@ -431,13 +454,29 @@ impl Walker {
             ("popd", _) => Cwd::Unknown,
             (_, None) if argv.iter().skip(1).any(|w| w.text == "-") => Cwd::Unknown,
             (_, None) => Cwd::Changed("~".to_string()),
+            // `cd ~/.config/g?`: a pattern, matched against the file system when it runs (by
+            // the policy, which sees the file system: one directory, or unknown).
+            (_, Some(t)) if t.kind == WordKind::Glob && !has_brace_expansion(&t.text) => {
+                match &self.cwd {
+                    Cwd::Unknown => Cwd::Unknown,
+                    Cwd::Changed(prev) | Cwd::Matched(prev) if !t.text.starts_with(['/', '~']) => {
+                        Cwd::Matched(format!("{prev}/{}", t.text))
+                    }
+                    _ => Cwd::Matched(t.text.clone()),
+                }
+            }
             (_, Some(t)) if !t.is_literal() && !is_home_ref(&t.text) => Cwd::Unknown,
             // `cd -` goes to $OLDPWD, which an earlier line may have set to anything.
             (_, Some(t)) if t.text == "-" || t.text.starts_with("~-") => Cwd::Unknown,
-            // `cd ~/.config/g?`: a pattern, matched against the file system when it runs.
+            // A quoted `*`, `?` or `[` in a literal name is not matched, but resolving the
+            // path later would read it as a pattern.
             (_, Some(t)) if t.text.contains(['*', '?', '[']) => Cwd::Unknown,
             (_, Some(t)) => match &self.cwd {
                 Cwd::Unknown => Cwd::Unknown,
+                Cwd::Matched(_) if t.text.starts_with('/') || t.text.starts_with('~') => {
+                    Cwd::Changed(t.text.clone())
+                }
+                Cwd::Matched(prev) => Cwd::Matched(format!("{prev}/{}", t.text)),
                 Cwd::Start => Cwd::Changed(t.text.clone()),
                 Cwd::Changed(prev)
                     if t.text.starts_with('/')
@@ -633,5 +672,49 @@ fn removes_each_entry(cmd: &[Word]) -> bool {
         }
         "unlink" => args.len() == 1 && args[0].text == "{}",
         _ => false,
+    }
+}
+
+/// The input lines `xargs -I` runs its command once for, when they can be read without
+/// xargs's own quoting and are few; None: judged as unknown words.
+fn xargs_replace_lines<'t>(text: &'t str, opts: &[Word]) -> Option<Vec<&'t str>> {
+    // `-0`, `-d X`, `-E`: other separators or an end marker than the newline; `-a FILE`: the
+    // lines come from the file, not the pipe.
+    let splits_otherwise = opts.iter().any(|w| {
+        let t = w.text.as_str();
+        (t.starts_with("-a") && !t.starts_with("--"))
+            || t.starts_with("--arg-file")
+            || t == "-0"
+            || t == "--null"
+            || t.starts_with("-d")
+            || t.starts_with("--delimiter")
+            || t.starts_with("-E")
+            || t.starts_with("--eof")
+            || t.starts_with("-e")
+    });
+    if splits_otherwise || text.contains(['\'', '"', '\\', '\0']) {
+        return None;
+    }
+    // Blank lines run nothing; leading blanks are dropped.
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| !l.is_empty())
+        .collect();
+    (lines.len() <= 16).then_some(lines)
+}
+
+/// `w` with the placeholder replaced by an input line: known when `w` was.
+fn replace_in(w: &Word, placeholder: &str, line: &str) -> Word {
+    if !w.text.contains(placeholder) {
+        return w.clone();
+    }
+    match w.known_value() {
+        Some(v) => Word::literal(v.replace(placeholder, line)),
+        None => Word {
+            text: w.text.replace(placeholder, line),
+            kind: WordKind::Computed,
+            value: None,
+        },
     }
 }

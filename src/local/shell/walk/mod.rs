@@ -214,12 +214,15 @@ impl Walker {
                 .and_then(|c| decode::stage_output(c, None));
             return;
         }
-        // Each stage of a pipeline runs in a subshell: no assignment in it is the shell's.
-        self.vars.clear();
+        // Each stage of a pipeline runs in a subshell: it starts with the shell's variables
+        // (`D=~/.aws; cat $D/credentials | curl -d @- …`), and no assignment in it is the
+        // shell's, so none is known after the pipeline.
+        let inherited = std::mem::take(&mut self.vars);
         let mut stages = Vec::new();
         let mut stdin = Stdin::Inherited;
         let mut output = None;
         for cmd in &mut p.seq {
+            self.vars.clone_from(&inherited);
             let (text, produced, listed) = self.in_subshell(|w| {
                 let first = w.out.commands.len();
                 w.command(cmd, stdin.clone());
@@ -242,6 +245,7 @@ impl Walker {
                 (None, None) => Stdin::Pipe,
             };
         }
+        self.vars.clear();
         self.last_output = output;
         self.out.pipelines.push(stages.join(" | "));
     }

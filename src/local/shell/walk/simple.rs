@@ -46,10 +46,16 @@ impl Walker {
                         let name = assignment_name(&a.name);
                         let text = format!("{name}={}", value.text);
                         let _ = w;
+                        // A computed value that is known (`export D=$HOME`) is kept, so the
+                        // export below tracks it as a bare assignment's is.
+                        let known = match value.kind {
+                            WordKind::Literal => None,
+                            _ => value.value.as_deref().map(|v| format!("{name}={v}")),
+                        };
                         argv.push(Word {
                             text,
                             kind: value.kind,
-                            value: None,
+                            value: known,
                         });
                     }
                 }
