@@ -26,6 +26,7 @@ pub mod evaluator;
 pub mod ledger;
 pub mod lists;
 pub mod local;
+pub mod platform;
 pub mod question;
 pub mod report;
 pub mod text;
