@@ -108,7 +108,8 @@ pub fn runs_hidden_config(text: &str) -> bool {
     matches!(name, "git" | "direnv")
 }
 
-#[cfg(test)]
+// The tests make links and modes: Unix only (the Windows build is type-checked).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -159,7 +159,8 @@ fn is_executable_file(p: &Path) -> bool {
     crate::platform::executable::is_executable(p)
 }
 
-#[cfg(test)]
+// The tests make links and modes: Unix only (the Windows build is type-checked).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
