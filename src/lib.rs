@@ -27,6 +27,7 @@ pub mod export;
 pub mod ledger;
 pub mod lists;
 pub mod local;
+pub mod platform;
 pub mod question;
 pub mod report;
 pub mod text;

@@ -27,11 +27,20 @@ static ALLOCATOR: cli::arena::Arena<{ 4 << 20 }> = cli::arena::Arena::new();
 #[unsafe(no_mangle)]
 extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     // SAFETY: setting a signal's disposition to SIG_IGN before any thread starts.
+    #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
     // SAFETY: the C runtime passes `argc` valid NUL-terminated strings in `argv`.
+    #[cfg(unix)]
     let args = unsafe { args_from_argv(argc, argv) };
+    // Windows: argv is in the ANSI code page; std reads the UTF-16 command line itself, with or
+    // without its start-up.
+    #[cfg(windows)]
+    let args = {
+        let _ = (argc, argv);
+        std::env::args_os().collect()
+    };
     let code = run(args);
     let _ = std::io::Write::flush(&mut std::io::stdout());
     std::ffi::c_int::from(code)
@@ -41,7 +50,7 @@ extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) 
 ///
 /// # Safety
 /// `argv` must hold `argc` pointers to NUL-terminated strings, as C's `main` receives them.
-#[cfg(not(test))]
+#[cfg(all(not(test), unix))]
 unsafe fn args_from_argv(
     argc: std::ffi::c_int,
     argv: *const *const std::ffi::c_char,

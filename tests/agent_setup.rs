@@ -3,6 +3,10 @@
 //! kept; the registered command line, run as the agent runs it (`sh -c`) with the agent's own
 //! event, answers in that agent's shape; doctor sees it; uninstall gives the file back.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::Value;

@@ -1,6 +1,10 @@
 //! Stats and audit under load and damage: many hook processes at once, torn and garbage lines,
 //! an unwritable home, rotation; and `sentinel stats` / `sentinel audit` on the results.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 use serde_json::Value;
 mod common;
 

@@ -4,6 +4,10 @@
 //! person's baseline counts only for a deny. Through the built binary, on a real project under
 //! the target dir (not a temp dir: sentinel judges those as scratch space).
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::{Value, json};

@@ -1,6 +1,10 @@
 //! `sentinel check` and `sentinel rules lint` run as a person would run them: the built binary,
 //! with HOME and SENTINEL_HOME in a temp dir so the real ~/.agentos is never read.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use std::path::Path;

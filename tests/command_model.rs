@@ -3,6 +3,10 @@
 //! scratch dirs live under the target dir, never in /tmp (sentinel treats temp dirs as scratch
 //! space, which would change the answers).
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::{Value, json};

@@ -4,6 +4,10 @@
 //! put first, code loaded before the program, options that load code) is not allowed locally.
 //! The scratch dirs live under the target dir, never in /tmp.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::{Value, json};

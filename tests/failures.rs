@@ -2,6 +2,10 @@
 //! call about to run, the built hook answers on stdout (`ask`, or the deny it could still read)
 //! and exits 0, since Claude Code runs a call whose hook crashes, times out or exits 1.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use proptest::prelude::*;

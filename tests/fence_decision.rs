@@ -2,6 +2,10 @@
 //! real processes): what counts as a run of project code, which loopback ports go into the
 //! fence, and when Claude Code's own sandbox stands in for sentinel's fence.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::{Value, json};

@@ -2,6 +2,10 @@
 //! stdout. HOME points at the fixtures' home (/home/dev/demo/home, never created) and
 //! SENTINEL_HOME at a temp dir, so nothing real is read or written.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::{Value, json};

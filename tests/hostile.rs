@@ -3,6 +3,10 @@
 //! variables a project's agent settings can set; nested `.sentinel/` folders; hooks killed
 //! mid-write. Each ends in an answer that never widens what is allowed, and never in a hang.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::{Value, json};

@@ -3,6 +3,10 @@
 //! is recorded and never makes a file count as the person's. The allow-once store stays usable
 //! whatever the agent sends.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::{Value, json};

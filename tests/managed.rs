@@ -7,6 +7,10 @@
 //! policy that loads and checks what it does; run as another user, the same folder is not
 //! root's, and each test checks that the policy is refused and every call asks instead.
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::{Value, json};

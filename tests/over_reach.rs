@@ -5,6 +5,10 @@
 //! one call is read as it is; a copy writes only what it copies. The scratch dirs live under
 //! the target dir, never in /tmp (sentinel treats temp dirs as scratch space).
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::{Value, json};

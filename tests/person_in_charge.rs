@@ -250,8 +250,11 @@ fn doctor_runs_the_registered_hook() {
         "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\"}}'\n",
     )
     .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
     let mut v = read(&env.user_settings());
     for event in ["PreToolUse", "PostToolUse", "SessionEnd"] {
         v["hooks"][event][0]["hooks"][0]["command"] = fake.display().to_string().into();

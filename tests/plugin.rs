@@ -3,6 +3,10 @@
 //! runs the installed binary or, when there is none, refuses the call and says how to install it.
 //! (The real Claude Code installs it from the repo's marketplace in `tests/e2e/run.py`.)
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};

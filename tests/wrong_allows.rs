@@ -5,6 +5,10 @@
 //! scratch dirs live under the target dir, never in /tmp (temp dirs are scratch space to
 //! sentinel, which would change the answers).
 
+// Its fixtures make links, modes or Unix processes: run on Unix; on Windows only the
+// library and binary are type-checked (release/check-windows.sh).
+#![cfg(unix)]
+
 mod common;
 
 use serde_json::json;

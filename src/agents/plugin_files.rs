@@ -157,6 +157,5 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::platform::executable::is_executable(p)
 }

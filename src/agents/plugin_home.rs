@@ -53,7 +53,6 @@ pub fn files(binary: &Path) -> Vec<(&'static str, String, bool)> {
 /// Writes the marketplace into `home` (sentinel's own folder: no link followed, 0700), replacing
 /// an earlier one. Returns its folder.
 pub fn write(home: &Path, binary: &Path) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     let root = dir(home);
     for (rel, text, exec) in files(binary) {
         let path = root.join(rel);
@@ -61,9 +60,14 @@ pub fn write(home: &Path, binary: &Path) -> std::io::Result<PathBuf> {
             crate::config::kept::create_dir(parent)?;
         }
         crate::config::kept::write_whole(&path, text.as_bytes())?;
+        // Windows runs a file by its extension: no bit to set.
+        #[cfg(unix)]
         if exec {
+            use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))?;
         }
+        #[cfg(not(unix))]
+        let _ = exec;
     }
     Ok(root)
 }

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::Relaxed};
 static OUT_OF_MEMORY_FD: AtomicI32 = AtomicI32::new(-1);
 
 /// Tell `fd` of a failed allocation from now on (`cli::watchdog`).
+#[cfg_attr(not(unix), allow(dead_code))]
 pub fn report_out_of_memory_to(fd: i32) {
     OUT_OF_MEMORY_FD.store(fd, Relaxed);
 }
@@ -28,7 +29,7 @@ fn out_of_memory() {
     if fd >= 0 {
         let message = super::watchdog::OUT_OF_MEMORY_MESSAGE;
         // SAFETY: writes a constant from the stack; a failure changes nothing.
-        unsafe { libc::write(fd, message.as_ptr().cast(), message.len()) };
+        unsafe { libc::write(fd, message.as_ptr().cast(), message.len() as _) };
     }
 }
 

@@ -212,7 +212,11 @@ fn answer(program: &str, agent: Agent, scratch: &Path, command: &str) -> Result<
     if status == -1 {
         return Err(std::io::Error::last_os_error().to_string());
     }
+    // Windows' system() returns the command's exit status itself.
+    #[cfg(unix)]
     let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    #[cfg(not(unix))]
+    let code = Some(status);
     let read = |name: &str| std::fs::read(file(name)).unwrap_or_default();
     let (out_bytes, err_bytes) = (read("out.json"), read("err.txt"));
     probe::read_answer(agent, code, &String::from_utf8_lossy(&out_bytes)).map_err(|e| {

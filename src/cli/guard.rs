@@ -43,12 +43,17 @@ macro_rules! late_why {
 
 /// The handlers' own stack: in the zeroed data segment, so its pages cost nothing until a
 /// handler runs on them.
+#[cfg(unix)]
 const ALT: usize = 64 * 1024;
+#[cfg(unix)]
 struct AltStack(std::cell::UnsafeCell<[u8; ALT]>);
 // SAFETY: only the kernel writes it, when a handler runs.
+#[cfg(unix)]
 unsafe impl Sync for AltStack {}
+#[cfg(unix)]
 static ALT_STACK: AltStack = AltStack(std::cell::UnsafeCell::new([0; ALT]));
 
+#[cfg(unix)]
 const FATAL: [libc::c_int; 5] = [
     libc::SIGSEGV,
     libc::SIGBUS,
@@ -130,6 +135,14 @@ fn answers(agent: Agent) -> (&'static str, &'static str) {
 /// Chooses the answers and installs the handlers and the deadline. In shadow mode the answer
 /// is silence: the agent must behave as if sentinel were absent.
 pub fn arm(agent: Agent, shadow: bool) {
+    set_answers(agent, shadow);
+    #[cfg(unix)]
+    install_handlers();
+    #[cfg(windows)]
+    windows_guard::install();
+}
+
+fn set_answers(agent: Agent, shadow: bool) {
     if !shadow {
         let (crashed, late) = answers(agent);
         CRASHED_LEN.store(crashed.len(), Ordering::SeqCst);
@@ -137,6 +150,10 @@ pub fn arm(agent: Agent, shadow: bool) {
         LATE_LEN.store(late.len(), Ordering::SeqCst);
         LATE.store(late.as_ptr().cast_mut(), Ordering::SeqCst);
     }
+}
+
+#[cfg(unix)]
+fn install_handlers() {
     // SAFETY: plain libc calls on this process's own signal dispositions and stack, before any
     // thread starts; the stack is a static, so it lives as long as the process.
     unsafe {
@@ -165,6 +182,7 @@ pub fn arm(agent: Agent, shadow: bool) {
 
 /// The deadline's alarm moved to `secs` from now: the watchdog keeps the deadline itself, and
 /// this alarm stays behind it as a backstop (so that the two never race for the answer).
+#[cfg(unix)]
 pub fn postpone(secs: u32) {
     // SAFETY: re-arms this process's own alarm.
     unsafe {
@@ -174,6 +192,7 @@ pub fn postpone(secs: u32) {
 
 /// Back to the default for every signal [`arm`] handles, and no alarm: for the watchdog's
 /// children (`cli::watchdog`), whose death by a signal the parent reports.
+#[cfg(unix)]
 pub fn disarm() {
     // SAFETY: plain libc calls on this process's own signal dispositions, one thread.
     unsafe {
@@ -216,7 +235,7 @@ fn answer_and_exit(slot: &AtomicPtr<u8>, slot_len: &AtomicUsize) -> ! {
             let mut done = 0;
             while done < len {
                 // SAFETY: `ptr` and `len` describe a static string.
-                let n = unsafe { libc::write(1, ptr.add(done).cast(), len - done) };
+                let n = unsafe { libc::write(1, ptr.add(done).cast(), (len - done) as _) };
                 if n <= 0 {
                     break;
                 }
@@ -228,12 +247,56 @@ fn answer_and_exit(slot: &AtomicPtr<u8>, slot_len: &AtomicUsize) -> ! {
     unsafe { libc::_exit(0) }
 }
 
+#[cfg_attr(windows, allow(dead_code))]
 extern "C" fn on_fatal(_: libc::c_int) {
     answer_and_exit(&CRASHED, &CRASHED_LEN)
 }
 
 extern "C" fn on_late(_: libc::c_int) {
     answer_and_exit(&LATE, &LATE_LEN)
+}
+
+/// Windows has no signals: the deadline is a thread that answers when it passes, and a panic
+/// answers as a crash does (a fault that kills the process outright answers nothing: see
+/// docs/windows.md).
+#[cfg(windows)]
+mod windows_guard {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+    /// When the deadline passes, in ms since the epoch.
+    static DEADLINE_MS: AtomicU64 = AtomicU64::new(u64::MAX);
+
+    fn now_ms() -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64)
+    }
+
+    fn postpone(secs: u32) {
+        DEADLINE_MS.store(now_ms() + u64::from(secs) * 1000, Ordering::SeqCst);
+    }
+
+    pub fn install() {
+        postpone(super::DEADLINE_SECS);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            previous(info);
+            super::on_fatal(0);
+        }));
+        // A thread that fails to start leaves no deadline: the hook still answers, only later.
+        let _ = std::thread::Builder::new()
+            .name("deadline".into())
+            .spawn(|| {
+                loop {
+                    let (at, now) = (DEADLINE_MS.load(Ordering::SeqCst), now_ms());
+                    if now >= at {
+                        super::on_late(0);
+                    }
+                    std::thread::sleep(Duration::from_millis((at - now).min(1000)));
+                }
+            });
+    }
 }
 
 #[cfg(test)]

@@ -38,7 +38,12 @@ pub fn run(agent: Agent, shadow: bool) -> u8 {
     guard::arm(agent, shadow);
     let deadline = watchdog::deadline();
     let mut event = watchdog::Event::read();
+    #[cfg(unix)]
     let agent_pid = std::os::unix::process::parent_id();
+    // Windows: no /dev/tty nor /proc to reach the agent's terminal through.
+    #[cfg(not(unix))]
+    let agent_pid = 0;
+    #[cfg(unix)]
     match watchdog::fork() {
         Ok(watchdog::Side::Judge(channel)) => {
             channel.become_judge(deadline);
@@ -55,19 +60,22 @@ pub fn run(agent: Agent, shadow: bool) -> u8 {
         Ok(watchdog::Side::Watch(child, pipe)) => {
             guard::postpone(guard::DEADLINE_SECS + 2);
             let out = watchdog::watch(agent, shadow, &event, child, pipe, started, deadline);
-            finish(&out.stdout, &out.stderr, out.exit)
+            return finish(&out.stdout, &out.stderr, out.exit);
         }
-        Err(_) => {
-            let mut emit = |text: &str| guard::give(text);
-            let mut answer = hook::Answer::new(&mut emit, &guard::silence);
-            let out = hook::run(agent, shadow, &mut event, &mut answer, started);
-            if out.for_terminal && hook::to_terminal(&out.stderr, agent_pid) {
-                guard::done();
-                return 0;
-            }
-            finish(&out.stdout, &out.stderr, out.exit)
-        }
+        Err(_) => {}
     }
+    // No child could be made (or Windows, which has no fork): judged here, with the guard's
+    // deadline and crash answer around it.
+    #[cfg(not(unix))]
+    let _ = deadline;
+    let mut emit = |text: &str| guard::give(text);
+    let mut answer = hook::Answer::new(&mut emit, &guard::silence);
+    let out = hook::run(agent, shadow, &mut event, &mut answer, started);
+    if out.for_terminal && hook::to_terminal(&out.stderr, agent_pid) {
+        guard::done();
+        return 0;
+    }
+    finish(&out.stdout, &out.stderr, out.exit)
 }
 
 /// Prints the rest of the output (a PostToolUse reminder, Gemini's summary, the answer unless

@@ -19,6 +19,10 @@
 //!   the agent waits for its exit. A fork early in a small process costs ~0.1 ms
 //!   (docs/performance.md).
 
+// Windows has no fork: the hook judges in its own process there (docs/windows.md), and
+// only the event's reading and the deadline here are used.
+#![cfg_attr(not(unix), allow(dead_code, unused_imports))]
+
 use super::guard;
 use sentinel::agents::event::{Agent, EventKind};
 use sentinel::agents::hook;
@@ -132,6 +136,7 @@ impl Read for Event {
 }
 
 /// The two ends after [`fork`].
+#[cfg(unix)]
 pub enum Side {
     /// The judging child, with the pipe's writing end.
     Judge(Channel),
@@ -140,6 +145,7 @@ pub enum Side {
 }
 
 /// Forks the judging child; Err when the system cannot (the caller judges in-process then).
+#[cfg(unix)]
 pub fn fork() -> std::io::Result<Side> {
     // Both ends close on exec (std makes them so on every system).
     let (read, write) = std::io::pipe()?;
@@ -162,8 +168,10 @@ pub fn fork() -> std::io::Result<Side> {
 }
 
 /// The child's end of the pipe.
+#[cfg(unix)]
 pub struct Channel(std::os::fd::OwnedFd);
 
+#[cfg(unix)]
 impl Channel {
     /// Makes this process the judging child: its stdio off the agent's pipes, its fatal
     /// signals deadly again (the parent reports them), its address space bounded, an alarm
@@ -247,6 +255,7 @@ impl Channel {
     }
 }
 
+#[cfg(unix)]
 fn kind_code(kind: &EventKind) -> u8 {
     match kind {
         EventKind::PreToolUse => 0,
@@ -256,6 +265,7 @@ fn kind_code(kind: &EventKind) -> u8 {
     }
 }
 
+#[cfg(unix)]
 fn write_all(fd: libc::c_int, mut bytes: &[u8]) -> bool {
     while !bytes.is_empty() {
         // SAFETY: writes from a live slice.
@@ -272,6 +282,7 @@ fn write_all(fd: libc::c_int, mut bytes: &[u8]) -> bool {
 }
 
 /// What the parent heard from the child.
+#[cfg(unix)]
 #[derive(Default)]
 struct Heard {
     buf: Vec<u8>,
@@ -283,6 +294,7 @@ struct Heard {
     end: Option<(u8, String, String)>,
 }
 
+#[cfg(unix)]
 impl Heard {
     /// Takes the complete messages from the buffer; an answer is printed at once.
     fn take_messages(&mut self) {
@@ -322,6 +334,7 @@ impl Heard {
 }
 
 /// What the parent prints and exits with.
+#[cfg(unix)]
 pub struct Relayed {
     pub stdout: String,
     pub stderr: String,
@@ -330,6 +343,7 @@ pub struct Relayed {
 
 /// The parent's side: relays what the child says until its end, or answers on its own when
 /// `deadline` (from `started`) passes or the child dies first.
+#[cfg(unix)]
 pub fn watch(
     agent: Agent,
     shadow: bool,
@@ -412,6 +426,7 @@ pub fn watch(
 
 /// Why the child ended without its last message, from its exit status (waited for until
 /// `until`; a child that cannot be reaped by then is still stuck in its exit).
+#[cfg(unix)]
 fn died(child: libc::pid_t, until: Instant, out_of_memory: bool) -> String {
     let mut status = 0;
     let reaped = loop {
@@ -461,6 +476,7 @@ fn seconds(d: Duration) -> String {
 /// Records the call answered without the child, in a detached process: the files it writes
 /// may be where the child stalled, and the answer must not wait on them. It ends itself after
 /// [`RECORDER_SECS`] if a lock keeps it waiting.
+#[cfg(unix)]
 fn record(agent: Agent, shadow: bool, raw: &[u8], why: &str) {
     // SAFETY: the process has one thread; the child only records and exits.
     if unsafe { libc::fork() } != 0 {
@@ -482,7 +498,7 @@ fn record(agent: Agent, shadow: bool, raw: &[u8], why: &str) {
     unsafe { libc::_exit(0) }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -83,6 +83,8 @@ pub fn create_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 fn explain(path: &Path, e: std::io::Error, links: Links) -> std::io::Error {
+    #[cfg(not(unix))]
+    let _ = path;
     #[cfg(unix)]
     {
         let refused = |what: &str| {

@@ -71,11 +71,17 @@ fn same_folder(a: &Path, b: &Path) -> bool {
     if a == b {
         return true;
     }
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
-        _ => false,
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+            _ => false,
+        }
     }
+    // Links followed, as above: the same folder under its real name.
+    #[cfg(windows)]
+    matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
 }
 
 /// Why the project may have set `home` as `HOME`, if it may have.
@@ -108,6 +114,7 @@ fn set_by_project(home: &Path, project: &Path, cwd: &Path) -> Option<String> {
 
 /// This process's account's home in `/etc/passwd`: read directly (a few kilobytes), not through
 /// the name service, whose modules would cost a call more than its decision.
+#[cfg(unix)]
 fn account_home() -> Option<PathBuf> {
     // SAFETY: getuid has no failure.
     let uid = unsafe { libc::getuid() };
@@ -120,7 +127,15 @@ fn account_home() -> Option<PathBuf> {
     home_in_passwd(&String::from_utf8_lossy(&text), uid)
 }
 
+/// Windows: the account's profile folder as the system knows it (the known folder, not
+/// `USERPROFILE`, which the environment could move).
+#[cfg(windows)]
+fn account_home() -> Option<PathBuf> {
+    dirs::home_dir()
+}
+
 /// The home of `uid` in the text of a passwd file (`name:x:uid:gid:gecos:home:shell`).
+#[cfg_attr(windows, allow(dead_code))]
 fn home_in_passwd(text: &str, uid: u32) -> Option<PathBuf> {
     let uid = uid.to_string();
     text.lines().find_map(|line| {

@@ -1,7 +1,8 @@
 //! The managed layer: an organisation's policy at a system path, beside Claude Code's managed
 //! settings, above the person's SENTINEL_HOME and every project's `.sentinel/`.
 //!
-//! - **Where**: `/etc/sentinel/` (Linux, WSL), `/Library/Application Support/Sentinel/` (macOS).
+//! - **Where**: `/etc/sentinel/` (Linux, WSL), `/Library/Application Support/Sentinel/` (macOS),
+//!   `C:\ProgramData\sentinel\` (Windows, beside Claude Code's `C:\ProgramData\ClaudeCode\`).
 //!   It holds what SENTINEL_HOME holds: `sentinel.toml`, the rule files, `commands/*.toml`.
 //! - **Whose**: root's alone. The folder, every folder above it and every file in it must be
 //!   owned by root and not writable by group or others; a file must be a regular file (a link
@@ -15,16 +16,22 @@
 //!   anything setting the environment can set (a project's agent settings) therefore cannot
 //!   drop a deployed policy: where one is deployed, the variable is ignored; where none is, it
 //!   can only name a folder root wrote.
+//! - **Windows** has no uid 0 and std cannot read an ACL: there the folder and each file must
+//!   not be writable by this process (a write open of each file, a delete-on-close file in each
+//!   folder, made and gone at once); a layer that is, is broken (every call asks). The folders
+//!   above it are not checked (users may create folders in `C:\` and `C:\ProgramData`, but
+//!   not rename or delete another's). docs/windows.md says what this does not cover.
 //! - **Cost**: when there is no policy (the usual case) a hook pays one failed `stat`.
 
 use std::fs::Metadata;
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Where an organisation puts its policy on this system.
 pub const SYSTEM_DIR: &str = if cfg!(target_os = "macos") {
     "/Library/Application Support/Sentinel"
+} else if cfg!(windows) {
+    "C:\\ProgramData\\sentinel"
 } else {
     "/etc/sentinel"
 };
@@ -166,6 +173,12 @@ impl Managed {
 /// Whether `path` is there (a link itself counts): one `stat` call, nothing else (std's first
 /// failed `statx` of a process probes the kernel with a second call; this is every hook's
 /// path).
+#[cfg(windows)]
+fn look(path: &Path) -> std::io::Result<()> {
+    std::fs::symlink_metadata(path).map(drop)
+}
+
+#[cfg(unix)]
 fn look(path: &Path) -> std::io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes())
@@ -181,7 +194,9 @@ fn look(path: &Path) -> std::io::Result<()> {
 }
 
 /// Why `meta` (of `path`) is not root's alone, if it is not.
+#[cfg(unix)]
 pub fn not_roots(path: &Path, meta: &Metadata) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
     if meta.uid() != 0 {
         return Some(format!(
             "{} is owned by uid {}, not root: the person could change the organisation's policy",
@@ -199,12 +214,48 @@ pub fn not_roots(path: &Path, meta: &Metadata) -> Option<String> {
     None
 }
 
-/// Every folder from `/` down to `dir` (links resolved) must be root's alone.
+/// Windows: why `path` is not out of this process's reach, if it is not: a link (reparse
+/// point), or a file this process can open for writing, or a folder it can create a file in.
+#[cfg(windows)]
+pub fn not_roots(path: &Path, meta: &Metadata) -> Option<String> {
+    use std::os::windows::fs::{MetadataExt, OpenOptionsExt};
+    const FILE_ATTRIBUTE_REPARSE_POINT: u32 = 0x400;
+    const FILE_FLAG_DELETE_ON_CLOSE: u32 = 0x0400_0000;
+    if meta.file_attributes() & FILE_ATTRIBUTE_REPARSE_POINT != 0 {
+        return Some(format!(
+            "{} is a link (reparse point): a managed folder or file must be itself",
+            path.display()
+        ));
+    }
+    let writable = if meta.is_dir() {
+        let probe = path.join(format!(".sentinel-write-probe-{}", std::process::id()));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(FILE_FLAG_DELETE_ON_CLOSE)
+            .open(probe)
+            .is_ok()
+    } else {
+        std::fs::OpenOptions::new().write(true).open(path).is_ok()
+    };
+    writable.then(|| {
+        format!(
+            "{} can be written by this user: the person could change the organisation's policy",
+            path.display()
+        )
+    })
+}
+
+/// Every folder from `/` down to `dir` (links resolved) must be root's alone (on Windows, the
+/// folder itself: see the module doc).
 fn check_folders(dir: &Path) -> Result<PathBuf, String> {
     let real = dir
         .canonicalize()
         .map_err(|e| format!("{}: cannot be read ({e})", dir.display()))?;
-    for folder in real.ancestors() {
+    let folders = real
+        .ancestors()
+        .take(if cfg!(windows) { 1 } else { usize::MAX });
+    for folder in folders {
         let meta = std::fs::metadata(folder)
             .map_err(|e| format!("{}: cannot be read ({e})", folder.display()))?;
         if !meta.is_dir() {
@@ -268,16 +319,13 @@ fn read_files(dir: &Path) -> Result<Vec<ManagedFile>, String> {
 /// is a link, not a regular file, not root's alone, over the bound or not UTF-8. The checks are
 /// made on the open file, so a file swapped after them is not the one read.
 fn read_one(real: &Path, shown: &Path, name: &str) -> Result<Option<ManagedFile>, String> {
-    use std::os::unix::fs::OpenOptionsExt;
     let path = real.join(name);
     let shown = shown.join(name);
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(&path);
+    let file = open_no_link(&path);
     let file = match file {
         Ok(f) => f,
         Err(e) if super::is_absent(&e) => return Ok(None),
+        #[cfg(unix)]
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
             return Err(format!(
                 "{} is a symbolic link: a managed file must be a regular file root owns",
@@ -315,7 +363,22 @@ fn read_one(real: &Path, shown: &Path, name: &str) -> Result<Option<ManagedFile>
     }))
 }
 
-#[cfg(test)]
+/// Opens `path` to read without following a link there (on Windows the reparse point itself is
+/// opened, and [`not_roots`] refuses it).
+fn open_no_link(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+    );
+    #[cfg(windows)]
+    std::os::windows::fs::OpenOptionsExt::custom_flags(&mut options, 0x0020_0000);
+    options.open(path)
+}
+
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

@@ -136,12 +136,11 @@ pub struct Identity {
 impl Identity {
     /// The place at `path` now (a link is itself, not its target).
     pub fn of(path: &Path) -> Option<Identity> {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::symlink_metadata(path).ok()?;
+        let (dev, ino) = crate::platform::identity::of_path(path).ok()?;
         Some(Identity {
             path: path.to_path_buf(),
-            dev: m.dev(),
-            ino: m.ino(),
+            dev,
+            ino,
         })
     }
 }
@@ -217,9 +216,12 @@ impl Fence {
             }
         }
         // The session's runtime folder where XDG_RUNTIME_DIR is not set.
-        // SAFETY: getuid has no preconditions (libc's own is already bound: std uses it).
-        let uid = unsafe { libc::getuid() };
-        fence.hide(&PathBuf::from(format!("/run/user/{uid}")));
+        #[cfg(unix)]
+        {
+            // SAFETY: getuid has no preconditions (libc's own is already bound: std uses it).
+            let uid = unsafe { libc::getuid() };
+            fence.hide(&PathBuf::from(format!("/run/user/{uid}")));
+        }
         // The credential list's literal places (`~/.aws`, `/etc/shadow`), then what its globs
         // match in the home and the project.
         for (_, rule) in i.rules.credential_paths().lines() {
@@ -374,6 +376,7 @@ impl Fence {
         rules: &Rules,
         walk: Walk,
     ) {
+        #[cfg(unix)]
         use std::os::unix::fs::FileTypeExt;
         if depth == 0 {
             return;
@@ -399,7 +402,12 @@ impl Fence {
             // A socket in the home is a program's door (an SSH agent's, a password manager's,
             // an editor's server): Landlock (ABI 7 and before) does not govern connecting to
             // one, so it is covered.
-            if walk != Walk::Project && kind.is_socket() {
+            #[cfg(unix)]
+            let is_socket = kind.is_socket();
+            // Windows: no fence, so nothing to cover (contain is unavailable there).
+            #[cfg(not(unix))]
+            let is_socket = false;
+            if walk != Walk::Project && is_socket {
                 self.hide(&path);
                 continue;
             }
@@ -624,9 +632,7 @@ pub fn changed_watched(
     known: &[PathBuf],
     look: &mut Look,
 ) -> Vec<PathBuf> {
-    use std::os::unix::fs::MetadataExt;
-    let changed =
-        |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| (m.ctime(), m.ctime_nsec()) >= since);
+    let changed = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| changed_at(&m) >= since);
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return out;
@@ -667,5 +673,24 @@ fn push_existing(out: &mut Vec<PathBuf>, p: &Path) {
         if !out.contains(&real) {
             out.push(real);
         }
+    }
+}
+
+/// When `m` last changed (seconds, nanoseconds): the inode's change time on Unix; on Windows,
+/// where contain is unavailable, the last write.
+fn changed_at(m: &std::fs::Metadata) -> (i64, i64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (m.ctime(), m.ctime_nsec())
+    }
+    #[cfg(not(unix))]
+    {
+        let since = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .unwrap_or_default();
+        (since.as_secs() as i64, i64::from(since.subsec_nanos()))
     }
 }

@@ -96,8 +96,12 @@ pub fn ports_to_forward(home: Option<&Path>, sentinel_home: &Path) -> Vec<u16> {
     if sockets.is_empty() {
         return Vec::new();
     }
+    #[cfg(unix)]
     // SAFETY: geteuid has no preconditions.
     let me = unsafe { libc::geteuid() };
+    // Windows has no /proc/net: the list above is empty there, and this is never reached.
+    #[cfg(not(unix))]
+    let me = u32::MAX;
     let (lines, _) = lists::load(List::RefusedPortOwners, sentinel_home);
     let names: Vec<String> = lines.into_iter().map(|l| l.entry).collect();
     let announced = ide_lock_ports(home);

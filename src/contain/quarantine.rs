@@ -56,7 +56,8 @@ pub fn bound(dir: &Path, now_ms: u64) -> std::io::Result<()> {
     kept::write_whole(&log, (lines[start..].join("\n") + "\n").as_bytes())
 }
 
-#[cfg(test)]
+// The tests make links and modes: Unix only (the Windows build is type-checked).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -20,8 +20,8 @@ pub const DIR: &str = "unverified";
 
 /// The record of `project` (a canonical path).
 pub fn record_path(sentinel_home: &Path, project: &Path) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    let digest = crate::digest::sha256_hex(project.as_os_str().as_bytes());
+    let digest =
+        crate::digest::sha256_hex(&crate::platform::path_bytes::bytes(project.as_os_str()));
     sentinel_home.join(DIR).join(&digest[..32])
 }
 
@@ -108,7 +108,8 @@ pub fn runs_hidden_config(text: &str) -> bool {
     matches!(name, "git" | "direnv")
 }
 
-#[cfg(test)]
+// The tests make links and modes: Unix only (the Windows build is type-checked).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

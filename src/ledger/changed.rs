@@ -32,6 +32,7 @@ const FILE_CLOCK_LAG: Duration = Duration::from_millis(20);
 
 /// A ctime with no nanoseconds may come from a file system that keeps whole seconds (FAT keeps
 /// two): it may stand for any time up to this much later.
+#[cfg_attr(not(unix), allow(dead_code))]
 const COARSE_STAMP: Duration = Duration::from_secs(2);
 
 /// The project files that changed since the baseline.
@@ -165,6 +166,7 @@ fn changed_at(_: &std::fs::Metadata) -> u64 {
 }
 
 /// The latest time a stamp of `secs` and `nanos` may stand for, in ns since the epoch.
+#[cfg_attr(not(unix), allow(dead_code))]
 fn latest(secs: i64, nanos: i64) -> u64 {
     let secs = u64::try_from(secs).unwrap_or(0);
     let nanos = u64::try_from(nanos).unwrap_or(0);

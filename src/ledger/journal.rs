@@ -250,7 +250,7 @@ impl Journal {
     /// nor read twice). A file's lines come in order; the files come in the order they are
     /// first found.
     pub fn scan(&self, mut each: impl FnMut(&Path, usize, &str, bool)) -> std::io::Result<()> {
-        use std::os::unix::fs::MetadataExt;
+        use crate::platform::identity;
         struct Seen {
             id: (u64, u64),
             name: PathBuf,
@@ -269,8 +269,7 @@ impl Journal {
                     Err(e) if crate::config::is_absent(&e) => continue,
                     Err(e) => return Err(e),
                 };
-                let meta = f.metadata()?;
-                let id = (meta.dev(), meta.ino());
+                let id = identity::of_file(&f)?;
                 let at = match seen.iter().position(|s| s.id == id) {
                     Some(i) => {
                         seen[i].name = file.clone();
@@ -323,7 +322,7 @@ impl Journal {
             let Ok((mut f, len)) = kept::open_with_len(&entry.name, Access::Read) else {
                 continue;
             };
-            let same = f.metadata().is_ok_and(|m| (m.dev(), m.ino()) == entry.id);
+            let same = identity::of_file(&f).is_ok_and(|id| id == entry.id);
             if !same || len <= entry.done {
                 continue;
             }

@@ -37,7 +37,8 @@ pub fn keep(home: &Path, session: &str, line: &str) -> std::io::Result<PathBuf> 
     Ok(file)
 }
 
-#[cfg(test)]
+// The tests make links and modes: Unix only (the Windows build is type-checked).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

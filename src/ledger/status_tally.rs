@@ -14,9 +14,9 @@
 use crate::config::kept::{self, Access};
 use crate::ledger::journal::Journal;
 use crate::ledger::stats::Record;
+use crate::platform::identity;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Bytes before the offset kept to recognise the journal: a whole stats line's end, with its
@@ -109,8 +109,7 @@ fn catch_up(journal: &Journal, mut kept: Kept) -> std::io::Result<Option<Kept>> 
         Err(e) if crate::config::is_absent(&e) => return Ok(None),
         Err(e) => return Err(e),
     };
-    let meta = f.metadata()?;
-    if (meta.dev(), meta.ino()) != kept.file || len < kept.done {
+    if identity::of_file(&f)? != kept.file || len < kept.done {
         return Ok(None);
     }
     if kept.tail.len() as u64 != kept.done.min(TAIL_BYTES) {
@@ -142,8 +141,7 @@ fn recount(journal: &Journal, session: &str) -> std::io::Result<Kept> {
     };
     let current = match kept::open_with_len(&journal.current(), Access::Read) {
         Ok((f, len)) => {
-            let meta = f.metadata()?;
-            kept.file = (meta.dev(), meta.ino());
+            kept.file = identity::of_file(&f)?;
             Some((f, len))
         }
         Err(e) if crate::config::is_absent(&e) => None,
@@ -155,8 +153,7 @@ fn recount(journal: &Journal, session: &str) -> std::io::Result<Kept> {
             Err(e) if crate::config::is_absent(&e) => continue,
             Err(e) => return Err(e),
         };
-        let meta = f.metadata()?;
-        if (meta.dev(), meta.ino()) == kept.file {
+        if identity::of_file(&f)? == kept.file {
             continue;
         }
         let mut whole = Kept {

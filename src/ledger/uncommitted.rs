@@ -282,17 +282,14 @@ fn git_program(project: &Path) -> Option<PathBuf> {
 }
 
 fn git_program_in(path: &std::ffi::OsStr, project: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     std::env::split_paths(path)
         .filter(|d| d.is_absolute())
         .filter(|d| {
             let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
             !real.starts_with(project)
         })
-        .map(|d| d.join("git"))
-        .find(|g| {
-            std::fs::metadata(g).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .map(|d| d.join(if cfg!(windows) { "git.exe" } else { "git" }))
+        .find(|g| crate::platform::executable::is_executable(g))
 }
 
 #[cfg(all(test, unix))]

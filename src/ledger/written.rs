@@ -156,7 +156,8 @@ pub fn clear(home: &Path, session: &str, max_age_ms: u64, now_ms: u64) {
     crate::ledger::state::end_session(home, "written", session, max_age_ms, now_ms);
 }
 
-#[cfg(test)]
+// The tests make links and modes: Unix only (the Windows build is type-checked).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

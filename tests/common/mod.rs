@@ -213,13 +213,18 @@ pub fn damaged_caches_are_rebuilt(
 /// a fixture built just before the first hook call is the person's, as on a real machine.
 /// Waits on the file clock itself, so a slow or busy machine only waits less.
 pub fn let_fixtures_age(dir: &Path) {
-    use std::os::unix::fs::MetadataExt;
     let probe = dir.join(".fixture-age-probe");
     std::fs::write(&probe, "").unwrap();
     let meta = std::fs::metadata(&probe).unwrap();
     std::fs::remove_file(&probe).unwrap();
-    let stamped = std::time::UNIX_EPOCH
-        + std::time::Duration::new(meta.ctime() as u64, meta.ctime_nsec() as u32);
+    #[cfg(unix)]
+    let stamped = {
+        use std::os::unix::fs::MetadataExt;
+        std::time::UNIX_EPOCH
+            + std::time::Duration::new(meta.ctime() as u64, meta.ctime_nsec() as u32)
+    };
+    #[cfg(not(unix))]
+    let stamped = meta.modified().unwrap();
     // Three times the 20 ms the baseline is set back.
     let aged = stamped + std::time::Duration::from_millis(60);
     while std::time::SystemTime::now() < aged {

@@ -2,7 +2,11 @@
 //! git repo with committed, modified and untracked files, `.env`, `config/`, a link into
 //! `~/.ssh`), a sibling project outside it. Built once as a template; each run gets a fresh copy.
 
+#[cfg(unix)]
 use std::os::unix::fs::symlink;
+// The oracle traces with strace and bwrap (Linux); on Windows this only type-checks.
+#[cfg(windows)]
+use std::os::windows::fs::symlink_file as symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

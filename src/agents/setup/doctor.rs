@@ -291,8 +291,7 @@ fn resolve(program: &str) -> Option<PathBuf> {
 }
 
 fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::platform::executable::is_executable(p)
 }
 
 /// A grouped registration's matcher must reach every tool sentinel judges for that agent.

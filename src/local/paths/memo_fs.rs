@@ -9,7 +9,6 @@ use super::fs::{FileText, Fs, Node, RealFs, node, resolve};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Paths remembered at most; past it the memo starts again (a decision over a huge script
@@ -56,7 +55,8 @@ impl MemoFs {
     }
 
     fn node(&self, p: &Path) -> Node {
-        let key = p.as_os_str().as_bytes();
+        let key = crate::platform::path_bytes::bytes(p.as_os_str());
+        let key = key.as_ref();
         if let Some(n) = self.nodes.borrow().get(key) {
             return n.clone();
         }
@@ -109,7 +109,8 @@ impl Fs for MemoFs {
     }
 }
 
-#[cfg(test)]
+// The tests make links and modes: Unix only (the Windows build is type-checked).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

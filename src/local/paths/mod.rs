@@ -511,7 +511,8 @@ pub fn list_matches_plainly<'a, T>(list: &'a [(PathPattern, T)], path: &Path) ->
     first_unexcepted(list.iter(), |p| p.matches_plainly(&probe))
 }
 
-#[cfg(test)]
+// The tests make links and modes: Unix only (the Windows build is type-checked).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::local::paths::fs::{Fs, RealFs};

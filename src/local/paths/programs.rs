@@ -156,11 +156,11 @@ impl Programs for SearchPath {
 
 /// True for a file (symlinks followed) with an execute bit: what a shell's PATH search takes.
 fn is_executable_file(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::platform::executable::is_executable(p)
 }
 
-#[cfg(test)]
+// The tests make links and modes: Unix only (the Windows build is type-checked).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

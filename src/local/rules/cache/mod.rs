@@ -133,6 +133,7 @@ fn test_key(dir: &Path) -> shelf::Key {
 
 /// The cache file's name for `id`.
 #[cfg(test)]
+#[cfg_attr(not(unix), allow(dead_code))]
 fn file_name(id: &[u8; 32]) -> String {
     RULES.file_name(id)
 }

@@ -106,6 +106,7 @@ fn the_id_covers_everything_the_parse_depends_on_but_the_content() {
 }
 
 /// A rule file and its stat, in a fresh directory of the tests' temporary space.
+#[cfg_attr(not(unix), allow(dead_code))]
 fn scratch() -> (tempfile::TempDir, std::path::PathBuf, Stat) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("hard_block_commands.txt");
@@ -115,6 +116,7 @@ fn scratch() -> (tempfile::TempDir, std::path::PathBuf, Stat) {
 }
 
 /// A cache file recording `stat` at `written` for content `content`.
+#[cfg_attr(not(unix), allow(dead_code))]
 fn forge(dir: &Path, id: &[u8; 32], content: [u8; 32], stat: Stat, written: i128, origin: &str) {
     let header = Header {
         format: FORMAT,
