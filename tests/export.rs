@@ -7,6 +7,7 @@
 //! The receiver needs python3 with opentelemetry-proto: `SENTINEL_OTLP_PYTHON` names the
 //! interpreter (.ci/run makes a venv and sets it), else `python3` is tried. Without one these
 //! tests say so and pass, unless `SENTINEL_REQUIRE_OTLP=1` (CI), where they fail.
+#![cfg(unix)]
 
 mod common;
 

@@ -76,7 +76,11 @@ fn host_name() -> String {
     if let Ok(name) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
         return name.trim().to_string();
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(windows)]
+    if let Ok(name) = std::env::var("COMPUTERNAME") {
+        return name;
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
     {
         let mut buf = [0u8; 256];
         // SAFETY: writes at most buf.len() bytes into a live buffer.
@@ -88,7 +92,14 @@ fn host_name() -> String {
     "unknown".into()
 }
 
+/// The person's login name (on Windows, the session's USERNAME).
+#[cfg(windows)]
+fn user_name() -> String {
+    std::env::var("USERNAME").unwrap_or_else(|_| "unknown".into())
+}
+
 /// The person's login name (getpwuid_r, which the binary imports already), else `uid N`.
+#[cfg(unix)]
 fn user_name() -> String {
     // SAFETY: getpwuid_r writes into the buffers given, alive for the call.
     unsafe {
@@ -367,6 +378,14 @@ fn post(
 /// Sends in a detached process, so that the hook's exit waits for nothing: the process is
 /// made the leader of a new session, holds none of the hook's descriptors (its stdio is
 /// /dev/null), and ends itself after the timeout (an alarm) if the network keeps it.
+///
+/// Windows has no fork: nothing is sent from a later hook there; the spool waits for the
+/// SessionEnd hook's send (docs/windows.md).
+#[cfg(not(unix))]
+pub fn detached(_home: &std::path::Path, _target: &Target) {}
+
+/// The Unix sender: forked, in a session of its own.
+#[cfg(unix)]
 pub fn detached(home: &std::path::Path, target: &Target) {
     // SAFETY: the process has one thread; the child only sends and exits.
     match unsafe { libc::fork() } {

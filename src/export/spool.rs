@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Write;
+#[cfg(unix)]
 use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 
@@ -160,7 +161,7 @@ impl Held {
         digits(&mut line[21..41], self.seq);
         line[42..58].copy_from_slice(&self.stream);
         line[58] = b'\n';
-        self.file.write_all_at(&line, 0)
+        write_at_start(&self.file, &line)
     }
 
     /// The id of the record numbered `seq`: the stream and the seq in hex, 32 digits.
@@ -174,13 +175,39 @@ impl Held {
     }
 }
 
+/// Writes `bytes` at the start of `file` (pwrite on Unix: the file's offset is not moved).
+#[cfg(unix)]
+fn write_at_start(file: &File, bytes: &[u8]) -> std::io::Result<()> {
+    file.write_all_at(bytes, 0)
+}
+
+#[cfg(not(unix))]
+fn write_at_start(mut file: &File, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(bytes)
+}
+
+/// Reads what fits in `buf` from the start of `file`.
+#[cfg(unix)]
+fn read_at_start(file: &File, buf: &mut [u8]) -> std::io::Result<usize> {
+    file.read_at(buf, 0)
+}
+
+#[cfg(not(unix))]
+fn read_at_start(mut file: &File, buf: &mut [u8]) -> std::io::Result<usize> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(0))?;
+    file.read(buf)
+}
+
 /// Takes the spool's lock, reading its counters (rebuilt from the spool when damaged, with a
 /// new stream).
 pub fn lock(paths: &Paths) -> std::io::Result<Held> {
     let file = kept::open(&paths.lock, Access::Update)?;
     file.lock_exclusive()?;
     let mut buf = [0u8; 64];
-    let n = file.read_at(&mut buf, 0)?;
+    let n = read_at_start(&file, &mut buf)?;
     let counters = std::str::from_utf8(&buf[..n]).ok().and_then(|t| {
         let mut it = t.trim_end().split(' ');
         let records = it.next()?.parse().ok()?;
@@ -378,8 +405,19 @@ pub fn next_at(paths: &Paths) -> Option<u64> {
 
 /// Sets when the next send may start.
 pub fn set_next(paths: &Paths, at_ms: u64) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
     let f = kept::open(&paths.next, Access::Write)?;
+    set_mtime(&f, at_ms)
+}
+
+/// Sets `f`'s access and modification times to `at_ms`.
+#[cfg(not(unix))]
+fn set_mtime(f: &File, at_ms: u64) -> std::io::Result<()> {
+    f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_millis(at_ms))
+}
+
+#[cfg(unix)]
+fn set_mtime(f: &File, at_ms: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
     let t = libc::timespec {
         tv_sec: (at_ms / 1000) as libc::time_t,
         tv_nsec: ((at_ms % 1000) * 1_000_000) as libc::c_long,
