@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("digest", 0),
     ("lists", 0),
     ("decision", 0),
+    ("platform", 0),
     ("config", 1),
     ("ledger", 2),
     ("local", 3),
