@@ -318,3 +318,32 @@ fn stats_and_audit_read_back_what_was_decided() {
         stdout(&verify)
     );
 }
+
+/// The stats and the audit log keep no secret of the credential corpus (the same redaction as
+/// the export), and the chain over the redacted records verifies.
+#[test]
+fn the_books_keep_no_secret_the_agent_typed() {
+    let home = tempfile::tempdir().unwrap();
+    let corpus = include_str!("corpus/credentials.jsonl");
+    let mut secrets = Vec::new();
+    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let out = run(
+            home.path(),
+            &["hook"],
+            &event("books", v["command"].as_str().unwrap()),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+        secrets.push(v["secret"].as_str().unwrap().to_string());
+    }
+    let stats = std::fs::read_to_string(home.path().join("stats.jsonl")).unwrap();
+    let audit = std::fs::read_to_string(home.path().join("audit.jsonl")).unwrap();
+    assert_eq!(audit.lines().count(), secrets.len());
+    assert!(audit.contains("[REDACTED]"));
+    for s in &secrets {
+        assert!(!stats.contains(s.as_str()), "{s} in the stats");
+        assert!(!audit.contains(s.as_str()), "{s} in the audit log");
+    }
+    let verify = run(home.path(), &["audit", "verify"], "");
+    assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
+}

@@ -10,6 +10,8 @@
 //! Export never changes a decision: every failure is a warning, a line of the audit record
 //! (`unkept`) and `doctor`'s business.
 
+pub mod claim;
+pub mod in_flight;
 pub mod otlp;
 pub mod send;
 pub mod settings;

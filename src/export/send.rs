@@ -13,6 +13,7 @@
 //! - **Within a budget**: the sender stops starting requests when its budget is spent (a
 //!   SessionEnd's 1.2 s), leaving the rest for the next one.
 
+use super::claim;
 use super::otlp::{self, Counters, Resource};
 use super::settings::Target;
 use super::spool::{self, Paths, Spooled};
@@ -133,7 +134,7 @@ pub fn run(home: &std::path::Path, target: &Target, budget: Duration) -> Sent {
             break;
         }
         let timeout = left.min(Duration::from_secs(target.timeout_secs));
-        let batch = match claim(&paths, target, timeout) {
+        let (claimed, batch) = match claim(&paths, target, timeout) {
             Ok(Some(b)) => b,
             Ok(None) => {
                 out.not_due = out.records == 0;
@@ -163,7 +164,7 @@ pub fn run(home: &std::path::Path, target: &Target, budget: Duration) -> Sent {
                     Answered::Rejected(why) => Some(why.clone()),
                     _ => None,
                 };
-                let left = spool::remove(&paths, &ids, &unreadable);
+                let left = claim::taken(&paths, &claimed, &ids, &unreadable);
                 for r in &records {
                     if r.dropped > 0 {
                         counted.dropped += r.dropped;
@@ -233,7 +234,7 @@ fn claim(
     paths: &Paths,
     target: &Target,
     timeout: Duration,
-) -> std::io::Result<Option<Vec<spool::Line>>> {
+) -> std::io::Result<Option<(super::in_flight::Claim, Vec<claim::Line>)>> {
     let held = spool::lock(paths)?;
     let now = now_ms();
     if !spool::due(paths, now) {
@@ -241,7 +242,7 @@ fn claim(
     }
     spool::set_next(paths, now + timeout.as_millis() as u64 + 5_000)?;
     drop(held);
-    spool::first(paths, target.batch as usize).map(Some)
+    claim::first(paths, target.batch as usize).map(Some)
 }
 
 /// The wait after `failures` failures in a row: 1 s doubled each time, at most `max_secs`, a

@@ -2,8 +2,8 @@
 //! hook and emptied by the sender (`super::send`). Every file goes through
 //! [`crate::config::kept`] (no link followed, 0600 in 0700 folders).
 //!
-//! - `spool.jsonl`: one record a line, oldest first, as the hook saw the decision (the text is
-//!   redacted when it is sent, not here: the spool stays on the machine, like the audit log).
+//! - `spool.jsonl`: one record a line, oldest first, as the audit log keeps the decision (its
+//!   text redacted already, `ledger::redact::kept`; it is redacted again when sent).
 //! - `spool.lock`: the lock every writer takes (fs2, exclusive), holding the spool's record
 //!   count and the last sequence number given, as one short line of text (a damaged one is
 //!   rebuilt from the spool).
@@ -77,6 +77,15 @@ pub struct Spooled {
     /// A gap: the dropped decisions per `tier/verdict`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub dropped_counts: BTreeMap<String, u64>,
+    /// A gap made while a send was out: of `dropped`, those that send carries
+    /// ([`super::claim`]), taken off again when it is taken.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub in_flight: u64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub in_flight_counts: BTreeMap<String, u64>,
+    /// A gap made while a send was out: that send's claim.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub claim: String,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -153,7 +162,7 @@ fn digits(out: &mut [u8], mut n: u64) {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 impl Held {
-    fn save(&self) -> std::io::Result<()> {
+    pub(super) fn save(&self) -> std::io::Result<()> {
         // `RECORDS SEQ STREAM\n`, fixed width, so the line is rewritten in place and never
         // shorter; by hand (a `format!` of it cost the hook ~2k instructions).
         let mut line = [b' '; 59];
@@ -450,9 +459,13 @@ fn set_mtime(f: &File, at_ms: u64) -> std::io::Result<()> {
 /// bytes left.
 fn compact(paths: &Paths, keep: Bounds, now_ms: u64) -> std::io::Result<(u64, u64)> {
     let lines = read_lines(paths)?;
+    // A send out now carries the first records: what it carries and is dropped here is
+    // counted apart, so that it is not counted as lost once the send is taken.
+    let out_now = super::in_flight::current(&paths.dir);
     let mut gap = Spooled {
         id: fresh_id()?,
         ts_ms: now_ms,
+        claim: out_now.as_ref().map(|c| c.id.clone()).unwrap_or_default(),
         ..Spooled::default()
     };
     // From the newest back: what fits stays.
@@ -472,6 +485,23 @@ fn compact(paths: &Paths, keep: Bounds, now_ms: u64) -> std::io::Result<(u64, u6
     for line in dropped {
         match serde_json::from_str::<Spooled>(line) {
             Ok(r) if r.dropped > 0 => {
+                match &out_now {
+                    // Made during this send: only what it counted as carried is carried.
+                    Some(c) if r.claim == c.id => {
+                        gap.in_flight += r.in_flight;
+                        for (k, n) in &r.in_flight_counts {
+                            *gap.in_flight_counts.entry(k.clone()).or_default() += n;
+                        }
+                    }
+                    // Older, and claimed: the send carries the whole gap.
+                    Some(c) if r.seq <= c.last_seq => {
+                        gap.in_flight += r.dropped;
+                        for (k, n) in &r.dropped_counts {
+                            *gap.in_flight_counts.entry(k.clone()).or_default() += n;
+                        }
+                    }
+                    _ => {}
+                }
                 gap.dropped += r.dropped;
                 for (k, n) in r.dropped_counts {
                     *gap.dropped_counts.entry(k).or_default() += n;
@@ -481,6 +511,10 @@ fn compact(paths: &Paths, keep: Bounds, now_ms: u64) -> std::io::Result<(u64, u6
             Ok(r) => {
                 gap.dropped += 1;
                 *gap.dropped_counts.entry(r.key()).or_default() += 1;
+                if out_now.as_ref().is_some_and(|c| r.seq <= c.last_seq) {
+                    gap.in_flight += 1;
+                    *gap.in_flight_counts.entry(r.key()).or_default() += 1;
+                }
                 gap.seq = gap.seq.max(r.seq);
             }
             Err(_) => {
@@ -501,47 +535,6 @@ fn compact(paths: &Paths, keep: Bounds, now_ms: u64) -> std::io::Result<(u64, u6
     kept::write_whole(&paths.spool, out.as_bytes())?;
     let records = kept_lines.len() as u64 + u64::from(gap.dropped > 0);
     Ok((records, out.len() as u64))
-}
-
-/// A line of the spool and its record (None: the line does not read as one).
-pub type Line = (String, Option<Spooled>);
-
-/// The first `n` records of the spool (unreadable lines are returned as None, to be removed
-/// with the batch they sit in).
-pub fn first(paths: &Paths, n: usize) -> std::io::Result<Vec<Line>> {
-    let _held = lock(paths)?;
-    Ok(read_lines(paths)?
-        .into_iter()
-        .take(n)
-        .map(|l| {
-            let r = serde_json::from_str::<Spooled>(&l).ok();
-            (l, r)
-        })
-        .collect())
-}
-
-/// Removes the records whose ids are in `ids`, and the unreadable lines before the last of
-/// them; the rest keep their order. Returns how many records are left.
-pub fn remove(paths: &Paths, ids: &[&str], unreadable: &[String]) -> std::io::Result<u64> {
-    let mut held = lock(paths)?;
-    let lines = read_lines(paths)?;
-    let id_of = |l: &str| serde_json::from_str::<Spooled>(l).ok().map(|r| r.id);
-    let left: Vec<&String> = lines
-        .iter()
-        .filter(|l| match id_of(l) {
-            Some(id) => !ids.contains(&id.as_str()),
-            None => !unreadable.contains(l),
-        })
-        .collect();
-    let mut out = String::new();
-    for l in &left {
-        out.push_str(l);
-        out.push('\n');
-    }
-    kept::write_whole(&paths.spool, out.as_bytes())?;
-    held.records = left.len() as u64;
-    held.save()?;
-    Ok(held.records)
 }
 
 /// What the spool holds now: records, bytes, and the oldest record's time.
@@ -627,9 +620,11 @@ mod tests {
         assert_eq!((held.records, held.seq), (records.len() as u64, 25));
         drop(held);
         // Removing a batch by id leaves the rest in order.
+        let (claim, _) = super::super::claim::first(&paths, 3).unwrap();
         let ids: Vec<&str> = records[..3].iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(remove(&paths, &ids, &[]).unwrap(), records.len() as u64 - 3);
-        let first = first(&paths, 1).unwrap();
+        let left = super::super::claim::taken(&paths, &claim, &ids, &[]).unwrap();
+        assert_eq!(left, records.len() as u64 - 3);
+        let (_, first) = super::super::claim::first(&paths, 1).unwrap();
         assert_eq!(first[0].1.as_ref().unwrap().seq, records[3].seq);
     }
 

@@ -89,7 +89,11 @@ pub fn record(
     } else {
         verdict
     };
+    // Sentinel's own records keep no secret the agent typed (`redact::kept`): any later
+    // session can read them, and the export's spool is built from them.
     let subject = subject(call, decided);
+    let subject = crate::ledger::redact::kept(&subject);
+    let reason = crate::ledger::redact::kept(&decided.reason).into_owned();
     let (api_ms, usage) = match &decided.api {
         Some(ApiOutcome::Answer(a)) => (Some(a.elapsed_ms as u64), a.usage),
         Some(ApiOutcome::Error(e)) => (Some(e.elapsed_ms as u64), None),
@@ -143,7 +147,7 @@ pub fn record(
         cwd: local.cwd.clone(),
         tier: decided.tier.as_str().to_string(),
         verdict: verdict.to_string(),
-        reason: decided.reason.clone(),
+        reason,
         rule,
         shadow,
         counted: Some(counted),

@@ -8,13 +8,85 @@
 //! - the password of a URL (`https://user:PASSWORD@host`);
 //! - a PEM private key's body, from its BEGIN line to its END line (or the end of the text).
 //!
-//! The local audit log keeps what was asked whole (it is the person's, 0600 in SENTINEL_HOME,
-//! and a reviewer needs the command as it ran); what goes to a collector goes through
-//! [`redacted`]. A value sent otherwise transformed (split, reversed, encrypted) is not
-//! recognised, as in `secrets`.
+//! The same redaction applies to what sentinel keeps on the machine: the audit log's and the
+//! stats journal's command and reason go through [`kept`] before they are written, so that
+//! sentinel's own records (which any later session can read, and which the export's spool is
+//! built from) are not a store of every secret an agent ever typed. What leaves the machine goes
+//! through [`redacted`] again on the way out. A value sent otherwise transformed (split,
+//! reversed, encrypted) is not recognised, as in `secrets`.
 
 use regex::Regex;
+use std::borrow::Cow;
 use std::sync::OnceLock;
+
+/// Words one of which every pattern below needs (compared in ASCII lower case): a text that has
+/// none of them, and no `%` or `+` that percent-decoding could turn into one, holds nothing
+/// [`redacted`] takes out, and is kept without compiling a pattern. Each pattern's own
+/// alternatives are listed: the key shapes' prefixes, the secret names, the password options'
+/// programs, a URL's `://`, the PEM header. `tests::every_pattern_needs_a_trigger` holds the
+/// list to the patterns.
+const TRIGGERS: &[&str] = &[
+    // key shapes (secrets::KEY_SHAPES)
+    "akia",
+    "asia",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "sk-",
+    "xox",
+    "glpat-",
+    "aiza",
+    "k_live_",
+    "npm_",
+    "-----begin",
+    // secret names and headers
+    "token",
+    "secret",
+    "passw",
+    "pwd",
+    "key",
+    "credential",
+    "dsn",
+    "database",
+    "conn",
+    "bearer",
+    "basic",
+    "authorization",
+    // URL passwords
+    "://",
+    // programs whose option takes a password (PASSWORD_OPTIONS)
+    "mysql",
+    "mariadb",
+    "sshpass",
+    "redis-cli",
+    "curl",
+    "wget",
+    "smbclient",
+    "rdesktop",
+    "xfreerdp",
+];
+
+/// Whether `text` may show a secret: one of [`TRIGGERS`] in it, or an escape.
+fn may_show_secret(text: &str) -> bool {
+    if text.contains(['%', '+']) {
+        return true;
+    }
+    let lower = text.to_ascii_lowercase();
+    TRIGGERS.iter().any(|t| lower.contains(t))
+}
+
+/// `text` as sentinel's own records keep it: [`redacted`], without the patterns' cost for the
+/// text that cannot hold a secret (most commands).
+pub fn kept(text: &str) -> Cow<'_, str> {
+    if may_show_secret(text) {
+        Cow::Owned(redact(text, false))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
 
 /// What stands in for a secret.
 pub const MARK: &str = "[REDACTED]";
@@ -38,8 +110,6 @@ fn named() -> &'static [Regex] {
             r#"(?i)\bauthorization\s*[:=]\s*["']?(?:[A-Za-z]+\s+)?([^\s"',;]+)"#.into(),
             // scheme://user:PASSWORD@host
             r#"(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]*:([^/\s@]+)@"#.into(),
-            // The allow-once code in a deny's reason: the person's grant, not the collector's.
-            r#"\ballow-once\s+([A-Z0-9]{4,})"#.into(),
         ]
         .into_iter()
         .chain(PASSWORD_OPTIONS.iter().map(|(programs, option)| {
@@ -55,6 +125,14 @@ fn named() -> &'static [Regex] {
     })
 }
 
+/// The allow-once code in a deny's reason: the person's grant, not the collector's. Sentinel's
+/// own records keep it (the agent read it in the reason already, and it ties a deny to the
+/// grant that let it through).
+fn codes() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"\ballow-once\s+([A-Z0-9]{4,})").expect("a constant regex"))
+}
+
 /// Programs whose option takes a password as its value (the value may be `user:password`, as
 /// curl's `-u`): `(programs as an alternation, the option)`.
 const PASSWORD_OPTIONS: &[(&str, &str)] = &[
@@ -66,8 +144,13 @@ const PASSWORD_OPTIONS: &[(&str, &str)] = &[
     ("smbclient|rdesktop|xfreerdp", "(?:-U|-p|/p:)"),
 ];
 
-/// `text` with every secret it shows replaced by [`MARK`] (see the module doc).
+/// `text` with every secret it shows replaced by [`MARK`] (see the module doc), allow-once
+/// codes included.
 pub fn redacted(text: &str) -> String {
+    redact(text, true)
+}
+
+fn redact(text: &str, with_codes: bool) -> String {
     let decoded = super::secrets::percent_decoded(text);
     // A secret written percent-encoded is judged in its decoded form; the decoded text is
     // what is kept then (a URL's escapes are lost, its secrets are not sent).
@@ -82,7 +165,8 @@ pub fn redacted(text: &str) -> String {
             cuts.push((m.start(), m.end()));
         }
     }
-    for re in named() {
+    let code = with_codes.then(codes);
+    for re in named().iter().chain(code) {
         for c in re.captures_iter(text) {
             if let Some(v) = c.iter().skip(1).flatten().next() {
                 cuts.push((v.start(), v.end()));
@@ -115,6 +199,7 @@ pub fn has_secret(text: &str) -> bool {
         .iter()
         .any(|(_, re)| re.is_match(text))
         || named().iter().any(|re| re.is_match(text))
+        || codes().is_match(text)
 }
 
 /// The byte ranges of private keys' bodies: after each BEGIN … PRIVATE KEY line's header, to
@@ -146,6 +231,89 @@ fn pem_bodies(text: &str) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every pattern needs one of the triggers: one example of each key shape (alternatives
+    /// apart), each password option's program and each secret name, alone, must pass the
+    /// prefilter; a new key shape without an example here fails the count.
+    #[test]
+    fn every_pattern_needs_a_trigger() {
+        let a36 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+        let shapes = [
+            "AKIAIOSFODNN7EXAMPLE".to_string(),
+            "ASIAIOSFODNN7EXAMPLE".to_string(),
+            format!("ghp_{a36}"),
+            format!("gho_{a36}"),
+            format!("ghu_{a36}"),
+            format!("ghs_{a36}"),
+            format!("ghr_{a36}"),
+            format!("github_pat_{a36}{a36}"),
+            format!("sk-ant-{a36}"),
+            format!("sk-proj-{a36}"),
+            format!("sk-{a36}"),
+            "xoxb-1234567890ab".to_string(),
+            "glpat-A1b2C3d4E5f6G7h8I9j0".to_string(),
+            format!("AIza{a36}"),
+            "sk_live_A1b2C3d4E5f6G7h8I9j0".to_string(),
+            "rk_live_A1b2C3d4E5f6G7h8I9j0".to_string(),
+            format!("npm_{a36}"),
+            "-----BEGIN OPENSSH PRIVATE KEY-----".to_string(),
+        ];
+        let shown = |t: &str| {
+            super::super::secrets::shapes()
+                .iter()
+                .any(|(_, re)| re.is_match(t))
+        };
+        for t in &shapes {
+            assert!(shown(t), "the example {t} matches no key shape");
+            assert!(may_show_secret(t), "{t} passes the prefilter unseen");
+        }
+        // 10 shapes, of which AWS, GitHub (six prefixes), OpenAI (two) and Stripe (two) have
+        // several spellings: a new shape needs its examples above.
+        assert_eq!(super::super::secrets::shapes().len(), 10);
+        for (programs, _) in PASSWORD_OPTIONS {
+            for program in programs.split('|') {
+                assert!(may_show_secret(program), "{program} has no trigger");
+            }
+        }
+        for word in [
+            "token",
+            "secret",
+            "passw",
+            "pwd",
+            "api_key",
+            "apikey",
+            "access-key",
+            "private_key",
+            "credential",
+            "session_key",
+            "auth-key",
+            "client_secret",
+            "dsn",
+            "database_url",
+            "connection_str",
+            "conn-str",
+            "password",
+            "passwd",
+            "bearer",
+            "basic",
+            "authorization",
+            "https://a:b@c",
+        ] {
+            assert!(
+                may_show_secret(&word.to_uppercase()),
+                "{word} has no trigger"
+            );
+        }
+        for text in [
+            "curl -u bob:Pw12345678 https://x",
+            "x AKIAIOSFODNN7EXAMPLE",
+            "DB_PASSWORD=hunter2hunter2 psql",
+            "git clone https://bob:s3cr3tpw@git.example/r.git",
+        ] {
+            assert_ne!(kept(text), text, "{text}");
+        }
+        assert!(matches!(kept("git status && ls -la src"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn secrets_of_every_kind_are_taken_out_and_the_rest_kept() {
@@ -215,7 +383,8 @@ mod corpus {
                 v["secret"].as_str().unwrap(),
             );
             let r = super::redacted(command);
-            if r.contains(secret) {
+            let k = super::kept(command);
+            if r.contains(secret) || k.contains(secret) {
                 missed.push(format!("held_out={} {command} -> {r}", v["held_out"]));
             }
         }
