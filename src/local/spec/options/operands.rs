@@ -132,6 +132,9 @@ pub(super) fn turned(kind: Kind, into: Option<Kind>) -> Kind {
         Some(Kind::Symlink) if kind == Kind::Link => Kind::Symlink,
         Some(Kind::Symlink) => kind,
         Some(Kind::DeleteTree) if kind == Kind::Delete => Kind::DeleteTree,
+        // A flag that keeps the files a delete names (`git rm --cached`: the index forgets
+        // them, the working tree keeps them).
+        Some(Kind::Path) if matches!(kind, Kind::Delete | Kind::DeleteTree) => Kind::Path,
         Some(t) if t != Kind::DeleteTree && kind.is_input_path() => t,
         Some(Kind::DeleteTree) if kind.is_input_path() => Kind::DeleteTree,
         _ => kind,
