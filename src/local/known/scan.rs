@@ -14,6 +14,8 @@ pub enum Kind {
     SecretPrinter,
     Runner,
     Writer,
+    WriteOption,
+    EditOption,
     Describer,
     SqlReading,
     SqlForbidden,
@@ -47,7 +49,7 @@ const fn info(kind: Kind, file: &'static str, word: &'static str, tightens: bool
 pub const FILES: [&str; 3] = ["signs.txt", "program_roles.txt", "sql_words.txt"];
 
 /// Every kind, in `Kind`'s order.
-pub const KINDS: [KindInfo; 15] = [
+pub const KINDS: [KindInfo; 17] = [
     info(Kind::OverrideWord, FILES[0], "override-word", true),
     info(Kind::OverridePhrase, FILES[0], "override-phrase", true),
     info(Kind::Egress, FILES[0], "egress", true),
@@ -57,6 +59,8 @@ pub const KINDS: [KindInfo; 15] = [
     info(Kind::SecretPrinter, FILES[0], "secret-printer", true),
     info(Kind::Runner, FILES[1], "runner", true),
     info(Kind::Writer, FILES[1], "writer", true),
+    info(Kind::WriteOption, FILES[1], "write-option", true),
+    info(Kind::EditOption, FILES[1], "edit-option", true),
     info(Kind::Describer, FILES[1], "describer", false),
     info(Kind::SqlReading, FILES[2], "reading", false),
     info(Kind::SqlForbidden, FILES[2], "forbidden", true),

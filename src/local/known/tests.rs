@@ -47,7 +47,7 @@ fn every_kind_has_bundled_entries_and_the_phrases_compile() {
     }
 }
 
-const KINDS_IN_ORDER: [Kind; 15] = [
+const KINDS_IN_ORDER: [Kind; 17] = [
     Kind::OverrideWord,
     Kind::OverridePhrase,
     Kind::Egress,
@@ -57,6 +57,8 @@ const KINDS_IN_ORDER: [Kind; 15] = [
     Kind::SecretPrinter,
     Kind::Runner,
     Kind::Writer,
+    Kind::WriteOption,
+    Kind::EditOption,
     Kind::Describer,
     Kind::SqlReading,
     Kind::SqlForbidden,

@@ -13,42 +13,6 @@ use crate::shell::{Cwd, SimpleCommand, Word, WordKind};
 use std::borrow::Cow;
 use std::path::Path;
 
-/// Options whose value is a file or directory the command writes: (command, options).
-pub(in crate::local) const WRITE_OPTIONS: &[(&str, &[&str])] = &[
-    (
-        "curl",
-        &[
-            "-o",
-            "--output",
-            "--output-dir",
-            "-c",
-            "--cookie-jar",
-            "-D",
-            "--dump-header",
-        ],
-    ),
-    (
-        "wget",
-        &[
-            "-O",
-            "--output-document",
-            "-P",
-            "--directory-prefix",
-            "-o",
-            "--output-file",
-            "-a",
-            "--append-output",
-        ],
-    ),
-    ("sort", &["-o", "--output"]),
-    ("tar", &["-C", "--directory", "-f", "--file"]),
-    ("unzip", &["-d"]),
-    ("git", &["-o", "--output"]),
-    ("time", &["-o", "--output"]),
-    ("tree", &["-o"]),
-    ("sed", &["-i", "--in-place"]),
-];
-
 /// The directory a command runs in, or None when a `cd` made it unknown; borrowed from the
 /// context when no `cd` changed it.
 pub(in crate::local) fn effective_cwd<'a>(
@@ -224,24 +188,34 @@ pub(in crate::local) fn excluded_write(
     if rules.known.holds(Kind::Writer, cmd.name()) {
         targets.extend(path_args(cmd));
     }
-    if let Some((_, options)) = WRITE_OPTIONS.iter().find(|(name, _)| *name == cmd.name()) {
+    // Options whose value it writes, or that make it rewrite every path it is given
+    // (`write-option`, `edit-option` in `rules/program_roles.txt`).
+    let of = |kind: Kind| -> Vec<&str> {
+        rules
+            .known
+            .entries(kind)
+            .filter_map(|e| e.strip_prefix(cmd.name())?.strip_prefix(' '))
+            .collect()
+    };
+    let (writes, edits) = (of(Kind::WriteOption), of(Kind::EditOption));
+    if !writes.is_empty() || !edits.is_empty() {
         let args = cmd.args();
         for (i, w) in args.iter().enumerate() {
-            if options.contains(&w.text.as_str()) {
-                if cmd.name() == "sed" {
-                    // sed -i edits every file it is given.
-                    targets.extend(path_args(cmd));
-                } else if let Some(v) = args.get(i + 1) {
-                    targets.push(v.clone());
+            let (opt, glued) = match w.text.split_once('=') {
+                Some((o, v)) => (o, Some(v)),
+                None => (w.text.as_str(), None),
+            };
+            if edits.contains(&opt) {
+                targets.extend(path_args(cmd));
+            } else if writes.contains(&opt) {
+                match glued {
+                    Some(v) => targets.push(Word {
+                        text: v.to_string(),
+                        kind: w.kind,
+                        value: None,
+                    }),
+                    None => targets.extend(args.get(i + 1).cloned()),
                 }
-            } else if let Some((opt, v)) = w.text.split_once('=')
-                && options.contains(&opt)
-            {
-                targets.push(Word {
-                    text: v.to_string(),
-                    kind: w.kind,
-                    value: None,
-                });
             }
         }
     }

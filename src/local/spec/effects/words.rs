@@ -66,22 +66,13 @@ pub(super) fn plain_assignment(w: &Word) -> bool {
     let Some((name, value)) = w.text.split_once('=') else {
         return false;
     };
-    const PROGRAMS: &[&str] = &[
-        "SHELL",
-        ".SHELLFLAGS",
-        "MAKE",
-        "MAKESHELL",
-        "CC",
-        "CXX",
-        "CPP",
-        "LD",
-        "AR",
-        "AS",
-        "FC",
-    ];
     w.is_literal()
         && !crate::shell::is_dangerous_variable(name)
-        && !PROGRAMS.contains(&name)
+        // A name that picks a program or loads code (`CC`, `SHELL`, `AR`: a `!` line of
+        // `rules/env_vars.txt`), as the recipes read it.
+        && !crate::local::spec::env_vars::known(name).may_change_what_runs()
+        // make's special variables (`.SHELLFLAGS`, `.RECIPEPREFIX`) change how recipes run.
+        && !name.starts_with('.')
         && value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_.,:+-=@%".contains(c))
