@@ -15,6 +15,7 @@
 //! answer that every layer shares.
 
 pub mod agents;
+pub mod ascii_regex;
 pub mod call;
 pub mod carried_secrets;
 pub mod clock;

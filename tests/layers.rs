@@ -11,6 +11,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("clock", 0),
     ("text", 0),
     ("digest", 0),
+    ("ascii_regex", 0),
     ("lists", 0),
     ("decision", 0),
     ("platform", 0),

@@ -15,7 +15,7 @@
 //! through [`redacted`] again on the way out. A value sent otherwise transformed (split,
 //! reversed, encrypted) is not recognised, as in `secrets`.
 
-use regex::Regex;
+use crate::ascii_regex::{self, Regex};
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -69,13 +69,48 @@ const TRIGGERS: &[&str] = &[
     "xfreerdp",
 ];
 
-/// Whether `text` may show a secret: one of [`TRIGGERS`] in it, or an escape.
+/// The bit of a byte pair (ASCII case folded) in a 256-bit set.
+const fn pair_bit(a: u8, b: u8) -> usize {
+    let pair = (a.to_ascii_lowercase() as u32) << 8 | b.to_ascii_lowercase() as u32;
+    (pair.wrapping_mul(0x9E37_79B1) >> 24) as usize
+}
+
+/// Each trigger's byte pairs: a text without all of one's pairs cannot contain it.
+const TRIGGER_PAIRS: [[u64; 4]; TRIGGERS.len()] = {
+    let mut out = [[0u64; 4]; TRIGGERS.len()];
+    let mut i = 0;
+    while i < TRIGGERS.len() {
+        let t = TRIGGERS[i].as_bytes();
+        let mut j = 1;
+        while j < t.len() {
+            let bit = pair_bit(t[j - 1], t[j]);
+            out[i][bit >> 6] |= 1 << (bit & 63);
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
+/// Whether `text` may show a secret: one of [`TRIGGERS`] in it (in any case), or an escape.
+/// One pass collects the text's byte pairs; only a trigger whose pairs are all there is looked
+/// for (a `str::contains` per trigger costs a searcher's setup each, ~15K instructions a call,
+/// and trying every trigger at every byte ~80 instructions a byte).
 fn may_show_secret(text: &str) -> bool {
-    if text.contains(['%', '+']) {
+    let b = text.as_bytes();
+    let mut pairs = [0u64; 4];
+    for w in b.windows(2) {
+        let bit = pair_bit(w[0], w[1]);
+        pairs[bit >> 6] |= 1 << (bit & 63);
+    }
+    if b.iter().any(|&c| c == b'%' || c == b'+') {
         return true;
     }
-    let lower = text.to_ascii_lowercase();
-    TRIGGERS.iter().any(|t| lower.contains(t))
+    TRIGGERS.iter().zip(TRIGGER_PAIRS).any(|(t, need)| {
+        (0..4).all(|k| need[k] & pairs[k] == need[k])
+            && b.windows(t.len())
+                .any(|w| w.eq_ignore_ascii_case(t.as_bytes()))
+    })
 }
 
 /// `text` as sentinel's own records keep it: [`redacted`], without the patterns' cost for the
@@ -91,57 +126,165 @@ pub fn kept(text: &str) -> Cow<'_, str> {
 /// What stands in for a secret.
 pub const MARK: &str = "[REDACTED]";
 
-/// Values named as secrets: `NAME=v`, `NAME: v`, `"name": "v"`, `--name v`, `--name=v`.
-fn named() -> &'static [Regex] {
-    static RE: OnceLock<Vec<Regex>> = OnceLock::new();
-    RE.get_or_init(|| {
-        let name = r"(?:token|secret|passw|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|session[_-]?key|auth[_-]?key|client[_-]?secret|dsn|database[_-]?url|conn(?:ection)?[_-]?str)";
-        [
+/// A pattern and the words a text must hold for it to match (one of each group, compared in
+/// ASCII lower case), compiled the first time a text holds them: a command with `curl` and a
+/// URL compiles none of them unless it also has `-u` or an `@` after the `://`.
+struct Gated {
+    source: String,
+    gate: Vec<&'static [&'static str]>,
+    /// What is taken out: the first group that took part (else the whole match).
+    re: OnceLock<Option<Regex>>,
+}
+
+impl Gated {
+    fn new(source: String, gate: Vec<&'static [&'static str]>) -> Gated {
+        Gated {
+            source,
+            gate,
+            re: OnceLock::new(),
+        }
+    }
+
+    /// The pattern, when `lower` (the text in lower case) holds its words.
+    fn for_text(&self, lower: &str) -> Option<&Regex> {
+        if !self
+            .gate
+            .iter()
+            .all(|any| any.iter().any(|w| lower.contains(w)))
+        {
+            return None;
+        }
+        self.re
+            .get_or_init(|| ascii_regex::compile(&self.source, true).ok())
+            .as_ref()
+    }
+}
+
+/// The names that say secret, as the patterns below spell them, and as their gate.
+const NAME: &str = r"(?:token|secret|passw|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|session[_-]?key|auth[_-]?key|client[_-]?secret|dsn|database[_-]?url|conn(?:ection)?[_-]?str)";
+const NAME_WORDS: &[&str] = &[
+    "token",
+    "secret",
+    "passw",
+    "pwd",
+    "key",
+    "credential",
+    "dsn",
+    "database",
+    "conn",
+];
+
+/// The words each key shape (`secrets::KEY_SHAPES`, in its order) starts with.
+const SHAPE_GATES: [&[&str]; 10] = [
+    &["akia", "asia"],
+    &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+    &["sk-ant-"],
+    &["sk-"],
+    &["xox"],
+    &["glpat-"],
+    &["aiza"],
+    &["k_live_"],
+    &["npm_"],
+    &["-----begin"],
+];
+
+/// Every pattern: the key shapes (`secrets`' list), then the values named as secrets (`NAME=v`,
+/// `NAME: v`, `"name": "v"`, `--name v`, `--name=v`, …), then the password options.
+fn patterns() -> &'static [Gated] {
+    static ALL: OnceLock<Vec<Gated>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let shapes = (super::secrets::KEY_SHAPES.iter())
+            .zip(SHAPE_GATES)
+            .map(|((_, p), gate)| Gated::new(format!("({p})"), vec![gate]));
+        let named = [
             // NAME=value, NAME: value, "name": "value" (the name may carry more around it).
-            format!(
-                r#"(?i)[A-Za-z0-9_.\-]*{name}[A-Za-z0-9_.\-]*["']?\s*[:=]\s*["']?([^\s"',;&]+)"#
+            (
+                format!(
+                    r#"(?i)[A-Za-z0-9_.\-]*{NAME}[A-Za-z0-9_.\-]*["']?\s*[:=]\s*["']?([^\s"',;&]+)"#
+                ),
+                vec![NAME_WORDS, &[":", "="][..]],
             ),
             // --name value (an option whose name says secret, its value the next word).
-            format!(r#"(?i)(?:^|\s)--?[A-Za-z0-9_\-]*{name}[A-Za-z0-9_\-]*\s+["']?([^\s"',;&]+)"#),
+            (
+                format!(
+                    r#"(?i)(?:^|\s)--?[A-Za-z0-9_\-]*{NAME}[A-Za-z0-9_\-]*\s+["']?([^\s"',;&]+)"#
+                ),
+                vec![NAME_WORDS, &["-"][..]],
+            ),
             // password VALUE (a netrc, a prompt's answer).
-            r#"(?i)\b(?:password|passwd|secret|token)\s+["']?([^\s"',;&-][^\s"',;&]*)"#.into(),
+            (
+                r#"(?i)\b(?:password|passwd|secret|token)\s+["']?([^\s"',;&-][^\s"',;&]*)"#.into(),
+                vec![&["passw", "secret", "token"][..]],
+            ),
             // Authorization: Bearer VALUE / Basic VALUE, and a bare `Bearer VALUE`.
-            r#"(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=\-]{8,})"#.into(),
-            r#"(?i)\bauthorization\s*[:=]\s*["']?(?:[A-Za-z]+\s+)?([^\s"',;]+)"#.into(),
+            (
+                r#"(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=\-]{8,})"#.into(),
+                vec![&["bearer", "basic"][..]],
+            ),
+            (
+                r#"(?i)\bauthorization\s*[:=]\s*["']?(?:[A-Za-z]+\s+)?([^\s"',;]+)"#.into(),
+                vec![&["authorization"][..]],
+            ),
             // scheme://user:PASSWORD@host
-            r#"(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]*:([^/\s@]+)@"#.into(),
+            (
+                r#"(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]*:([^/\s@]+)@"#.into(),
+                vec![&["://"][..], &["@"][..]],
+            ),
         ]
         .into_iter()
-        .chain(PASSWORD_OPTIONS.iter().map(|(programs, option)| {
+        .map(|(p, gate)| Gated::new(p, gate));
+        let options = PASSWORD_OPTIONS.iter().map(|(programs, option, gate)| {
             // PROGRAM … OPTION VALUE or OPTIONVALUE (a `user:` before the value stays).
-            format!(
-                r#"(?:^|[^A-Za-z0-9_./\-])(?:{programs})\s(?:[^;&|]*\s)?{option}\s*["']?(?:[^\s:"'@]+:)?([^\s"']+)"#
+            Gated::new(
+                format!(
+                    r#"(?:^|[^A-Za-z0-9_./\-])(?:{programs})\s(?:[^;&|]*\s)?{option}\s*["']?(?:[^\s:"'@]+:)?([^\s"']+)"#
+                ),
+                gate.to_vec(),
             )
-        }))
-        .collect::<Vec<String>>()
-        .iter()
-        .map(|p| Regex::new(p).expect("a constant regex"))
-        .collect()
+        });
+        shapes.chain(named).chain(options).collect()
     })
 }
 
 /// The allow-once code in a deny's reason: the person's grant, not the collector's. Sentinel's
 /// own records keep it (the agent read it in the reason already, and it ties a deny to the
 /// grant that let it through).
-fn codes() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"\ballow-once\s+([A-Z0-9]{4,})").expect("a constant regex"))
+fn codes() -> &'static Gated {
+    static RE: OnceLock<Gated> = OnceLock::new();
+    RE.get_or_init(|| {
+        Gated::new(
+            r"\ballow-once\s+([A-Z0-9]{4,})".into(),
+            vec![&["allow-once"][..]],
+        )
+    })
 }
 
 /// Programs whose option takes a password as its value (the value may be `user:password`, as
-/// curl's `-u`): `(programs as an alternation, the option)`.
-const PASSWORD_OPTIONS: &[(&str, &str)] = &[
-    ("mysql|mysqldump|mysqladmin|mariadb", "-p"),
-    ("sshpass", "-p"),
-    ("redis-cli", "-a"),
-    ("curl", "(?:-u|--user|--proxy-user|-U)"),
-    ("wget", "(?:--password|--http-password|--ftp-password)=?"),
-    ("smbclient|rdesktop|xfreerdp", "(?:-U|-p|/p:)"),
+/// curl's `-u`): `(programs as an alternation, the option, the gate: one word of each group)`.
+#[allow(clippy::type_complexity)]
+const PASSWORD_OPTIONS: &[(&str, &str, &[&[&str]])] = &[
+    (
+        "mysql|mysqldump|mysqladmin|mariadb",
+        "-p",
+        &[&["mysql", "mariadb"], &["-p"]],
+    ),
+    ("sshpass", "-p", &[&["sshpass"], &["-p"]]),
+    ("redis-cli", "-a", &[&["redis-cli"], &["-a"]]),
+    (
+        "curl",
+        "(?:-u|--user|--proxy-user|-U)",
+        &[&["curl"], &["-u", "--user", "--proxy-user"]],
+    ),
+    (
+        "wget",
+        "(?:--password|--http-password|--ftp-password)=?",
+        &[&["wget"], &["password"]],
+    ),
+    (
+        "smbclient|rdesktop|xfreerdp",
+        "(?:-U|-p|/p:)",
+        &[&["smbclient", "rdesktop", "xfreerdp"], &["-u", "-p", "/p:"]],
+    ),
 ];
 
 /// `text` with every secret it shows replaced by [`MARK`] (see the module doc), allow-once
@@ -160,17 +303,27 @@ fn redact(text: &str, with_codes: bool) -> String {
         text
     };
     let mut cuts: Vec<(usize, usize)> = Vec::new();
-    for (_, re) in super::secrets::shapes() {
-        for m in re.find_iter(text) {
-            cuts.push((m.start(), m.end()));
+    let bytes = text.as_bytes();
+    let lower = text.to_ascii_lowercase();
+    let code = with_codes.then(codes);
+    for re in patterns()
+        .iter()
+        .chain(code)
+        .filter_map(|g| g.for_text(&lower))
+    {
+        for c in re.captures_iter(bytes) {
+            if let Some(v) = (1..c.group_len()).find_map(|i| c.get_group(i)) {
+                cuts.push((v.start, v.end));
+            }
         }
     }
-    let code = with_codes.then(codes);
-    for re in named().iter().chain(code) {
-        for c in re.captures_iter(text) {
-            if let Some(v) = c.iter().skip(1).flatten().next() {
-                cuts.push((v.start(), v.end()));
-            }
+    // The patterns are ASCII; a cut is widened to whole characters all the same.
+    for (start, end) in &mut cuts {
+        while !text.is_char_boundary(*start) {
+            *start -= 1;
+        }
+        while !text.is_char_boundary(*end) {
+            *end += 1;
         }
     }
     cuts.extend(pem_bodies(text));
@@ -195,11 +348,10 @@ fn redact(text: &str, with_codes: bool) -> String {
 
 /// Whether `text` shows a secret [`redacted`] takes out.
 pub fn has_secret(text: &str) -> bool {
-    super::secrets::shapes()
-        .iter()
-        .any(|(_, re)| re.is_match(text))
-        || named().iter().any(|re| re.is_match(text))
-        || codes().is_match(text)
+    let lower = text.to_ascii_lowercase();
+    (patterns().iter().chain([codes()]))
+        .filter_map(|g| g.for_text(&lower))
+        .any(|re| re.is_match(text.as_bytes()))
 }
 
 /// The byte ranges of private keys' bodies: after each BEGIN … PRIVATE KEY line's header, to
@@ -266,11 +418,15 @@ mod tests {
         for t in &shapes {
             assert!(shown(t), "the example {t} matches no key shape");
             assert!(may_show_secret(t), "{t} passes the prefilter unseen");
+            assert!(
+                redacted(t).contains(MARK),
+                "{t}: its gate keeps its pattern off"
+            );
         }
         // 10 shapes, of which AWS, GitHub (six prefixes), OpenAI (two) and Stripe (two) have
         // several spellings: a new shape needs its examples above.
         assert_eq!(super::super::secrets::shapes().len(), 10);
-        for (programs, _) in PASSWORD_OPTIONS {
+        for (programs, _, _) in PASSWORD_OPTIONS {
             for program in programs.split('|') {
                 assert!(may_show_secret(program), "{program} has no trigger");
             }

@@ -29,7 +29,7 @@ pub const MAX_ENTRIES: usize = 4096;
 pub const MAX_SCAN_BYTES: usize = 512 * 1024;
 
 /// Obvious key shapes: (what it is, pattern).
-const KEY_SHAPES: &[(&str, &str)] = &[
+pub(crate) const KEY_SHAPES: &[(&str, &str)] = &[
     ("an AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     (
         "a GitHub token",

@@ -3,8 +3,8 @@
 //! sends to a server (`curl -d 'DROP TABLE users' localhost:8123`). Also the helpers the MCP
 //! specs share with it (verdict names, rule references).
 
+use crate::ascii_regex::{self, Regex};
 use crate::decision::{RuleRef, Verdict};
-use regex::Regex;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -99,7 +99,8 @@ pub fn load() -> Result<Vec<Word>, String> {
             }
         };
         words.push(Word {
-            re: Regex::new(&w.pattern).map_err(|e| format!("rules/{file}:{at}: {e}"))?,
+            re: ascii_regex::compile(&w.pattern, false)
+                .map_err(|e| format!("rules/{file}:{at}: {e}"))?,
             on_name,
             on_request,
             verdict,
@@ -114,33 +115,83 @@ fn loaded() -> &'static Result<Vec<Word>, String> {
     L.get_or_init(load)
 }
 
-/// The first word that denies and that `text` holds: what a request body makes a database's
-/// HTTP port do (`curl -d 'DROP TABLE users' localhost:8123`) is judged as the same words
-/// given to a SQL tool. None when the words do not load (a test holds them).
-pub fn destructive_text(text: &str) -> Option<RuleRef> {
+/// Which words a search tries.
+#[derive(Clone, Copy)]
+enum Use {
+    /// What a text given to a program holds (the input words).
+    Input,
+    /// A request line: the request words.
+    Request,
+    /// A request line to this machine, or a DELETE: the request and the input words.
+    RequestOrInput,
+}
+
+impl Use {
+    fn tries(self, on_name: bool, on_request: bool, verdict: Verdict) -> bool {
+        let by_use = match self {
+            Use::Input => !on_request,
+            Use::Request => on_request,
+            Use::RequestOrInput => true,
+        };
+        !on_name && by_use && verdict == Verdict::Deny
+    }
+}
+
+/// One pattern joining those of the words a use tries. Most texts hold none, and one compile of
+/// the union costs a fraction of one per word (each word is compiled only when the union
+/// matches). None when the words do not read: the words are then tried one by one.
+fn union(u: Use) -> Option<&'static Regex> {
+    static UNIONS: [OnceLock<Option<Regex>>; 3] = [const { OnceLock::new() }; 3];
+    UNIONS[u as usize]
+        .get_or_init(|| {
+            let parsed: WordsFile = toml::from_str(WORDS.1).ok()?;
+            let mut joined = Vec::new();
+            for w in &parsed.word {
+                let (on_name, on_request) = match w.applies_to.as_deref() {
+                    Some("name") => (true, false),
+                    Some("request") => (false, true),
+                    _ => (false, false),
+                };
+                if u.tries(on_name, on_request, verdict_of(&w.verdict).ok()?) {
+                    joined.push(format!("(?:{})", w.pattern));
+                }
+            }
+            ascii_regex::compile(&joined.join("|"), false).ok()
+        })
+        .as_ref()
+}
+
+/// The first word (in the file's order) of those `u` tries that `text` holds.
+fn first_held(text: &str, u: Use) -> Option<RuleRef> {
+    if union(u).is_some_and(|re| !re.is_match(text.as_bytes())) {
+        return None;
+    }
     let Ok(words) = loaded() else {
         return None;
     };
     words
         .iter()
-        .find(|w| !w.on_name && !w.on_request && w.verdict == Verdict::Deny && w.re.is_match(text))
+        .find(|w| u.tries(w.on_name, w.on_request, w.verdict) && w.re.is_match(text.as_bytes()))
         .map(|w| w.rule.clone())
+}
+
+/// The first word that denies and that `text` holds: what a request body makes a database's
+/// HTTP port do (`curl -d 'DROP TABLE users' localhost:8123`) is judged as the same words
+/// given to a SQL tool. None when the words do not load (a test holds them).
+pub fn destructive_text(text: &str) -> Option<RuleRef> {
+    first_held(text, Use::Input)
 }
 
 /// The first word that denies and that an HTTP request line (`METHOD URL`) holds: the
 /// request words, and with `any_word` (a host on this machine, or a DELETE) the input words
 /// too.
 pub fn destructive_request(line: &str, any_word: bool) -> Option<RuleRef> {
-    let Ok(words) = loaded() else {
-        return None;
-    };
-    words
-        .iter()
-        .find(|w| {
-            !w.on_name
-                && (w.on_request || any_word)
-                && w.verdict == Verdict::Deny
-                && w.re.is_match(line)
-        })
-        .map(|w| w.rule.clone())
+    first_held(
+        line,
+        if any_word {
+            Use::RequestOrInput
+        } else {
+            Use::Request
+        },
+    )
 }

@@ -422,7 +422,7 @@ pub fn mcp_decision(
                             reason = "SQL that does more than read (a write, a schema change, a function sentinel does not know)".into();
                         }
                         for w in loaded.words.iter().filter(|w| !w.on_name && !w.on_request) {
-                            if w.re.is_match(q) {
+                            if w.re.is_match(q.as_bytes()) {
                                 reports.push(report(
                                     crate::text::excerpt(q),
                                     w.verdict,
@@ -487,7 +487,7 @@ pub fn mcp_decision(
         }
         None => {
             for w in loaded.words.iter().filter(|w| w.on_name) {
-                if w.re.is_match(name) {
+                if w.re.is_match(name.as_bytes()) {
                     reports.push(report(
                         name,
                         w.verdict,
@@ -542,7 +542,7 @@ fn input_scan(
     let mut host = None;
     for v in &values {
         for w in words.iter().filter(|w| !w.on_name && !w.on_request) {
-            if w.re.is_match(v) {
+            if w.re.is_match(v.as_bytes()) {
                 out.push(report(
                     crate::text::excerpt(v),
                     w.verdict,
