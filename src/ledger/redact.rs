@@ -132,6 +132,8 @@ pub const MARK: &str = "[REDACTED]";
 struct Gated {
     source: String,
     gate: Vec<&'static [&'static str]>,
+    /// A closer look the text must also pass (a name word used as a name: `X_TOKEN=`, `--token`).
+    shape: Option<fn(&[u8]) -> bool>,
     /// What is taken out: the first group that took part (else the whole match).
     re: OnceLock<Option<Regex>>,
 }
@@ -141,8 +143,14 @@ impl Gated {
         Gated {
             source,
             gate,
+            shape: None,
             re: OnceLock::new(),
         }
+    }
+
+    fn shaped(mut self, shape: fn(&[u8]) -> bool) -> Gated {
+        self.shape = Some(shape);
+        self
     }
 
     /// The pattern, when `lower` (the text in lower case) holds its words.
@@ -174,6 +182,47 @@ const NAME_WORDS: &[&str] = &[
     "conn",
 ];
 
+/// Where a name word occurs in `lower`, with the span of the name around it (`[A-Za-z0-9_.-]`).
+fn names_around(lower: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let part = |c: u8| c.is_ascii_alphanumeric() || b"_.-".contains(&c);
+    NAME_WORDS.iter().flat_map(move |w| {
+        let w = w.as_bytes();
+        (0..lower.len().saturating_sub(w.len() - 1))
+            .filter(move |&i| lower[i..].starts_with(w))
+            .map(move |i| {
+                let mut start = i;
+                while start > 0 && part(lower[start - 1]) {
+                    start -= 1;
+                }
+                let mut end = i + w.len();
+                while end < lower.len() && part(lower[end]) {
+                    end += 1;
+                }
+                (start, end)
+            })
+    })
+}
+
+/// A name word in a name that is assigned: `DB_PASSWORD=`, `"api_key": `, `token :`.
+fn assigned_name(lower: &[u8]) -> bool {
+    names_around(lower).any(|(_, mut j)| {
+        if j < lower.len() && (lower[j] == b'"' || lower[j] == b'\'') {
+            j += 1;
+        }
+        while j < lower.len() && lower[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        j < lower.len() && (lower[j] == b':' || lower[j] == b'=')
+    })
+}
+
+/// A name word in an option's name: `--api-key`, `-token`.
+fn option_name(lower: &[u8]) -> bool {
+    names_around(lower).any(|(start, _)| {
+        lower[start] == b'-' && (start == 0 || lower[start - 1].is_ascii_whitespace())
+    })
+}
+
 /// The words each key shape (`secrets::KEY_SHAPES`, in its order) starts with.
 const SHAPE_GATES: [&[&str]; 10] = [
     &["akia", "asia"],
@@ -203,6 +252,7 @@ fn patterns() -> &'static [Gated] {
                     r#"(?i)[A-Za-z0-9_.\-]*{NAME}[A-Za-z0-9_.\-]*["']?\s*[:=]\s*["']?([^\s"',;&]+)"#
                 ),
                 vec![NAME_WORDS, &[":", "="][..]],
+                Some(assigned_name as fn(&[u8]) -> bool),
             ),
             // --name value (an option whose name says secret, its value the next word).
             (
@@ -210,29 +260,43 @@ fn patterns() -> &'static [Gated] {
                     r#"(?i)(?:^|\s)--?[A-Za-z0-9_\-]*{NAME}[A-Za-z0-9_\-]*\s+["']?([^\s"',;&]+)"#
                 ),
                 vec![NAME_WORDS, &["-"][..]],
+                Some(option_name as fn(&[u8]) -> bool),
             ),
             // password VALUE (a netrc, a prompt's answer).
             (
-                r#"(?i)\b(?:password|passwd|secret|token)\s+["']?([^\s"',;&-][^\s"',;&]*)"#.into(),
-                vec![&["passw", "secret", "token"][..]],
+                r#"(?i)\b(?:password|passwd)\s+["']?([^\s"',;&-][^\s"',;&]*)"#.into(),
+                vec![&["passw"][..]],
+                None,
+            ),
+            // secret VALUE, token VALUE: a value with a digit (`the token refresh` is prose).
+            (
+                r#"(?i)\b(?:secret|token)\s+["']?([^\s"',;&0-9-][^\s"',;&0-9]*[0-9][^\s"',;&]*)"#.into(),
+                vec![&["secret", "token"][..]],
+                None,
             ),
             // Authorization: Bearer VALUE / Basic VALUE, and a bare `Bearer VALUE`.
             (
                 r#"(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=\-]{8,})"#.into(),
                 vec![&["bearer", "basic"][..]],
+                None,
             ),
             (
                 r#"(?i)\bauthorization\s*[:=]\s*["']?(?:[A-Za-z]+\s+)?([^\s"',;]+)"#.into(),
                 vec![&["authorization"][..]],
+                None,
             ),
             // scheme://user:PASSWORD@host
             (
                 r#"(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]*:([^/\s@]+)@"#.into(),
                 vec![&["://"][..], &["@"][..]],
+                None,
             ),
         ]
         .into_iter()
-        .map(|(p, gate)| Gated::new(p, gate));
+        .map(|(p, gate, shape)| match shape {
+            Some(shape) => Gated::new(p, gate).shaped(shape),
+            None => Gated::new(p, gate),
+        });
         let options = PASSWORD_OPTIONS.iter().map(|(programs, option, gate)| {
             // PROGRAM … OPTION VALUE or OPTIONVALUE (a `user:` before the value stays).
             Gated::new(
