@@ -65,6 +65,9 @@ struct RawSpec {
     url: Vec<String>,
     #[serde(default)]
     paths: Vec<String>,
+    /// Fields the server passes to its program as arguments (`git diff TARGET`).
+    #[serde(default)]
+    argv: Vec<String>,
     #[serde(default)]
     when: Vec<RawWhen>,
 }
@@ -94,6 +97,7 @@ pub struct Spec {
     sql: Vec<String>,
     url: Vec<String>,
     paths: Vec<String>,
+    argv: Vec<String>,
     when: Vec<When>,
 }
 
@@ -165,6 +169,7 @@ fn load() -> Result<Loaded, String> {
                 sql: raw.sql,
                 url: raw.url,
                 paths: raw.paths,
+                argv: raw.argv,
                 when,
             });
         }
@@ -278,6 +283,16 @@ fn out_going(text: &str, seen: &[String], rules: &Rules, ctx: &Context) -> Vec<C
             None,
         ));
     }
+    if let Some(host) = metadata_host(&decoded) {
+        out.push(report(
+            shown.clone(),
+            Verdict::Deny,
+            format!(
+                "`{host}` answers this machine's cloud credentials (rules/metadata_hosts.txt); instead: ask the person for what the task needs from the cloud"
+            ),
+            None,
+        ));
+    }
     for part in decoded.split_whitespace() {
         if let Some(path) = part.strip_prefix("file://")
             && let Some(p) = local_paths::resolve(path, ctx.cwd, ctx.home)
@@ -297,6 +312,24 @@ fn out_going(text: &str, seen: &[String], rules: &Rules, ctx: &Context) -> Vec<C
         }
     }
     out
+}
+
+/// The first URL host in `text` that answers cloud credentials (`rules/metadata_hosts.txt`).
+fn metadata_host(text: &str) -> Option<String> {
+    let hosts = || crate::lists::entries(include_str!("../../rules/metadata_hosts.txt"));
+    text.match_indices("://").find_map(|(at, _)| {
+        let rest = &text[at + 3..];
+        let authority = rest
+            .split(|c: char| c == '/' || c == '?' || c == '#' || c.is_whitespace())
+            .next()?;
+        let host = authority.rsplit('@').next()?;
+        let host = match host.strip_prefix('[') {
+            Some(v6) => v6.split(']').next()?,
+            None => host.split(':').next()?,
+        };
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        hosts().any(|h| h == host).then_some(host)
+    })
 }
 
 /// The start of the password in a URL's user info (`https://u:PASSWORD@host`).
@@ -454,6 +487,26 @@ pub fn mcp_decision(
                 if verdict == Verdict::Allow && !local_paths::is_within(&real, ctx.project()) {
                     verdict = Verdict::Uncertain;
                     reason = format!("`{p}` {} is outside the project", real.display());
+                }
+            }
+            // A value the server hands its program as an argument is an option when it starts
+            // with `-`: `git diff --output=~/.bashrc` writes anywhere.
+            for f in &s.argv {
+                let values: Vec<&str> = match input.get(f) {
+                    Some(Value::String(t)) => vec![t.as_str()],
+                    Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+                    _ => continue,
+                };
+                if let Some(v) = values.iter().find(|v| v.trim_start().starts_with('-')) {
+                    reports.push(report(
+                        format!("{name} {f}={}", crate::text::excerpt(v)),
+                        Verdict::Deny,
+                        format!(
+                            "`{f}` is passed to the server's program as an argument, where `{}` is read as an option (an option can write or run anything); instead: name a revision, branch or path that does not start with `-`",
+                            crate::text::excerpt(v)
+                        ),
+                        Some(s.rule.clone()),
+                    ));
                 }
             }
             for w in &s.when {

@@ -161,6 +161,16 @@ pub enum Kind {
     /// A wildcard over the whole path that picks entries (`find -path`, `-wholename`): a test as
     /// `filter` is, whose entries can be listed.
     PathFilter,
+    /// A text, or with a leading `@` a file whose content is read (curl's `-H @FILE`,
+    /// `--variable NAME@FILE` is `text`): `-H @~/.aws/credentials` sends the keys as headers.
+    TextOrFile,
+    /// curl's `-w` format: `@FILE` reads the format from FILE (and prints it, the keys of a
+    /// credential with it); `%output{FILE}` and `%output{>>FILE}` write what follows to FILE.
+    WriteOut,
+    /// A jq or yq filter: one that imports modules or data files (`import "x" as $c`,
+    /// `include`), loads files (yq's `load`) or reads the environment (`env`, `$ENV`,
+    /// `strenv`) is not text.
+    FilterProgram,
 }
 
 impl Kind {
@@ -214,6 +224,9 @@ impl Kind {
             "exclude" => Kind::Exclude,
             "exclude-dir" => Kind::ExcludeDir,
             "path-filter" => Kind::PathFilter,
+            "text-or-file" => Kind::TextOrFile,
+            "write-out" => Kind::WriteOut,
+            "filter-program" => Kind::FilterProgram,
             _ => return None,
         })
     }

@@ -330,6 +330,49 @@ fn from_reading(
                 ),
                 remote: true,
             },
+            Kind::FilterProgram => match filter_reaches_out(w.known_value()) {
+                None => continue,
+                Some(why) => Effect::Review {
+                    why,
+                    rule: spec.rule.clone(),
+                },
+            },
+            Kind::TextOrFile | Kind::WriteOut => {
+                let text = w.known_value().unwrap_or(&w.text);
+                let file = |t: &str| Word {
+                    text: t.to_string(),
+                    kind: w.kind,
+                    value: None,
+                };
+                // `@FILE`, or curl's `--variable NAME@FILE`.
+                let named = text.split_once('@').filter(|(name, _)| {
+                    !name.is_empty()
+                        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'%')
+                });
+                let at_file = text.strip_prefix('@').or(named.map(|(_, f)| f));
+                if let Some(f) = at_file.filter(|f| !f.is_empty() && *f != "-") {
+                    out.list.push(Effect::Read {
+                        path: file(f),
+                        tree: false,
+                    });
+                }
+                if v.kind == Kind::WriteOut {
+                    for (at, _) in text.match_indices("%output{") {
+                        let rest = &text[at + "%output{".len()..];
+                        let name = rest.split('}').next().unwrap_or("");
+                        let name = name.trim_start_matches(">>");
+                        out.list.push(if name.is_empty() || !rest.contains('}') {
+                            Effect::Review {
+                                why: "`-w %output{…}` writes to a file not known before it runs".into(),
+                                rule: spec.rule.clone(),
+                            }
+                        } else {
+                            Effect::Write { path: file(name) }
+                        });
+                    }
+                }
+                continue;
+            }
             Kind::Send => {
                 // A body that drops, truncates or flushes a database does so wherever it is
                 // sent, this machine included (`curl -d 'DROP TABLE users' localhost:8123`).
@@ -545,3 +588,51 @@ fn committed_path(w: &Word) -> Option<Word> {
 
 #[cfg(test)]
 mod tests;
+
+/// What a jq or yq filter reads beyond its input, as a review's reason: a module or data file
+/// (`import`, `include`, yq's `load*`), or the environment (`env`, `$ENV`, `strenv`,
+/// `envsubst`). A name after `.` is a field (`.env.NODE_ENV`), and one in a string literal is
+/// text, not the builtin. A filter not
+/// known before it runs reaches out as far as it likes.
+fn filter_reaches_out(text: Option<&str>) -> Option<String> {
+    let Some(text) = text else {
+        return Some("a filter not known before it runs".into());
+    };
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    let mut i = 0;
+    while i < b.len() {
+        // A string literal (`"env"`) names nothing, unless it interpolates (`"\\(env.X)"`).
+        if b[i] == b'"' {
+            let mut end = i + 1;
+            while end < b.len() && b[end] != b'"' {
+                end += if b[end] == b'\\' { 2 } else { 1 };
+            }
+            let interpolates = b[i..end.min(b.len())].windows(2).any(|w| w == b"\\(");
+            i = if interpolates { i + 1 } else { end + 1 };
+            continue;
+        }
+        if !word(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && word(b[i]) {
+            i += 1;
+        }
+        if start > 0 && b[start - 1] == b'.' {
+            continue;
+        }
+        let name = &text[start..i];
+        let what = match name {
+            "import" | "include" => "imports a module or data file",
+            "env" | "$ENV" | "strenv" | "envsubst" => "reads the environment, secrets included",
+            n if n.starts_with("load") => "loads a file",
+            _ => continue,
+        };
+        return Some(format!(
+            "the filter {what} (`{name}`), which sentinel does not read"
+        ));
+    }
+    None
+}

@@ -177,7 +177,7 @@ impl Walker {
     /// A word given to a builtin as a variable name: its subscript is arithmetic. A name that
     /// is an expansion (`test -v "$x"`) is the expanded text: when its value is known, that is
     /// checked; when it is not, it is code sentinel cannot see.
-    fn name_word(&mut self, word: &crate::shell::Word, command: &str) {
+    pub(super) fn name_word(&mut self, word: &crate::shell::Word, command: &str) {
         match (word.kind, &word.value) {
             (crate::shell::WordKind::Computed, Some(value)) => {
                 let value = value.clone();

@@ -323,8 +323,16 @@ impl Walker {
                 self.test_expr(b);
             }
             E::Not(a) | E::Parenthesized(a) => self.test_expr(a),
-            E::UnaryTest(_, w) => {
-                self.word(&w.value);
+            E::UnaryTest(op, w) => {
+                let word = self.word(&w.value);
+                // `[[ -v 'a[$(cmd)]' ]]` evaluates the subscript as arithmetic, as `test -v`.
+                if matches!(
+                    op,
+                    ast::UnaryPredicate::ShellVariableIsSetAndAssigned
+                        | ast::UnaryPredicate::ShellVariableIsSetAndNameRef
+                ) {
+                    self.name_word(&word, "[[ -v ]]");
+                }
             }
             E::BinaryTest(op, a, b) => {
                 self.word(&a.value);

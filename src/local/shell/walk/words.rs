@@ -152,6 +152,29 @@ impl Walker {
                 ) {
                     self.hidden_substitutions(source, "parameter expansion");
                 }
+                // `${!x}` expands the variable x's value names, and a subscript in that name is
+                // arithmetic: `x='a[$(cmd)]'; echo ${!x}` runs cmd. Only a value known to be a
+                // plain name (or a positional parameter's number) is harmless.
+                if let word::ParameterExpr::Parameter {
+                    parameter: word::Parameter::Named(name),
+                    indirect: true,
+                } = expr
+                {
+                    let value = self
+                        .vars
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .and_then(|(_, v)| v.clone());
+                    let plain = value.as_deref().is_some_and(|v| {
+                        !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    });
+                    if !plain {
+                        self.unknown(format!(
+                            "`{}` expands the variable `{name}`'s value names, and bash evaluates a subscript in that name as arithmetic, which can run commands",
+                            excerpt(source)
+                        ));
+                    }
+                }
                 // `${a[$i]}`: the subscript is arithmetic.
                 self.expansion_subscript(source);
                 match expr {
