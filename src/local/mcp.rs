@@ -328,8 +328,53 @@ fn metadata_host(text: &str) -> Option<String> {
             None => host.split(':').next()?,
         };
         let host = host.trim_end_matches('.').to_ascii_lowercase();
-        hosts().any(|h| h == host).then_some(host)
+        // An address in any spelling (`0xa9fea9fe`, `2852039166`, `::ffff:169.254.169.254`) is
+        // the address; the link-local range is never a page.
+        let ip = address(&host);
+        let listed = hosts().any(|h| h == host || (ip.is_some() && address(h) == ip));
+        let link_local = matches!(ip, Some(std::net::IpAddr::V4(v4)) if v4.is_link_local());
+        (listed || link_local).then_some(host)
     })
+}
+
+/// `host` as an IP address, read as the resolver reads it: IPv4 in `inet_aton`'s forms (one to
+/// four parts, each decimal, `0x` hex or `0` octal: `2852039166`, `0xa9.0xfe.169.254`), IPv6,
+/// and an IPv4-mapped IPv6 address as its IPv4.
+fn address(host: &str) -> Option<std::net::IpAddr> {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    if let Ok(v6) = host.parse::<Ipv6Addr>() {
+        return Some(match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(v6),
+        });
+    }
+    let parts: Vec<u64> = host
+        .split('.')
+        .map(|p| {
+            let (digits, radix) = if let Some(h) = p.strip_prefix("0x") {
+                (h, 16)
+            } else if p.len() > 1 && p.starts_with('0') {
+                (&p[1..], 8)
+            } else {
+                (p, 10)
+            };
+            u64::from_str_radix(digits, radix).ok()
+        })
+        .collect::<Option<_>>()?;
+    let (last, head) = parts.split_last()?;
+    if head.len() > 3 || head.iter().any(|&p| p > 255) {
+        return None;
+    }
+    let rest_bits = 8 * (4 - head.len() as u32);
+    if *last >= 1u64 << rest_bits {
+        return None;
+    }
+    let n = head
+        .iter()
+        .fold(0u64, |acc, &p| acc << 8 | p)
+        .checked_shl(rest_bits)?
+        | last;
+    Some(IpAddr::V4(Ipv4Addr::from(u32::try_from(n).ok()?)))
 }
 
 /// The start of the password in a URL's user info (`https://u:PASSWORD@host`).
@@ -682,6 +727,33 @@ fn credential_in(v: &str, rules: &Rules, ctx: &Context) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn addresses_read_in_every_spelling_the_resolver_takes() {
+        let v4 = |s: &str| address(s).map(|a| a.to_string());
+        for spelled in [
+            "169.254.169.254",
+            "0xa9fea9fe",
+            "2852039166",
+            "0251.0376.0251.0376",
+            "169.254.43518",
+            "0xa9.0xfe.0xa9.0xfe",
+            "::ffff:169.254.169.254",
+        ] {
+            assert_eq!(v4(spelled).as_deref(), Some("169.254.169.254"), "{spelled}");
+        }
+        for not in [
+            "docs.python.org",
+            "256.1.1.1",
+            "1.2.3.4.5",
+            "0x1g",
+            "metadata",
+            "",
+        ] {
+            assert!(address(not).is_none() || not.is_empty(), "{not}");
+        }
+        assert_eq!(v4("fd00:ec2::254").as_deref(), Some("fd00:ec2::254"));
+    }
 
     #[test]
     fn the_bundled_specs_load_and_every_deny_says_what_to_do_instead() {
