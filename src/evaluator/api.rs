@@ -81,7 +81,7 @@ pub struct Context<'a> {
 pub fn new_canary() -> Result<String, String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| format!("no OS randomness for the canary: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::digest::hex(&bytes))
 }
 
 /// The static part of the system prompt: the same bytes on every call, so the API can cache it

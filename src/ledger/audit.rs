@@ -128,7 +128,7 @@ fn chain_hash(prev: &str, record_without_hash: &str) -> String {
     h.update(prev.as_bytes());
     h.update(b"\n");
     h.update(record_without_hash.as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::digest::hex(&h.finalize())
 }
 
 /// Appends one chained record. Returns a warning when a torn line had to be terminated.

@@ -111,7 +111,7 @@ pub(super) fn cache_id(
 
 /// Lower-case hex.
 pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::digest::hex(bytes)
 }
 
 /// A SHA-256 given in hex.
