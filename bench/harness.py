@@ -9,7 +9,9 @@ one valgrind --tool=callgrind run per path; peak RSS and minor page faults from 
 import json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sentinel = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target"), "release/sentinel")
+# SENTINEL_BENCH_BIN measures another build of the same source (the static musl release binary).
+sentinel = os.environ.get("SENTINEL_BENCH_BIN") or os.path.join(
+    os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target"), "release/sentinel")
 # With CARGO_TARGET_DIR set, run.sh's build of the floor lands there too.
 floor = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "bench/floor/target"), "release/floor")
 rounds = int(os.environ.get("BENCH_ROUNDS", "200"))
