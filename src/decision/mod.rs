@@ -247,3 +247,25 @@ pub struct CommandReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<effect::Effect>,
 }
+
+impl CommandReport {
+    /// A part that is its text alone: no wrappers, no `cd`, no effects read (a tool's input, a
+    /// URL).
+    pub fn plain(
+        text: impl Into<String>,
+        verdict: Verdict,
+        reason: impl Into<String>,
+        rule: Option<RuleRef>,
+    ) -> CommandReport {
+        CommandReport {
+            text: text.into(),
+            via: Vec::new(),
+            verdict,
+            reason: reason.into(),
+            rule,
+            person_only: false,
+            cwd: None,
+            effects: Vec::new(),
+        }
+    }
+}

@@ -20,6 +20,7 @@ pub mod decide;
 pub mod destructive_words;
 pub mod known;
 pub mod mcp;
+pub mod outgoing;
 pub mod patch;
 pub mod paths;
 pub mod policy;
