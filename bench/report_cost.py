@@ -68,12 +68,17 @@ if made is None:
         hook(made, rng, i)
     print(f"home with {calls} calls: {made}")
 
+def journals_only(src, dst):
+    """A fresh home `dst` holding `src`'s journals and nothing else (no kept summary)."""
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    for name in journal_files:
+        if os.path.exists(os.path.join(src, name)):
+            shutil.copy2(os.path.join(src, name), os.path.join(dst, name))
+
+
 home = os.path.join(work, "measured")
-shutil.rmtree(home, ignore_errors=True)
-os.makedirs(home)
-for name in journal_files:
-    if os.path.exists(os.path.join(made, name)):
-        shutil.copy2(os.path.join(made, name), os.path.join(home, name))
+journals_only(made, home)
 
 first, first_out = report(home, "first")
 rng = random.Random(11)
@@ -82,11 +87,7 @@ for i in range(5):
 second, second_out = report(home, "second")
 # The reference: the same journals, nothing kept, read whole.
 whole = home + "-whole"
-shutil.rmtree(whole, ignore_errors=True)
-os.makedirs(whole)
-for name in journal_files:
-    if os.path.exists(os.path.join(home, name)):
-        shutil.copy2(os.path.join(home, name), os.path.join(whole, name))
+journals_only(home, whole)
 _, whole_out = report(whole, "whole")
 
 print(f"report --since all --json, {calls} calls")
