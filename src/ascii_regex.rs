@@ -12,20 +12,32 @@ use regex_automata::{meta, nfa::thompson::WhichCaptures, util::syntax};
 
 pub use regex_automata::meta::Regex;
 
-/// `pattern` compiled ASCII-only, for `is_match` and `find` (`groups` false: only the whole
-/// match's span is kept) or for reading its groups too.
-pub fn compile(pattern: &str, groups: bool) -> Result<Regex, String> {
-    let captures = if groups {
-        WhichCaptures::All
-    } else {
-        WhichCaptures::Implicit
+/// What a search asks of a match: the less, the less is compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// Only whether it matches (`is_match`): no capture states at all.
+    Match,
+    /// Where it matches (`find`): the whole match's span.
+    Span,
+    /// Its groups too (`captures`): with the backtracker to fill them.
+    Groups,
+}
+
+/// `pattern` compiled ASCII-only for what `ask` needs. A caller that gates its patterns by its
+/// own literals (the rules' prefilter, the redaction's words) needs no literal prefilter built
+/// into each.
+pub fn compile(pattern: &str, ask: Ask) -> Result<Regex, String> {
+    let captures = match ask {
+        Ask::Match => WhichCaptures::None,
+        Ask::Span => WhichCaptures::Implicit,
+        Ask::Groups => WhichCaptures::All,
     };
     Regex::builder()
         .configure(
             meta::Config::new()
                 .which_captures(captures)
                 .onepass(false)
-                .backtrack(groups)
+                .backtrack(ask == Ask::Groups)
                 .dfa(false)
                 .auto_prefilter(false),
         )
@@ -34,16 +46,20 @@ pub fn compile(pattern: &str, groups: bool) -> Result<Regex, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Whether `pattern` reads as a pattern [`compile`] takes (the syntax only: a list's line is
-/// checked when the list is read, and compiled when a search first needs it).
-pub fn check(pattern: &str) -> Result<(), String> {
+/// `pattern` parsed as [`compile`] reads it.
+pub fn parse(pattern: &str) -> Result<regex_syntax::hir::Hir, String> {
     regex_syntax::ParserBuilder::new()
         .unicode(false)
         .utf8(false)
         .build()
         .parse(pattern)
-        .map(drop)
         .map_err(|e| e.to_string())
+}
+
+/// Whether `pattern` reads as a pattern [`compile`] takes (the syntax only: a list's line is
+/// checked when the list is read, and compiled when a search first needs it).
+pub fn check(pattern: &str) -> Result<(), String> {
+    parse(pattern).map(drop)
 }
 
 /// A pattern compiled the first time a search needs it.
@@ -67,7 +83,7 @@ impl Lazy {
     /// bound): the caller must then assume a match.
     pub fn get(&self) -> Option<&Regex> {
         self.compiled
-            .get_or_init(|| compile(&self.source, false).ok())
+            .get_or_init(|| compile(&self.source, Ask::Span).ok())
             .as_ref()
     }
 }
@@ -78,14 +94,14 @@ mod tests {
 
     #[test]
     fn ascii_classes_case_and_groups() {
-        let re = compile(r"(?i)\bdrop\s+table\b", false).unwrap();
+        let re = compile(r"(?i)\bdrop\s+table\b", Ask::Span).unwrap();
         assert!(re.is_match("x; DROP  TABLE users".as_bytes()));
         assert_eq!(
             re.find("x; DROP  TABLE users".as_bytes()).unwrap().range(),
             3..14
         );
         assert!(!re.is_match("backdrop table".as_bytes()));
-        let re = compile(r"--password=([^\s]+)", true).unwrap();
+        let re = compile(r"--password=([^\s]+)", Ask::Groups).unwrap();
         let mut caps = re.create_captures();
         re.captures("tool --password=hünter2 x".as_bytes(), &mut caps);
         let span = caps.get_group(1).unwrap();

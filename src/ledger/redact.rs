@@ -21,53 +21,76 @@ use std::sync::OnceLock;
 
 /// Words one of which every pattern below needs (compared in ASCII lower case): a text that has
 /// none of them, and no `%` or `+` that percent-decoding could turn into one, holds nothing
-/// [`redacted`] takes out, and is kept without compiling a pattern. Each pattern's own
-/// alternatives are listed: the key shapes' prefixes, the secret names, the password options'
-/// programs, a URL's `://`, the PEM header. `tests::every_pattern_needs_a_trigger` holds the
-/// list to the patterns.
-const TRIGGERS: &[&str] = &[
-    // key shapes (secrets::KEY_SHAPES)
-    "akia",
-    "asia",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat_",
-    "sk-",
-    "xox",
-    "glpat-",
-    "aiza",
-    "k_live_",
-    "npm_",
-    "-----begin",
-    // secret names and headers
-    "token",
-    "secret",
-    "passw",
-    "pwd",
-    "key",
-    "credential",
-    "dsn",
-    "database",
-    "conn",
-    "bearer",
-    "basic",
-    "authorization",
-    // URL passwords
-    "://",
-    // programs whose option takes a password (PASSWORD_OPTIONS)
-    "mysql",
-    "mariadb",
-    "sshpass",
-    "redis-cli",
-    "curl",
-    "wget",
-    "smbclient",
-    "rdesktop",
-    "xfreerdp",
+/// [`redacted`] takes out, and is kept without compiling a pattern. They are the first group of
+/// every pattern's gate (the key shapes' prefixes, the secret names, `bearer`/`basic`,
+/// `authorization`, a URL's `://`, the password options' programs), gathered at compile time;
+/// `tests::every_gate_starts_with_triggers` holds the patterns to them.
+const TRIGGERS: [&str; trigger_count()] = triggers();
+
+/// The other patterns' first gate groups.
+const BEARER_WORDS: &[&str] = &["bearer", "basic"];
+const AUTHORIZATION_WORDS: &[&str] = &["authorization"];
+const URL_WORDS: &[&str] = &["://"];
+
+/// The groups [`TRIGGERS`] gathers, in order (the password options' first groups after them).
+const TRIGGER_GROUPS: [&[&str]; 14] = [
+    SHAPE_GATES[0],
+    SHAPE_GATES[1],
+    SHAPE_GATES[2],
+    SHAPE_GATES[3],
+    SHAPE_GATES[4],
+    SHAPE_GATES[5],
+    SHAPE_GATES[6],
+    SHAPE_GATES[7],
+    SHAPE_GATES[8],
+    SHAPE_GATES[9],
+    NAME_WORDS,
+    BEARER_WORDS,
+    AUTHORIZATION_WORDS,
+    URL_WORDS,
 ];
+
+const fn trigger_count() -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < TRIGGER_GROUPS.len() {
+        n += TRIGGER_GROUPS[i].len();
+        i += 1;
+    }
+    let mut i = 0;
+    while i < PASSWORD_OPTIONS.len() {
+        n += PASSWORD_OPTIONS[i].2[0].len();
+        i += 1;
+    }
+    n
+}
+
+const fn triggers() -> [&'static str; trigger_count()] {
+    let mut out = [""; trigger_count()];
+    let mut n = 0;
+    let mut i = 0;
+    while i < TRIGGER_GROUPS.len() {
+        let mut j = 0;
+        while j < TRIGGER_GROUPS[i].len() {
+            out[n] = TRIGGER_GROUPS[i][j];
+            n += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < PASSWORD_OPTIONS.len() {
+        let programs = PASSWORD_OPTIONS[i].2[0];
+        let mut j = 0;
+        while j < programs.len() {
+            out[n] = programs[j];
+            n += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
 
 /// The bit of a byte pair (ASCII case folded) in a 256-bit set.
 const fn pair_bit(a: u8, b: u8) -> usize {
@@ -163,7 +186,7 @@ impl Gated {
             return None;
         }
         self.re
-            .get_or_init(|| ascii_regex::compile(&self.source, true).ok())
+            .get_or_init(|| ascii_regex::compile(&self.source, ascii_regex::Ask::Groups).ok())
             .as_ref()
     }
 }
@@ -277,18 +300,18 @@ fn patterns() -> &'static [Gated] {
             // Authorization: Bearer VALUE / Basic VALUE, and a bare `Bearer VALUE`.
             (
                 r#"(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=\-]{8,})"#.into(),
-                vec![&["bearer", "basic"][..]],
+                vec![BEARER_WORDS],
                 None,
             ),
             (
                 r#"(?i)\bauthorization\s*[:=]\s*["']?(?:[A-Za-z]+\s+)?([^\s"',;]+)"#.into(),
-                vec![&["authorization"][..]],
+                vec![AUTHORIZATION_WORDS],
                 None,
             ),
             // scheme://user:PASSWORD@host
             (
                 r#"(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]*:([^/\s@]+)@"#.into(),
-                vec![&["://"][..], &["@"][..]],
+                vec![URL_WORDS, &["@"][..]],
                 None,
             ),
         ]
@@ -447,6 +470,25 @@ fn pem_bodies(text: &str) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every pattern's gate starts with a group of triggers: a text the prefilter lets pass
+    /// is the only one that can open a gate.
+    #[test]
+    fn every_gate_starts_with_triggers() {
+        assert_eq!(
+            patterns().len(),
+            SHAPE_GATES.len() + 7 + PASSWORD_OPTIONS.len()
+        );
+        for g in patterns() {
+            for w in g.gate[0] {
+                assert!(
+                    TRIGGERS.contains(w),
+                    "`{w}` of `{}` is no trigger",
+                    g.source
+                );
+            }
+        }
+    }
 
     /// Every pattern needs one of the triggers: one example of each key shape (alternatives
     /// apart), each password option's program and each secret name, alone, must pass the

@@ -3,7 +3,7 @@
 //! sends to a server (`curl -d 'DROP TABLE users' localhost:8123`). Also the helpers the MCP
 //! specs share with it (verdict names, rule references).
 
-use crate::ascii_regex::{self, Regex};
+use crate::ascii_regex::{self, Ask, Regex};
 use crate::decision::{RuleRef, Verdict};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -77,13 +77,34 @@ pub(crate) fn rule(
     }
 }
 
-/// Reads and checks the bundled words: every deny has an alternative, every pattern compiles.
-pub fn load() -> Result<Vec<Word>, String> {
+/// A word as its file says it, checked: its place and verdict read, every deny with an
+/// alternative; its pattern not compiled yet.
+struct Read {
+    pattern: String,
+    on_name: bool,
+    on_request: bool,
+    verdict: Verdict,
+    rule: RuleRef,
+}
+
+/// The bundled words, read and checked once a process (the joined patterns and the words
+/// compiled one by one both start from them).
+fn read() -> Result<&'static [Read], String> {
+    static READ: OnceLock<Result<Vec<Read>, String>> = OnceLock::new();
+    READ.get_or_init(read_file).as_deref().map_err(Clone::clone)
+}
+
+fn read_file() -> Result<Vec<Read>, String> {
     let (file, text) = WORDS;
     let parsed: WordsFile = toml::from_str(text).map_err(|e| format!("rules/{file}: {e}"))?;
+    // Each word's line, from one pass over the file.
+    let headers: Vec<usize> = (text.lines().enumerate())
+        .filter(|(_, l)| l.trim() == "[[word]]")
+        .map(|(i, _)| i + 1)
+        .collect();
     let mut words = Vec::new();
     for (i, w) in parsed.word.into_iter().enumerate() {
-        let at = line_of(text, "[[word]]", i);
+        let at = headers.get(i).copied().unwrap_or(0);
         let verdict = verdict_of(&w.verdict).map_err(|e| format!("rules/{file}:{at}: {e}"))?;
         if verdict == Verdict::Deny && w.instead.is_none() {
             return Err(format!("rules/{file}:{at}: a deny needs `instead`"));
@@ -98,16 +119,32 @@ pub fn load() -> Result<Vec<Word>, String> {
                 ));
             }
         };
-        words.push(Word {
-            re: ascii_regex::compile(&w.pattern, false)
-                .map_err(|e| format!("rules/{file}:{at}: {e}"))?,
+        words.push(Read {
+            rule: rule(file, at, w.pattern.clone(), &w.reason, w.instead.as_deref()),
+            pattern: w.pattern,
             on_name,
             on_request,
             verdict,
-            rule: rule(file, at, w.pattern.clone(), &w.reason, w.instead.as_deref()),
         });
     }
     Ok(words)
+}
+
+/// Reads and checks the bundled words: every deny has an alternative, every pattern compiles.
+pub fn load() -> Result<Vec<Word>, String> {
+    read()?
+        .iter()
+        .map(|w| {
+            Ok(Word {
+                re: ascii_regex::compile(&w.pattern, Ask::Match)
+                    .map_err(|e| format!("rules/{}:{}: {e}", w.rule.file, w.rule.line))?,
+                on_name: w.on_name,
+                on_request: w.on_request,
+                verdict: w.verdict,
+                rule: w.rule.clone(),
+            })
+        })
+        .collect()
 }
 
 fn loaded() -> &'static Result<Vec<Word>, String> {
@@ -144,19 +181,13 @@ fn union(u: Use) -> Option<&'static Regex> {
     static UNIONS: [OnceLock<Option<Regex>>; 3] = [const { OnceLock::new() }; 3];
     UNIONS[u as usize]
         .get_or_init(|| {
-            let parsed: WordsFile = toml::from_str(WORDS.1).ok()?;
-            let mut joined = Vec::new();
-            for w in &parsed.word {
-                let (on_name, on_request) = match w.applies_to.as_deref() {
-                    Some("name") => (true, false),
-                    Some("request") => (false, true),
-                    _ => (false, false),
-                };
-                if u.tries(on_name, on_request, verdict_of(&w.verdict).ok()?) {
-                    joined.push(format!("(?:{})", w.pattern));
-                }
-            }
-            ascii_regex::compile(&joined.join("|"), false).ok()
+            let joined: Vec<String> = read()
+                .ok()?
+                .iter()
+                .filter(|w| u.tries(w.on_name, w.on_request, w.verdict))
+                .map(|w| format!("(?:{})", w.pattern))
+                .collect();
+            ascii_regex::compile(&joined.join("|"), Ask::Match).ok()
         })
         .as_ref()
 }

@@ -206,15 +206,6 @@ fn spec_for<'a>(specs: &'a [Spec], server: &str, name: &str) -> Option<&'a Spec>
     })
 }
 
-fn report(
-    text: impl Into<String>,
-    verdict: Verdict,
-    reason: impl Into<String>,
-    rule: Option<RuleRef>,
-) -> CommandReport {
-    CommandReport::plain(text, verdict, reason, rule)
-}
-
 /// A request out: WebFetch's URL, WebSearch's query, a fetch server's URL.
 pub fn fetch_decision(
     tool: &str,
@@ -224,7 +215,7 @@ pub fn fetch_decision(
     ctx: &Context,
 ) -> Decision {
     let mut reports = crate::local::outgoing::judged(text, seen, rules, ctx);
-    reports.push(report(
+    reports.push(CommandReport::plain(
         crate::text::excerpt(text),
         Verdict::Allow,
         "carries no secret the session read and no key",
@@ -354,7 +345,7 @@ pub fn mcp_decision(
                         }
                         for w in loaded.words.iter().filter(|w| !w.on_name && !w.on_request) {
                             if w.re.is_match(q.as_bytes()) {
-                                reports.push(report(
+                                reports.push(CommandReport::plain(
                                     crate::text::excerpt(q),
                                     w.verdict,
                                     w.rule.why.as_deref().unwrap_or(""),
@@ -396,7 +387,7 @@ pub fn mcp_decision(
                     _ => continue,
                 };
                 if let Some(v) = values.iter().find(|v| v.trim_start().starts_with('-')) {
-                    reports.push(report(
+                    reports.push(CommandReport::plain(
                         format!("{name} {f}={}", crate::text::excerpt(v)),
                         Verdict::Deny,
                         format!(
@@ -417,7 +408,7 @@ pub fn mcp_decision(
                     _ => false,
                 };
                 if hit {
-                    reports.push(report(
+                    reports.push(CommandReport::plain(
                         format!("{name} {}={v}", w.field),
                         w.verdict,
                         w.rule.why.as_deref().unwrap_or(""),
@@ -426,7 +417,7 @@ pub fn mcp_decision(
                 }
             }
             let shown = format!("{name} on {server}");
-            reports.push(report(
+            reports.push(CommandReport::plain(
                 shown,
                 verdict,
                 match verdict {
@@ -439,7 +430,7 @@ pub fn mcp_decision(
         None => {
             for w in loaded.words.iter().filter(|w| w.on_name) {
                 if w.re.is_match(name.as_bytes()) {
-                    reports.push(report(
+                    reports.push(CommandReport::plain(
                         name,
                         w.verdict,
                         format!(
@@ -450,7 +441,7 @@ pub fn mcp_decision(
                     ));
                 }
             }
-            reports.push(report(
+            reports.push(CommandReport::plain(
                 format!("{name} on {server}"),
                 Verdict::Uncertain,
                 format!("`{name}` on the MCP server `{server}` is a tool sentinel has no spec for; its input shows no secret, credential or destructive word"),
@@ -494,7 +485,7 @@ fn input_scan(
     for v in &values {
         for w in words.iter().filter(|w| !w.on_name && !w.on_request) {
             if w.re.is_match(v.as_bytes()) {
-                out.push(report(
+                out.push(CommandReport::plain(
                     crate::text::excerpt(v),
                     w.verdict,
                     w.rule.why.as_deref().unwrap_or(""),
@@ -517,14 +508,14 @@ fn input_scan(
         }
     }
     if let Some(c) = &credential {
-        out.push(report(
+        out.push(CommandReport::plain(
             c.clone(),
             Verdict::Ask,
             format!("its input names the credential file {c}, which the server may read"),
             None,
         ));
         if let Some(h) = &host {
-            out.push(report(
+            out.push(CommandReport::plain(
                 c.clone(),
                 Verdict::Deny,
                 format!("its input names the credential file {c} and a host ({h}): a credential and the network in one call; instead: keep credential files out of tool input"),
@@ -533,7 +524,7 @@ fn input_scan(
         }
     }
     if call_mcp::cut(input) {
-        out.push(report(
+        out.push(CommandReport::plain(
             "…",
             Verdict::Uncertain,
             "its input is larger than sentinel reads (the rest was not judged)",

@@ -263,19 +263,8 @@ pub(super) fn dfa_match(dfa: &bundled::Dfa, text: &str) -> Option<bool> {
 /// Compiles a rule. Classes are ASCII (`\S`, `\w`, `(?i)`): Unicode classes cost several times
 /// more to compile, and rendered commands keep words apart with ASCII spaces.
 pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
-    // Only `is_match` is ever asked: no capture groups and no one-pass DFA to build, which is
-    // most of the compile cost of a rule.
-    Regex::builder()
-        .configure(
-            Regex::config()
-                .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
-                .onepass(false)
-                .backtrack(false)
-                .dfa(false),
-        )
-        .syntax(syntax::Config::new().unicode(false).utf8(false))
-        .build(pattern)
-        .map_err(|e| e.to_string())
+    // Only `is_match` is ever asked, and `could_match` is the rule's literal prefilter.
+    crate::ascii_regex::compile(pattern, crate::ascii_regex::Ask::Match)
 }
 
 /// Prefilter literals: spans of the build's table for bundled rules, slices of a cached image

@@ -10,7 +10,6 @@ use crate::local::rules::scan::{compiled_pattern, literal_filters, split_line};
 use crate::paths::PathPattern;
 use crate::text::one_line;
 use regex_automata::meta::Regex;
-use regex_automata::util::syntax;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};

@@ -81,12 +81,7 @@ pub(super) fn compile_cost(pattern: &str) -> u64 {
         }
     }
     let body = pattern.trim_start_matches('!');
-    match regex_syntax::ParserBuilder::new()
-        .unicode(false)
-        .utf8(false)
-        .build()
-        .parse(body)
-    {
+    match crate::ascii_regex::parse(body) {
         Ok(hir) => cost(&hir),
         Err(_) => body.len() as u64,
     }

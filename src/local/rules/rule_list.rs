@@ -367,14 +367,8 @@ pub(super) fn command_filters(
     if body.is_empty() {
         return Err("empty pattern".into());
     }
-    if validate
-        && let Err(e) = regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .utf8(false)
-            .build()
-            .parse(body)
-    {
-        return Err(format!("bad regex: {}", one_line(&e.to_string())));
+    if validate && let Err(e) = crate::ascii_regex::parse(body) {
+        return Err(format!("bad regex: {}", one_line(&e)));
     }
     Ok(literal_filters(&compiled_pattern(body, whole)))
 }
