@@ -13,7 +13,7 @@
 //!   inherits all of it.
 //!
 //! `plan` works out the fence (paths from the rules and the file system), `linux` builds it,
-//! `ports` says which loopback ports come in and `forward` carries them, `seatbelt` is the macOS profile (not yet used).
+//! `ports` says which loopback ports come in (`sock_diag` asks the kernel) and `forward` carries them, `seatbelt` is the macOS profile (not yet used).
 
 pub mod answer;
 pub mod availability;
@@ -29,6 +29,8 @@ pub mod ports;
 pub mod proxy;
 pub mod quarantine;
 pub mod seatbelt;
+#[cfg(target_os = "linux")]
+pub mod sock_diag;
 #[cfg(target_os = "linux")]
 pub mod sys;
 pub mod unverified;

@@ -11,8 +11,12 @@ use std::path::{Path, PathBuf};
 /// The loopback TCP ports listening on this machine now (`/proc/net/tcp` and `tcp6`): on
 /// 127.0.0.0/8, ::1, or every address.
 pub fn listening_loopback_ports() -> Vec<u16> {
-    let mut ports: Vec<u16> = listening("/proc/net").into_iter().map(|(p, _)| p).collect();
+    let mut ports: Vec<u16> = listening_sockets_here()
+        .into_iter()
+        .map(|s| s.port)
+        .collect();
     ports.sort_unstable();
+    ports.dedup();
     ports
 }
 
@@ -38,6 +42,26 @@ struct Socket {
     uid: u32,
     /// The socket's inode: `socket:[INODE]` in the fd links of the processes that hold it.
     inode: u64,
+}
+
+/// Every listening socket on loopback or every address in this process's network namespace:
+/// asked of the kernel through `sock_diag` (`/proc/net/tcp` costs a millisecond a file to
+/// print, [`super::sock_diag`]), read from `/proc/net` when that fails.
+fn listening_sockets_here() -> Vec<Socket> {
+    #[cfg(target_os = "linux")]
+    if let Ok(all) = super::sock_diag::listening_tcp() {
+        return all
+            .into_iter()
+            .filter(|l| is_loopback_or_any_bytes(&l.addr, l.v6))
+            .map(|l| Socket {
+                port: l.port,
+                v6: l.v6,
+                uid: l.uid,
+                inode: l.inode,
+            })
+            .collect();
+    }
+    listening_sockets("/proc/net")
 }
 
 /// Every listening socket on loopback or every address in the network namespace whose `net`
@@ -92,7 +116,7 @@ fn listening_sockets(dir: &str) -> Vec<Socket> {
 /// `/proc/PID/fd` is closed to the person) is forwarded: the person's agent, editors and
 /// browsers run as the person. `refused_ports.txt` still applies, in the fence's plan.
 pub fn ports_to_forward(home: Option<&Path>, sentinel_home: &Path) -> Vec<u16> {
-    let sockets = listening_sockets("/proc/net");
+    let sockets = listening_sockets_here();
     if sockets.is_empty() {
         return Vec::new();
     }
@@ -150,8 +174,12 @@ fn holders(sockets: &[Socket], proc: &Path) -> HashMap<u64, Vec<u32>> {
             continue;
         };
         for fd in fds.flatten() {
-            let Ok(link) = std::fs::read_link(fd.path()) else {
-                continue;
+            let link = match std::fs::read_link(fd.path()) {
+                Ok(link) => link,
+                // Another user's process (or one ptrace rules keep out): its folder lists,
+                // but none of its links read; asking for each costs a call a descriptor.
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => break,
+                Err(_) => continue,
             };
             let Some(inode) = link
                 .to_str()
@@ -255,6 +283,21 @@ fn ide_lock_ports(home: Option<&Path>) -> Vec<u16> {
     out
 }
 
+/// A `sock_diag` address (network byte order) on loopback or every address, as
+/// [`is_loopback_or_any`] reads `/proc/net/tcp*`'s: 127.0.0.0/8, 0.0.0.0, `::1`, `::`, and
+/// `::ffff:127.x.y.z`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn is_loopback_or_any_bytes(addr: &[u8; 16], v6: bool) -> bool {
+    if !v6 {
+        let ip = Ipv4Addr::new(addr[0], addr[1], addr[2], addr[3]);
+        return ip.is_loopback() || ip.is_unspecified();
+    }
+    let ip = std::net::Ipv6Addr::from(*addr);
+    ip.is_loopback()
+        || ip.is_unspecified()
+        || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+}
+
 /// `/proc/net/tcp*`'s address column: hex, in the kernel's byte order per 32-bit word.
 fn is_loopback_or_any(hex: &str, v6: bool) -> bool {
     if !v6 {
@@ -287,6 +330,24 @@ mod tests {
             "B80D0120000000000000000001000000",
             true
         ));
+    }
+
+    #[test]
+    fn the_kernel_and_proc_net_name_the_same_listeners() {
+        let v4 = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let v6 = std::net::TcpListener::bind("[::1]:0").ok();
+        let mine: Vec<u16> = std::iter::once(&v4)
+            .chain(v6.as_ref())
+            .map(|l| l.local_addr().unwrap().port())
+            .collect();
+        let pick = |all: Vec<Socket>| {
+            let mut v: Vec<Socket> = all.into_iter().filter(|s| mine.contains(&s.port)).collect();
+            v.sort_by_key(|s| (s.port, s.v6));
+            v
+        };
+        let asked = pick(listening_sockets_here());
+        assert_eq!(asked, pick(listening_sockets("/proc/net")));
+        assert_eq!(asked.len(), mine.len());
     }
 
     #[test]
