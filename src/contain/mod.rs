@@ -12,7 +12,7 @@
 //! - `no_new_privs`, no new namespaces or mounts, no kernel keyring, no io_uring; every child
 //!   inherits all of it.
 //!
-//! `plan` works out the fence (paths from the rules and the file system), `linux` builds it,
+//! `plan` works out the fence (paths from the rules and the file system), `linux` builds it (its mounts, its Landlock and seccomp, and what it does after the run, one file each),
 //! `ports` says which loopback ports come in (`sock_diag` asks the kernel) and `forward` carries them, `seatbelt` is the macOS profile (not yet used).
 
 pub mod answer;

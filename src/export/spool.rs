@@ -428,7 +428,8 @@ fn set_mtime(f: &File, at_ms: u64) -> std::io::Result<()> {
 fn set_mtime(f: &File, at_ms: u64) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     let t = libc::timespec {
-        tv_sec: (at_ms / 1000) as libc::time_t,
+        // `as _`: libc marks musl's `time_t` alias deprecated (it is to become 64-bit there).
+        tv_sec: (at_ms / 1000) as _,
         tv_nsec: ((at_ms % 1000) * 1_000_000) as libc::c_long,
     };
     let times = [t, t];
