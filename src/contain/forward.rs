@@ -6,7 +6,7 @@
 use crate::contain::sys;
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 
 /// Listeners in the current (the fence's) network namespace, one per port and loopback
 /// address that can be bound.
@@ -138,14 +138,24 @@ pub fn socket_factory(sock: RawFd) {
             }
             return;
         }
-        let domain = if b == b'6' {
-            libc::AF_INET6
-        } else {
-            libc::AF_INET
-        };
         // SAFETY: a fresh socket, closed here once sent.
-        let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-        if fd < 0 || send_fds(sock, &[fd], b's').is_err() {
+        let fd = unsafe {
+            match b {
+                // A sock_diag socket: through it the parent asks which ports listen in here.
+                b'n' => crate::contain::sock_diag::diag_socket().map_or(-1, IntoRawFd::into_raw_fd),
+                b'6' => libc::socket(libc::AF_INET6, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0),
+                _ => libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0),
+            }
+        };
+        if fd < 0 {
+            // Nothing made: a message without a socket says so, and the parent asks no more.
+            // SAFETY: a one-byte write from a local.
+            if unsafe { libc::write(sock, (&b'e' as *const u8).cast(), 1) } != 1 {
+                return;
+            }
+            continue;
+        }
+        if send_fds(sock, &[fd], b's').is_err() {
             return;
         }
         // SAFETY: the other end holds its own copy now.
@@ -162,9 +172,10 @@ pub fn expose(sock: RawFd, fence_pid: libc::pid_t, forwarded: Vec<u16>) {
     let factory = std::sync::Arc::new(std::sync::Mutex::new(sock));
     std::thread::spawn(move || {
         let mut exposed = forwarded;
+        let diag = inside_socket_of(&factory, b'n');
         loop {
             std::thread::sleep(std::time::Duration::from_millis(200));
-            for (port, v6) in fence_listeners(fence_pid) {
+            for (port, v6) in fence_listeners(diag.as_ref(), fence_pid) {
                 if exposed.contains(&port) {
                     continue;
                 }
@@ -202,8 +213,12 @@ pub fn expose(sock: RawFd, fence_pid: libc::pid_t, forwarded: Vec<u16>) {
 
 /// A socket made in the fence's network, asked of the factory.
 fn inside_socket(factory: &std::sync::Mutex<RawFd>, v6: bool) -> Option<OwnedFd> {
+    inside_socket_of(factory, if v6 { b'6' } else { b'4' })
+}
+
+/// A socket of kind `b` made in the fence by [`socket_factory`] (`4`, `6`: TCP; `n`: sock_diag).
+fn inside_socket_of(factory: &std::sync::Mutex<RawFd>, b: u8) -> Option<OwnedFd> {
     let sock = factory.lock().ok()?;
-    let b = if v6 { b'6' } else { b'4' };
     // SAFETY: a one-byte write from a local.
     if unsafe { libc::write(*sock, (&b as *const u8).cast(), 1) } != 1 {
         return None;
@@ -228,10 +243,13 @@ fn connect(sock: OwnedFd, to: SocketAddr) -> io::Result<TcpStream> {
     Ok(TcpStream::from(sock))
 }
 
-/// The TCP ports listening in the fence's network (`/proc/PID/net/tcp*` of a process in it),
-/// and whether on IPv6 only.
-fn fence_listeners(pid: libc::pid_t) -> Vec<(u16, bool)> {
-    crate::contain::ports::listening(&format!("/proc/{pid}/net"))
+/// The TCP ports listening in the fence's network, and whether on IPv6 only: asked through a
+/// sock_diag socket made in it (polled five times a second, `/proc/PID/net/tcp*` would walk
+/// the machine's whole established-socket hash each time), else read from `/proc/PID/net` of a
+/// process in it.
+fn fence_listeners(diag: Option<&OwnedFd>, pid: libc::pid_t) -> Vec<(u16, bool)> {
+    diag.and_then(crate::contain::ports::listening_through)
+        .unwrap_or_else(|| crate::contain::ports::listening(&format!("/proc/{pid}/net")))
 }
 
 /// Serves each listener (from the fence's namespace) on a thread of its own: every connection

@@ -24,8 +24,30 @@ pub fn listening_loopback_ports() -> Vec<u16> {
 /// `net` folder is `dir` (`tcp`, then `tcp6`), each once, with whether it was first seen on
 /// IPv6.
 pub(crate) fn listening(dir: &str) -> Vec<(u16, bool)> {
+    once_each(listening_sockets(dir))
+}
+
+/// As [`listening`], for the namespace of a `sock_diag` socket; `None` when it cannot answer.
+#[cfg(target_os = "linux")]
+pub(crate) fn listening_through(diag: &std::os::fd::OwnedFd) -> Option<Vec<(u16, bool)>> {
+    let all = super::sock_diag::listening_tcp_through(diag).ok()?;
+    Some(once_each(
+        all.into_iter()
+            .filter(|l| is_loopback_or_any_bytes(&l.addr, l.v6))
+            .map(|l| Socket {
+                port: l.port,
+                v6: l.v6,
+                uid: l.uid,
+                inode: l.inode,
+            })
+            .collect(),
+    ))
+}
+
+/// Each socket's port once, with whether it was first seen on IPv6.
+fn once_each(sockets: Vec<Socket>) -> Vec<(u16, bool)> {
     let mut out: Vec<(u16, bool)> = Vec::new();
-    for s in listening_sockets(dir) {
+    for s in sockets {
         if !out.iter().any(|(p, _)| *p == s.port) {
             out.push((s.port, s.v6));
         }

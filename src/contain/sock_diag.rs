@@ -38,6 +38,12 @@ const MSG_LEN: usize = 4 + 48 + 4 * 5;
 
 /// Every TCP socket listening in this namespace, IPv4 then IPv6.
 pub fn listening_tcp() -> io::Result<Vec<Listener>> {
+    listening_tcp_through(&diag_socket()?)
+}
+
+/// A `sock_diag` socket: it answers for the network namespace it was made in, whoever asks
+/// through it later (the fence's is made inside and handed out, [`super::forward`]).
+pub fn diag_socket() -> io::Result<OwnedFd> {
     // SAFETY: socket(2) with constant arguments; the fd is owned at once.
     let fd = unsafe {
         libc::socket(
@@ -50,11 +56,15 @@ pub fn listening_tcp() -> io::Result<Vec<Listener>> {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: fd was just returned by socket(2) and nothing else owns it.
-    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Every TCP socket listening in the namespace of `sock` (a [`diag_socket`]), IPv4 then IPv6.
+pub fn listening_tcp_through(sock: &OwnedFd) -> io::Result<Vec<Listener>> {
     let mut out = Vec::new();
     for (seq, family) in [(1u32, libc::AF_INET), (2, libc::AF_INET6)] {
-        send_request(&sock, seq, family as u8)?;
-        read_answers(&sock, seq, family == libc::AF_INET6, &mut out)?;
+        send_request(sock, seq, family as u8)?;
+        read_answers(sock, seq, family == libc::AF_INET6, &mut out)?;
     }
     Ok(out)
 }
