@@ -73,13 +73,6 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn scratch(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(name)
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap()
-}
-
 fn run(home: &Path, cwd: &Path, args: &[&str]) -> Output {
     common::sentinel(&home.join(".agentos"))
         .args(args)
@@ -130,7 +123,7 @@ fn registered(file: &Value) -> Vec<(String, String)> {
 #[test]
 fn each_agents_file_round_trips_and_its_registration_answers_in_its_protocol() {
     for case in CASES {
-        let dir = scratch(case.agent);
+        let dir = common::scratch(case.agent);
         let home = dir.path().join("home");
         // The person's file is a symlink into a dotfiles folder, with a mode of its own.
         let dotfiles = dir.path().join("dotfiles");
@@ -240,7 +233,7 @@ fn each_agents_file_round_trips_and_its_registration_answers_in_its_protocol() {
 #[test]
 fn a_new_file_is_created_and_removed_and_a_project_names_sentinel_on_path() {
     for case in CASES {
-        let dir = scratch(case.agent);
+        let dir = common::scratch(case.agent);
         let home = dir.path().join("home");
         let project = dir.path().join("proj");
         std::fs::create_dir_all(&project).unwrap();
@@ -297,7 +290,7 @@ fn doctors_selftest_says_what_each_agents_registration_enforces() {
         ("cursor", "allow for `git status`"),
         ("copilot", "allow for `git status`"),
     ] {
-        let dir = scratch(&format!("selftest-{agent}"));
+        let dir = common::scratch(&format!("selftest-{agent}"));
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
         // Registered with --shadow: it enforces nothing, and doctor says so.
@@ -398,7 +391,7 @@ fn doctors_events_have_the_agents_documented_shape() {
 
 #[test]
 fn a_broken_file_is_refused_untouched_and_doctor_names_a_wrong_protocol() {
-    let dir = scratch("broken");
+    let dir = common::scratch("broken");
     let home = dir.path().join("home");
     let file = home.join(".gemini/settings.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -485,7 +478,7 @@ fn a_broken_file_is_refused_untouched_and_doctor_names_a_wrong_protocol() {
 
 #[test]
 fn the_status_line_is_offered_never_over_the_persons_own_and_only_sentinels_is_removed() {
-    let dir = scratch("statusline");
+    let dir = common::scratch("statusline");
     let home = dir.path().join("home");
     let settings = home.join(".claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
@@ -544,7 +537,7 @@ fn the_status_line_is_offered_never_over_the_persons_own_and_only_sentinels_is_r
 
 #[test]
 fn codex_is_told_to_trust_the_hook_and_doctor_reads_codexs_trust_record() {
-    let dir = scratch("codex-trust");
+    let dir = common::scratch("codex-trust");
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     let out = run(&home, &home, &["install", "--agent", "codex"]);
@@ -622,7 +615,7 @@ fn codex_is_told_to_trust_the_hook_and_doctor_reads_codexs_trust_record() {
 
 #[test]
 fn cursors_file_edits_and_mcp_calls_are_judged_and_an_older_install_is_named() {
-    let dir = scratch("cursor-tools");
+    let dir = common::scratch("cursor-tools");
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     let out = run(&home, &home, &["install", "--agent", "cursor"]);
@@ -696,7 +689,7 @@ fn left_in(home: &Path) -> Vec<String> {
 #[test]
 fn install_then_uninstall_leaves_nothing_behind_and_keeps_what_was_there() {
     for before in [&[][..], &[".claude/projects", ".codex", ".gemini/tmp"][..]] {
-        let dir = scratch("left-behind");
+        let dir = common::scratch("left-behind");
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
         for d in before {
@@ -728,7 +721,7 @@ fn install_then_uninstall_leaves_nothing_behind_and_keeps_what_was_there() {
         }
     }
     // A folder that held something when uninstall ran stays (here: Claude Code's own file).
-    let dir = scratch("left-behind-used");
+    let dir = common::scratch("left-behind-used");
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     run(&home, &home, &["install", "--statusline"]);

@@ -14,13 +14,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn scratch(prefix: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap()
-}
-
 /// A home and a git project side by side in one scratch folder.
 struct Setup {
     dir: tempfile::TempDir,
@@ -28,7 +21,7 @@ struct Setup {
 
 impl Setup {
     fn new() -> Setup {
-        let dir = scratch("hostile");
+        let dir = common::scratch("hostile");
         std::fs::create_dir_all(dir.path().join("proj/.git")).unwrap();
         std::fs::create_dir_all(dir.path().join("proj/.sentinel")).unwrap();
         Setup { dir }

@@ -66,7 +66,7 @@ impl World {
             json!({"hook_event_name": "PreToolUse", "session_id": session,
             "cwd": self.proj(), "permission_mode": mode, "tool_name": tool, "tool_input": input}),
         );
-        (verdict(&out), out)
+        (common::decision(&out), out)
     }
 
     fn write(&self, session: &str, name: &str, content: &str) -> (String, Output) {
@@ -97,14 +97,6 @@ impl World {
         assert_eq!(files.len(), 1, "{files:?}");
         files[0].clone()
     }
-}
-
-fn verdict(out: &Output) -> String {
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    v["hookSpecificOutput"]["permissionDecision"]
-        .as_str()
-        .unwrap_or("none")
-        .to_string()
 }
 
 fn reason(out: &Output) -> String {
@@ -255,7 +247,7 @@ fn one_call_cannot_flood_the_ledger() {
         "permission_mode": "bypassPermissions", "tool_name": "Bash",
         "tool_input": {"command": format!("touch {}", names.join(" "))}}),
     );
-    assert_eq!(verdict(&out), "allow", "{}", reason(&out));
+    assert_eq!(common::decision(&out), "allow", "{}", reason(&out));
     let size = std::fs::metadata(w.ledger()).unwrap().len();
     assert!(size <= 64 * 1024 + 64, "one call appended {size} bytes");
     // A path longer than any file system takes is not recorded either, and neither is lost.

@@ -9,13 +9,6 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn scratch(prefix: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap()
-}
-
 fn bash(session: &str, command: &str) -> String {
     json!({"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/home/dev/demo/proj",
            "permission_mode": "bypassPermissions", "tool_name": "Bash",
@@ -25,14 +18,6 @@ fn bash(session: &str, command: &str) -> String {
 
 fn end(session: &str) -> String {
     json!({"hook_event_name": "SessionEnd", "session_id": session, "reason": "other"}).to_string()
-}
-
-fn verdict(out: &Output) -> String {
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    v["hookSpecificOutput"]["permissionDecision"]
-        .as_str()
-        .unwrap_or("none")
-        .to_string()
 }
 
 /// The number of decisions `sentinel stats --all` counts, and of records `audit verify` finds.
@@ -73,7 +58,7 @@ fn killed_at_write(home: &Path, file: &Path, event: &str) {
     let out = common::feed(cmd, event.as_bytes());
     // The answer was given before the bookkeeping the kill cut short.
     assert_eq!(
-        verdict(&out),
+        common::decision(&out),
         "deny",
         "{}",
         String::from_utf8_lossy(&out.stderr)
@@ -87,7 +72,7 @@ fn stats_and_audit_agree_after_a_kill_between_their_writes() {
         return;
     }
     for cut in ["audit.jsonl", "stats.jsonl"] {
-        let home = scratch("killed");
+        let home = common::scratch("killed");
         let h = home.path();
         for _ in 0..3 {
             common::run(h, &["hook"], &bash("k", "git status"));
@@ -114,7 +99,7 @@ fn stats_and_audit_agree_after_a_kill_between_their_writes() {
 
 #[test]
 fn a_summary_counts_every_check_while_other_sessions_rotate_the_logs() {
-    let home = scratch("rotating");
+    let home = common::scratch("rotating");
     let h = home.path().to_path_buf();
     std::fs::write(h.join("sentinel.toml"), "[logs]\nmax_file_bytes = 4096\n").unwrap();
     // A long history: reading it takes a while, and other sessions rotate the files meanwhile.
@@ -172,7 +157,7 @@ struct Projects {
 
 impl Projects {
     fn new() -> Projects {
-        let dir = scratch("two-projects");
+        let dir = common::scratch("two-projects");
         for p in ["a", "b"] {
             std::fs::create_dir_all(dir.path().join(p).join(".git")).unwrap();
         }
@@ -203,7 +188,7 @@ impl Projects {
 
     fn bash(&self, project: &str, session: &str, command: &str) -> String {
         let event: Value = serde_json::from_str(&bash(session, command)).unwrap();
-        verdict(&self.hook(project, event))
+        common::decision(&self.hook(project, event))
     }
 
     fn end(&self, project: &str, session: &str) -> String {

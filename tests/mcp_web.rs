@@ -9,13 +9,6 @@ mod common;
 use serde_json::{Value, json};
 use std::path::Path;
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("mcp-web")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap()
-}
-
 /// The event as Claude Code sends it (fields as in research/claude-code-2.1.328-events).
 fn event(kind: &str, session: &str, cwd: &Path, mode: &str, tool: &str, input: Value) -> Value {
     json!({
@@ -73,8 +66,8 @@ fn check(home: &Path, project: &Path, mode: &str, cases: &[(&str, Value, &str)])
 
 #[test]
 fn a_shell_servers_directory_and_arguments_are_the_calls() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("mcp-web");
+    let project = common::scratch("mcp-web");
     check(
         home.path(),
         project.path(),
@@ -135,8 +128,8 @@ fn a_shell_servers_directory_and_arguments_are_the_calls() {
 
 #[test]
 fn the_common_servers_tools_are_judged_by_their_specs() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("mcp-web");
+    let project = common::scratch("mcp-web");
     check(
         home.path(),
         project.path(),
@@ -223,8 +216,8 @@ fn the_common_servers_tools_are_judged_by_their_specs() {
 
 #[test]
 fn every_other_mcp_tool_gets_an_answer_from_its_input() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("mcp-web");
+    let project = common::scratch("mcp-web");
     check(
         home.path(),
         project.path(),
@@ -283,8 +276,8 @@ fn every_other_mcp_tool_gets_an_answer_from_its_input() {
 
 #[test]
 fn a_fetch_or_search_carrying_a_secret_the_session_read_is_denied() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("mcp-web");
+    let project = common::scratch("mcp-web");
     let p = project.path();
     let pre = |mode: &str, tool: &str, input: Value| {
         hook(
@@ -441,8 +434,8 @@ fn a_fetch_or_search_carrying_a_secret_the_session_read_is_denied() {
 /// carries none of it goes through.
 #[test]
 fn a_secret_sent_in_another_case_or_encoded_is_found() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("mcp-web");
+    let project = common::scratch("mcp-web");
     let p = project.path();
     let mut read = event(
         "PostToolUse",
@@ -507,8 +500,8 @@ fn a_secret_sent_in_another_case_or_encoded_is_found() {
 /// pathspec that holds no credential, it is routine.
 #[test]
 fn a_forced_add_of_the_whole_tree_reads_its_credentials() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("mcp-web");
+    let project = common::scratch("mcp-web");
     let p = project.path();
     std::fs::write(p.join(".env"), "SIGNING=Zq8vT3kLm2Pw9xR\n").unwrap();
     std::fs::create_dir(p.join("src")).unwrap();

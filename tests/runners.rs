@@ -8,13 +8,6 @@ mod common;
 use serde_json::{Value, json};
 use std::path::Path;
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("runners")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap()
-}
-
 /// How Tier 2 stands in a run.
 #[derive(Clone, Copy, Debug)]
 enum Api {
@@ -63,8 +56,8 @@ fn bash(cwd: &Path, mode: &str, command: &str) -> Value {
 
 /// Each of `commands`, proposed in default mode under each of `apis`, gets `want`.
 fn each_gets(want: &str, apis: &[Api], commands: &[&str]) {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("runners");
+    let project = common::scratch("runners");
     for &api in apis {
         for cmd in commands {
             let (d, why) = hook(home.path(), api, &bash(project.path(), "default", cmd));
@@ -75,8 +68,8 @@ fn each_gets(want: &str, apis: &[Api], commands: &[&str]) {
 
 #[test]
 fn a_destructive_command_behind_any_runner_is_denied() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("runners");
+    let project = common::scratch("runners");
     let denied = [
         // Runners sentinel unwraps.
         "flock /tmp/l rm -rf ~",
@@ -159,8 +152,8 @@ fn everyday_neighbours_of_the_runners_stay_allowed() {
 
 #[test]
 fn the_fail_path_is_as_if_sentinel_were_absent() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("runners");
+    let project = common::scratch("runners");
     // Where the agent has a gate of its own, an uncertain call goes to it when Tier 2 is down.
     for mode in ["default", "acceptEdits", "plan", "auto", "dontAsk"] {
         let (d, _) = hook(
@@ -203,8 +196,8 @@ fn the_fail_path_is_as_if_sentinel_were_absent() {
 
 #[test]
 fn mcp_tools_with_known_effects_are_judged_like_the_built_in_ones() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("runners");
+    let project = common::scratch("runners");
     let mcp = |tool: &str, input: Value| {
         json!({"hook_event_name": "PreToolUse", "session_id": "m", "cwd": project.path(),
                "tool_name": tool, "permission_mode": "bypassPermissions", "tool_input": input})
@@ -248,8 +241,8 @@ fn mcp_tools_with_known_effects_are_judged_like_the_built_in_ones() {
 
 #[test]
 fn a_credential_leaving_by_a_hidden_way_is_denied() {
-    let home = scratch();
-    let project = scratch();
+    let home = common::scratch("runners");
+    let project = common::scratch("runners");
     each_gets(
         "deny",
         &[Api::Off, Api::Down],

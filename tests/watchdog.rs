@@ -18,13 +18,6 @@ use std::process::{Child, Command, Output, Stdio};
 /// The deadline the tests give the hook (SENTINEL_HOOK_DEADLINE_MS), in milliseconds.
 const DEADLINE_MS: &str = "1500";
 
-fn scratch(prefix: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap()
-}
-
 fn bash(cwd: &Path, command: &str) -> Vec<u8> {
     json!({"hook_event_name": "PreToolUse", "session_id": "watchdog", "tool_name": "Bash",
            "cwd": cwd, "permission_mode": "bypassPermissions",
@@ -85,8 +78,8 @@ fn mkfifo(path: &Path) {
 /// project's rule file, and as the project's package.json and git config.
 #[test]
 fn a_fifo_where_sentinel_reads_never_holds_the_answer_back() {
-    let home = scratch("home");
-    let project = scratch("proj");
+    let home = common::scratch("home");
+    let project = common::scratch("proj");
     let p = project.path();
     std::fs::create_dir_all(p.join(".sentinel")).unwrap();
     std::fs::create_dir_all(p.join(".git")).unwrap();
@@ -175,13 +168,13 @@ impl Drop for StalledMount {
 /// deadline and exits; the stuck reader is left behind, holding none of the agent's pipes.
 #[test]
 fn a_hung_file_system_gets_an_ask_and_the_hook_exits() {
-    let dir = scratch("stall");
+    let dir = common::scratch("stall");
     let mnt = dir.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
     let Some(_mount) = StalledMount::mount(&mnt, &["run.sh", "sentinel.toml"], false) else {
         return;
     };
-    let home = scratch("home");
+    let home = common::scratch("home");
     // The project is on the hung mount: reading the script hangs.
     let out = common::feed(
         hook(home.path(), None),
@@ -213,13 +206,13 @@ fn a_hung_file_system_gets_an_ask_and_the_hook_exits() {
 /// on the hung mount, before the deadline): the hook answers `ask`, naming it, and exits.
 #[test]
 fn a_judge_that_dies_gets_an_ask() {
-    let dir = scratch("stall");
+    let dir = common::scratch("stall");
     let mnt = dir.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
     let Some(_mount) = StalledMount::mount(&mnt, &["run.sh"], true) else {
         return;
     };
-    let home = scratch("home");
+    let home = common::scratch("home");
     let mut cmd = hook(home.path(), None);
     // The default deadline (20 s): the kill comes first.
     cmd.env_remove("SENTINEL_HOOK_DEADLINE_MS")
@@ -263,8 +256,8 @@ fn a_judge_that_dies_gets_an_ask() {
 /// `ask` with the memory bound as the reason, and exits.
 #[test]
 fn a_judge_out_of_memory_gets_an_ask() {
-    let home = scratch("home");
-    let project = scratch("proj");
+    let home = common::scratch("home");
+    let project = common::scratch("proj");
     let event = json!({"hook_event_name": "PreToolUse", "session_id": "m", "tool_name": "Write",
         "cwd": project.path(), "permission_mode": "bypassPermissions",
         "tool_input": {"file_path": project.path().join("a.txt"), "content": "x".repeat(900_000)}});
@@ -281,8 +274,8 @@ fn a_judge_out_of_memory_gets_an_ask() {
 /// still a deny. First the script of the report: `yes 'bash -c' | head -n 16000 | tr '\n' ' '`.
 #[test]
 fn long_inputs_keep_their_denies_within_64_mib() {
-    let home = scratch("home");
-    let project = scratch("proj");
+    let home = common::scratch("home");
+    let project = common::scratch("proj");
     let p = project.path();
     std::fs::write(p.join("s.sh"), "bash -c ".repeat(16000)).unwrap();
     let force = "; git push --force origin main";

@@ -8,6 +8,24 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
+/// A scratch folder named `prefix…` under cargo's per-target temp dir: outside /tmp, which
+/// sentinel treats as scratch space of its own (a home there would judge differently).
+pub fn scratch(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+/// The hook's `permissionDecision`, or `none` when it answered nothing.
+pub fn decision(out: &Output) -> String {
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    v["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or("none")
+        .to_string()
+}
+
 /// `sentinel` with SENTINEL_HOME at `sentinel_home`, HOME at the fixtures' home (set another
 /// with `.env("HOME", …)`), Tier 2 off, no shadow or fail-mode override, outside any agent's
 /// shell and project, and no terminal for the session summary.
