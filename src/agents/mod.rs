@@ -2,6 +2,7 @@
 //! sentinel in their way ([`install`], [`setup`] for the agents besides Claude Code, [`doctor`],
 //! [`exposure`]).
 
+pub mod after_call;
 pub mod cursor;
 pub mod doctor;
 pub mod event;
@@ -14,4 +15,5 @@ pub mod plugin_files;
 pub mod plugin_home;
 pub mod probe;
 pub mod prompts;
+pub mod session_end;
 pub mod setup;
