@@ -20,9 +20,11 @@ mod project;
 mod rows;
 #[cfg(test)]
 mod tests;
+mod variables;
 
-pub use load::{LOOSENING_VARS, check_model, check_url, is_official};
+pub use load::{check_model, check_url, is_official};
 use project::Strictness;
+pub use variables::LOOSENING_VARS;
 
 /// The Haiku model Tier 2 uses unless configured otherwise (the dated id, so it cannot move).
 pub const DEFAULT_MODEL: &str = "claude-haiku-4-5-20251001";
