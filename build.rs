@@ -30,6 +30,13 @@ mod path_scan;
 #[allow(dead_code)]
 mod known_scan;
 
+#[path = "src/contain/list_scan.rs"]
+mod contain_scan;
+
+#[path = "src/lists.rs"]
+#[allow(dead_code)]
+mod lists;
+
 /// The scanners name each other by their place in the library (`crate::local::paths::scan`).
 mod local {
     pub(crate) mod paths {
@@ -42,6 +49,7 @@ use std::fmt::Write;
 fn main() {
     rules();
     known();
+    contain_lists();
     specs();
     link();
     cache_layout();
@@ -410,6 +418,32 @@ fn known() {
     out.push_str("];\n");
     let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(out_dir.join("bundled_known.rs"), out).expect("write bundled_known.rs");
+}
+
+/// The fence's lists (`rules/contain/*.txt`) as a static slice of (entry, line) per list, in
+/// `contain::lists::List`'s order: a call that is answered fenced reads two of them, and
+/// parsing their text (half of it comments) cost ~40K instructions.
+fn contain_lists() {
+    println!("cargo:rerun-if-changed=src/contain/list_scan.rs");
+    println!("cargo:rerun-if-changed=src/lists.rs");
+    let mut out =
+        String::from("/// Each list's bundled entries and their lines, in `List`'s order.\n");
+    writeln!(
+        out,
+        "pub static BUNDLED: [&[(&str, usize)]; {}] = [",
+        contain_scan::FILES.len()
+    )
+    .unwrap();
+    for file in contain_scan::FILES {
+        let path = format!("rules/contain/{file}");
+        println!("cargo:rerun-if-changed={path}");
+        let text = std::fs::read_to_string(&path).expect("a fence list is UTF-8");
+        let entries: Vec<(&str, usize)> = lists::numbered_entries(&text).collect();
+        writeln!(out, "    &{entries:?},").unwrap();
+    }
+    out.push_str("];\n");
+    let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    std::fs::write(out_dir.join("bundled_contain.rs"), out).expect("write bundled_contain.rs");
 }
 
 fn specs() {

@@ -1,6 +1,7 @@
 //! The fence's data files (`rules/contain/*.txt`, and the person's additions in SENTINEL_HOME):
 //! where a contained run may write, what it cannot reach, which loopback ports stay closed.
 
+use crate::contain::list_scan;
 use crate::decision::RuleError;
 use std::path::{Path, PathBuf};
 
@@ -30,21 +31,12 @@ pub enum List {
     RefusedPortOwners,
 }
 
+include!(concat!(env!("OUT_DIR"), "/bundled_contain.rs"));
+
 impl List {
     /// The bundled file's name under `rules/contain/`.
     pub fn bundled_name(self) -> &'static str {
-        match self {
-            List::Writable => "writable.txt",
-            List::Hidden => "hidden.txt",
-            List::RefusedPorts => "refused_ports.txt",
-            List::GitReadOnly => "git_read_only.txt",
-            List::StartFiles => "start_files.txt",
-            List::RegistryClients => "registry_clients.txt",
-            List::Registries => "registries.txt",
-            List::PackageStores => "package_stores.txt",
-            List::AgentSandboxWidening => "agent_sandbox_widening.txt",
-            List::RefusedPortOwners => "refused_port_owners.txt",
-        }
+        list_scan::FILES[self as usize]
     }
 
     /// The person's file in SENTINEL_HOME, which adds to the bundled one.
@@ -62,23 +54,6 @@ impl List {
             List::RefusedPortOwners => "contain_refused_port_owners.txt",
         }
     }
-
-    fn bundled(self) -> &'static str {
-        match self {
-            List::Writable => include_str!("../../rules/contain/writable.txt"),
-            List::Hidden => include_str!("../../rules/contain/hidden.txt"),
-            List::RefusedPorts => include_str!("../../rules/contain/refused_ports.txt"),
-            List::GitReadOnly => include_str!("../../rules/contain/git_read_only.txt"),
-            List::StartFiles => include_str!("../../rules/contain/start_files.txt"),
-            List::RegistryClients => include_str!("../../rules/contain/registry_clients.txt"),
-            List::Registries => include_str!("../../rules/contain/registries.txt"),
-            List::PackageStores => include_str!("../../rules/contain/package_stores.txt"),
-            List::AgentSandboxWidening => {
-                include_str!("../../rules/contain/agent_sandbox_widening.txt")
-            }
-            List::RefusedPortOwners => include_str!("../../rules/contain/refused_port_owners.txt"),
-        }
-    }
 }
 
 /// One line: its entry (without the comment) and where it is.
@@ -91,10 +66,15 @@ pub struct Line {
 
 /// The bundled lines of `list`, then the person's; errors name `file:line`.
 pub fn load(list: List, sentinel_home: &Path) -> (Vec<Line>, Vec<RuleError>) {
-    let mut lines = parse(
-        list.bundled(),
-        &format!("contain/{} (bundled)", list.bundled_name()),
-    );
+    let bundled_file = format!("contain/{} (bundled)", list.bundled_name());
+    let mut lines: Vec<Line> = BUNDLED[list as usize]
+        .iter()
+        .map(|&(entry, line)| Line {
+            entry: entry.to_string(),
+            file: bundled_file.clone(),
+            line,
+        })
+        .collect();
     let mut errors = Vec::new();
     let own = sentinel_home.join(list.home_name());
     match crate::config::files::read(&own, 256 * 1024, crate::config::files::Links::Follow) {
@@ -184,20 +164,13 @@ impl HostPattern {
     }
 }
 
+/// The entries of a person's list, named `file`.
 fn parse(text: &str, file: &str) -> Vec<Line> {
-    text.lines()
-        .enumerate()
-        .filter_map(|(i, raw)| {
-            let entry = match raw.find(" #") {
-                Some(at) => &raw[..at],
-                None => raw,
-            }
-            .trim();
-            (!entry.is_empty() && !entry.starts_with('#')).then(|| Line {
-                entry: entry.to_string(),
-                file: file.to_string(),
-                line: i + 1,
-            })
+    crate::lists::numbered_entries(text)
+        .map(|(entry, line)| Line {
+            entry: entry.to_string(),
+            file: file.to_string(),
+            line,
         })
         .collect()
 }
@@ -239,10 +212,21 @@ mod tests {
             List::AgentSandboxWidening,
             List::RefusedPortOwners,
         ] {
+            // FILES is in the enum's order: each list's two names agree.
+            assert_eq!(list.home_name(), format!("contain_{}", list.bundled_name()));
             let (lines, errors) = load(list, Path::new("/nonexistent-sentinel-home"));
             assert!(errors.is_empty(), "{errors:?}");
             assert!(!lines.is_empty());
-            for (i, raw) in list.bundled().lines().enumerate() {
+            let path = format!(
+                "{}/rules/contain/{}",
+                env!("CARGO_MANIFEST_DIR"),
+                list.bundled_name()
+            );
+            let text = std::fs::read_to_string(path).unwrap();
+            // What build.rs compiled is what the file says now.
+            let now: Vec<(&str, usize)> = crate::lists::numbered_entries(&text).collect();
+            assert_eq!(BUNDLED[list as usize], now.as_slice());
+            for (i, raw) in text.lines().enumerate() {
                 if lines.iter().any(|l| l.line == i + 1) {
                     assert!(
                         raw.contains(" # "),
@@ -253,6 +237,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn an_entry_is_what_comes_before_a_blank_and_a_hash() {
+        let text = "# head\n\n  # indented\ncargo   # why\n  npm\nweird#name # why\n\t# tab\nx\t# a tab before it\n";
+        let got: Vec<(String, usize)> = parse(text, "f")
+            .into_iter()
+            .map(|l| (l.entry, l.line))
+            .collect();
+        let want = [("cargo", 4), ("npm", 5), ("weird#name", 6), ("x", 8)];
+        assert_eq!(got, want.map(|(e, n)| (e.to_string(), n)));
     }
 
     #[test]

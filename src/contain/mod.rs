@@ -22,6 +22,7 @@ pub mod command;
 pub mod forward;
 #[cfg(target_os = "linux")]
 pub mod linux;
+pub mod list_scan;
 pub mod lists;
 pub mod plan;
 pub mod ports;
