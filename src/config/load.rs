@@ -640,11 +640,6 @@ impl Config {
     }
 }
 
-/// Whether `url` is Anthropic's own API (a trailing slash allowed).
-pub fn is_official(url: &str) -> bool {
-    url.trim_end_matches('/') == DEFAULT_API_URL
-}
-
 /// 1-based line of a byte offset.
 pub(super) fn line_of(text: &str, offset: usize) -> usize {
     text.get(..offset)

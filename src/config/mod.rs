@@ -22,9 +22,9 @@ mod rows;
 mod tests;
 mod variables;
 
-pub use load::{check_model, check_url, is_official};
+pub use load::{check_model, check_url};
 use project::Strictness;
-pub use variables::LOOSENING_VARS;
+pub use variables::{LOOSENING_VARS, is_official};
 
 /// The Haiku model Tier 2 uses unless configured otherwise (the dated id, so it cannot move).
 pub const DEFAULT_MODEL: &str = "claude-haiku-4-5-20251001";

@@ -2,7 +2,6 @@
 //! which loosen only when the person's own `sentinel.toml` trusts them (a project's agent
 //! settings can set variables too), and never against what the organisation's policy pins.
 
-use super::load::is_official;
 use super::*;
 
 /// The variables that could loosen sentinel, honoured only when `[env] trust` in the person's
@@ -16,6 +15,11 @@ pub const LOOSENING_VARS: [&str; 5] = [
     // Names another policy folder where none is deployed (tests): it can pin a looser mode.
     crate::config::managed::DIR_VAR,
 ];
+
+/// Whether `url` is Anthropic's own API (a trailing slash allowed).
+pub fn is_official(url: &str) -> bool {
+    url.trim_end_matches('/') == DEFAULT_API_URL
+}
 
 impl Config {
     /// The variables over the file's settings; `file_url` is the file's `[api] url`, which
