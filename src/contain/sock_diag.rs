@@ -56,7 +56,27 @@ pub fn diag_socket() -> io::Result<OwnedFd> {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: fd was just returned by socket(2) and nothing else owns it.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    // The kernel answers a dump at once; a second without one is an error (then /proc is
+    // read), never a hook that waits for its watchdog.
+    let timeout = libc::timeval {
+        tv_sec: 1,
+        tv_usec: 0,
+    };
+    // SAFETY: setsockopt with a timeval of its size.
+    let set = unsafe {
+        libc::setsockopt(
+            sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVTIMEO,
+            (&timeout as *const libc::timeval).cast(),
+            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+        )
+    };
+    if set != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(sock)
 }
 
 /// Every TCP socket listening in the namespace of `sock` (a [`diag_socket`]), IPv4 then IPv6.
