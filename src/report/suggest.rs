@@ -14,7 +14,7 @@ use crate::ledger::audit::Brief;
 use crate::ledger::stats::Record;
 use crate::local::context::Context;
 use crate::rules::{RuleFile, Rules};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
@@ -147,6 +147,64 @@ fn left_open(
     Some(open)
 }
 
+/// What a call that reached Tier 2 or the person was answered (the evidence it gives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Answer {
+    ApiAllow,
+    ApiBlock,
+    ApiEscalate,
+    ApiFailed,
+    Deferred,
+    Asked,
+}
+
+/// One call `suggest` learns from: what it was answered, in which session, and from its audit
+/// record the whole command, the folder and the evaluator's reason.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub session: String,
+    pub answer: Answer,
+    pub command: String,
+    pub cwd: String,
+    /// The evaluator's reason (Tier 2 answers only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The row `suggest` learns from for record `r`, with `entry` its audit record (the last one with
+/// its time and session); None for a call that did not reach Tier 2 or the person, or that is
+/// not the agent's Bash call (records of `sentinel check` and of the person are not evidence of
+/// agent traffic).
+pub fn row(r: &Record, entry: Option<&Brief>) -> Option<Row> {
+    // Deferred calls are every uncertain call in default and auto mode without Tier 2.
+    let reached = r.tier != Tier::Local || r.verdict == "ask" || r.verdict == "defer";
+    if !reached || r.tool != "Bash" || matches!(r.agent.as_str(), "check" | "person") {
+        return None;
+    }
+    let answer = match (r.tier, r.verdict.as_str()) {
+        (Tier::Api, "allow") => Answer::ApiAllow,
+        (Tier::Api, "deny") => Answer::ApiBlock,
+        (Tier::Api, _) => Answer::ApiEscalate,
+        (Tier::Fail, _) => Answer::ApiFailed,
+        (_, "defer") => Answer::Deferred,
+        _ => Answer::Asked,
+    };
+    Some(Row {
+        session: r.session.clone(),
+        answer,
+        command: entry
+            .and_then(|e| e.subject.clone())
+            .unwrap_or_else(|| r.subject.clone()),
+        cwd: entry
+            .and_then(|e| e.cwd.clone())
+            .unwrap_or_else(|| "/".to_string()),
+        reason: match r.tier {
+            Tier::Api => entry.and_then(|e| e.reason.clone()),
+            _ => None,
+        },
+    })
+}
+
 /// The commands that reached Tier 2 or `ask` most often under `rules`, as proposed rules, most
 /// frequent first. `audit` holds the audit records (for the whole command and the evaluator's
 /// reasons); records of `sentinel check` and of the person are not evidence of agent traffic.
@@ -162,19 +220,29 @@ pub fn suggest(
         .iter()
         .filter_map(|v| Some(((v.ts_ms?, v.session.as_deref()?), v)))
         .collect();
+    let rows: Vec<Row> = records
+        .iter()
+        .filter_map(|r| {
+            let entry = by_key.get(&(r.ts_ms, r.session.as_str())).copied();
+            row(r, entry)
+        })
+        .collect();
+    from_rows(&rows, rules, home, sentinel_home, limit)
+}
+
+/// The proposed rules from the calls that reached Tier 2 or the person, in journal order (the
+/// first three examples and reasons met are kept), judged under today's `rules`.
+pub fn from_rows(
+    rows: &[Row],
+    rules: &Rules,
+    home: Option<&Path>,
+    sentinel_home: &Path,
+    limit: usize,
+) -> Vec<Suggestion> {
     let mut groups: BTreeMap<String, (Evidence, BTreeSet<String>)> = BTreeMap::new();
     let mut judged: HashMap<(&str, &str), Option<BTreeSet<String>>> = HashMap::new();
-    for r in records {
-        // Deferred calls are every uncertain call in default and auto mode without Tier 2.
-        let reached = r.tier != Tier::Local || r.verdict == "ask" || r.verdict == "defer";
-        if !reached || r.tool != "Bash" || matches!(r.agent.as_str(), "check" | "person") {
-            continue;
-        }
-        let entry = by_key.get(&(r.ts_ms, r.session.as_str()));
-        let command = entry
-            .and_then(|e| e.subject.as_deref())
-            .unwrap_or(&r.subject);
-        let cwd = entry.and_then(|e| e.cwd.as_deref()).unwrap_or("/");
+    for r in rows {
+        let (command, cwd) = (r.command.as_str(), r.cwd.as_str());
         // The same command in the same folder is judged once: a journal repeats its commands,
         // and judging each again was most of a report's time.
         let open = judged
@@ -187,19 +255,15 @@ pub fn suggest(
             let (ev, sessions) = groups.entry(text).or_default();
             ev.calls += 1;
             sessions.insert(r.session.clone());
-            match (r.tier, r.verdict.as_str()) {
-                (Tier::Api, "allow") => ev.api_allow += 1,
-                (Tier::Api, "deny") => ev.api_block += 1,
-                (Tier::Api, _) => ev.api_escalate += 1,
-                (Tier::Fail, _) => ev.api_failed += 1,
-                (_, "defer") => ev.deferred += 1,
-                _ => ev.asked += 1,
+            match r.answer {
+                Answer::ApiAllow => ev.api_allow += 1,
+                Answer::ApiBlock => ev.api_block += 1,
+                Answer::ApiEscalate => ev.api_escalate += 1,
+                Answer::ApiFailed => ev.api_failed += 1,
+                Answer::Deferred => ev.deferred += 1,
+                Answer::Asked => ev.asked += 1,
             }
-            if r.tier == Tier::Api
-                && let Some(said) = entry
-                    .and_then(|e| e.reason.as_deref())
-                    .map(evaluator_reason)
-            {
+            if let Some(said) = r.reason.as_deref().map(evaluator_reason) {
                 keep_three(&mut ev.evaluator_said, [said]);
             }
             keep_three(&mut ev.examples, [command.to_string()]);
