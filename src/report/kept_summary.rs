@@ -1,0 +1,527 @@
+//! `sentinel report`'s kept summary: what the stats journal and the audit log hold, counted in
+//! stretches of the journals (a UTC day each, in journal order), kept in SENTINEL_HOME with how
+//! far into each journal it goes, so that a report reads what the journals gained since the last
+//! one instead of both whole (291M instructions at 10,000 calls).
+//!
+//! Kept by the report, never by the hook (whose path must not grow). The journals stay the source
+//! of truth: the summary is followed only while each journal begins with the bytes it read
+//! ([`Position`]), and counted again from the journals when it is missing, damaged (its checksum),
+//! of another format, or no longer matches them. What a stretch keeps adds up exactly: stretches
+//! absorbed in journal order give what one pass over their records gives (the dashboard's
+//! [`Decisions`] and [`Audited`], and `suggest`'s [`Row`]s in order). A stretch that `--since`
+//! cuts is read again from its bytes in the journal; the others come from the summary whole.
+//!
+//! `suggest` learns from a stats record with the last audit record of its time and session. A
+//! record kept already matched against the audit records read then; an audit record read later
+//! with the key of a kept record would change it, so it makes the summary count again (a rare
+//! thing: a call's audit record is written before its stats line). A stats record read later is
+//! matched with the new audit records, else with the last [`RECENT`] kept ones; one that could
+//! match an older kept record makes the summary count again too.
+//!
+//! The summary feeds the report and `suggest`'s proposals, never a decision; `suggest` judges each
+//! command under today's rules when the report runs, so what a summary can make it propose is
+//! what a journal line can (both live in SENTINEL_HOME, writable by the same person).
+
+use crate::ledger::audit::Brief;
+use crate::ledger::journal::Journal;
+use crate::ledger::journal_position::{NewLine, Position, Read};
+use crate::ledger::stats::Record;
+use crate::report::dashboard::{Audited, Decisions};
+use crate::report::suggest_rows::{self as suggest, Row};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
+
+/// The summary's file in SENTINEL_HOME.
+pub const FILE: &str = "report-summary.json";
+/// Its format: a summary of another is counted again.
+const FORMAT: u32 = 1;
+/// The largest summary read.
+const MAX_BYTES: u64 = 256 << 20;
+/// The checksum's key: a check against damage, not a secret.
+const CHECK_KEY: &[u8; 16] = b"sentinel-summary";
+/// How many of the last keyed audit records, and of the last `suggest` rows' keys, are kept to
+/// match what the next report reads.
+const RECENT: usize = 256;
+/// Past this many stretches a journal's new records join the last one (days interleaved in a
+/// journal would otherwise make a stretch a record).
+const MAX_STRETCHES: usize = 20_000;
+const DAY_MS: u64 = 86_400_000;
+
+/// A stretch of one journal file: whole lines from `start` to `end`, their records all of one
+/// UTC day (the day of the first), with the first and last time among them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Stretch {
+    file: usize,
+    start: u64,
+    end: u64,
+    day: u64,
+    first_ms: u64,
+    last_ms: u64,
+    /// The records counted (lines that do not parse, or carry no time, are not).
+    records: usize,
+}
+
+/// What a stretch of the stats journal adds to the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct StatsStretch {
+    at: Stretch,
+    decisions: Decisions,
+    /// `suggest`'s rows, in journal order.
+    rows: Vec<Row>,
+}
+
+/// What a stretch of the audit log adds to the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct AuditStretch {
+    at: Stretch,
+    audited: Audited,
+}
+
+trait Part {
+    fn at(&mut self) -> &mut Stretch;
+    fn starting(at: Stretch) -> Self;
+}
+
+impl Part for StatsStretch {
+    fn at(&mut self) -> &mut Stretch {
+        &mut self.at
+    }
+    fn starting(at: Stretch) -> Self {
+        StatsStretch {
+            at,
+            decisions: Decisions::default(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl Part for AuditStretch {
+    fn at(&mut self) -> &mut Stretch {
+        &mut self.at
+    }
+    fn starting(at: Stretch) -> Self {
+        AuditStretch {
+            at,
+            audited: Audited::default(),
+        }
+    }
+}
+
+/// The stretch a line read on belongs to: the last one when the line follows it in the same file
+/// (and, for a record, is of its day), else a new one. A line without a record (damaged, or
+/// without a time) only lengthens the stretch it follows.
+fn part_for<'a, P: Part>(
+    parts: &'a mut Vec<P>,
+    line: &NewLine,
+    ts: Option<u64>,
+) -> Option<&'a mut P> {
+    let follows = parts.last_mut().is_some_and(|p| {
+        let at = p.at();
+        at.file == line.file && at.end == line.start
+    });
+    let Some(ts) = ts else {
+        if follows {
+            parts.last_mut()?.at().end = line.end;
+        }
+        return None;
+    };
+    let same_day = follows && parts.last_mut().is_some_and(|p| p.at().day == ts / DAY_MS);
+    if !(same_day || (follows && parts.len() >= MAX_STRETCHES)) {
+        parts.push(P::starting(Stretch {
+            file: line.file,
+            start: line.start,
+            end: line.start,
+            day: ts / DAY_MS,
+            first_ms: ts,
+            last_ms: ts,
+            records: 0,
+        }));
+    }
+    let part = parts.last_mut()?;
+    let at = part.at();
+    at.end = line.end;
+    at.first_ms = at.first_ms.min(ts);
+    at.last_ms = at.last_ms.max(ts);
+    at.records += 1;
+    Some(part)
+}
+
+/// An audit record as `suggest` matches it: its key and what it reads from it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Keyed {
+    ts_ms: u64,
+    session: String,
+    subject: Option<String>,
+    cwd: Option<String>,
+    reason: Option<String>,
+}
+
+impl Keyed {
+    fn brief(&self) -> Brief {
+        Brief {
+            ts_ms: Some(self.ts_ms),
+            session: Some(self.session.clone()),
+            subject: self.subject.clone(),
+            cwd: self.cwd.clone(),
+            reason: self.reason.clone(),
+            ..Brief::default()
+        }
+    }
+}
+
+/// The summary as kept.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Kept {
+    format: u32,
+    stats_at: Position,
+    audit_at: Position,
+    stats: Vec<StatsStretch>,
+    audit: Vec<AuditStretch>,
+    /// The last audit records with a time and a session, oldest first.
+    recent_audit: VecDeque<Keyed>,
+    /// The latest time among the keyed audit records no longer in `recent_audit`.
+    audit_dropped_ms: Option<u64>,
+    /// The keys of the last `suggest` rows, oldest first.
+    recent_rows: VecDeque<(u64, String)>,
+    /// The latest time among the rows' keys no longer in `recent_rows`.
+    rows_dropped_ms: Option<u64>,
+}
+
+/// Pushes onto a window of at most [`RECENT`], noting the latest time of what falls out.
+fn push_recent<T>(
+    window: &mut VecDeque<T>,
+    item: T,
+    dropped_ms: &mut Option<u64>,
+    ts: impl Fn(&T) -> u64,
+) {
+    window.push_back(item);
+    while window.len() > RECENT {
+        if let Some(old) = window.pop_front() {
+            *dropped_ms = Some(dropped_ms.map_or(ts(&old), |d| d.max(ts(&old))));
+        }
+    }
+}
+
+/// What the report shows over its time: the counts and `suggest`'s rows.
+#[derive(Debug, Default)]
+pub struct Gathered {
+    pub decisions: Decisions,
+    pub audited: Audited,
+    pub rows: Vec<Row>,
+}
+
+/// Reading on from the kept summary.
+enum Step {
+    On(Box<Caught>),
+    /// The summary no longer matches the journals: count from the start.
+    Stale,
+    /// The journals cannot be followed now: read them whole this time.
+    Unfollowable,
+}
+
+/// What the journals gained past the summary, beyond what it now keeps.
+struct Caught {
+    /// Whole lines were read.
+    grew: bool,
+    /// The summary may be kept: nothing it holds was matched with a torn audit line.
+    keepable: bool,
+    /// A torn last stats line that parses, with its row: shown, not kept.
+    torn_record: Option<(Record, Option<Row>)>,
+    /// A torn last audit line that parses.
+    torn_brief: Option<Brief>,
+}
+
+/// The report's counts since `since_ms`, from the kept summary brought up to the journals (and
+/// kept again); None when the journals must be read whole this time (they changed while read).
+pub fn gather(
+    home: &Path,
+    stats: &Journal,
+    audit: &Journal,
+    since_ms: u64,
+) -> std::io::Result<Option<Gathered>> {
+    let path = home.join(FILE);
+    let loaded = load(&path);
+    let mut changed = loaded.is_none();
+    let mut kept = loaded.unwrap_or_default();
+    let mut caught = None;
+    for _ in 0..2 {
+        match catch_up(&mut kept, stats, audit)? {
+            Step::On(c) => {
+                caught = Some(c);
+                break;
+            }
+            Step::Stale => {
+                kept = Kept::default();
+                changed = true;
+            }
+            Step::Unfollowable => return Ok(None),
+        }
+    }
+    let Some(caught) = caught else {
+        return Ok(None);
+    };
+    if (changed || caught.grew) && caught.keepable {
+        // A summary that cannot be kept costs the next report a count from the start, no more.
+        let _ = save(&path, &kept);
+    }
+    select(kept, *caught, since_ms, stats, audit)
+}
+
+/// The whole lines read on, and the torn last one.
+type Lines = (Vec<NewLine>, Option<String>);
+
+fn read_on(at: &mut Position, journal: &Journal) -> std::io::Result<Result<Lines, Step>> {
+    Ok(match at.read_on(journal)? {
+        Read::On { lines, torn } => Ok((lines, torn)),
+        Read::Stale => Err(Step::Stale),
+        Read::Unfollowable => Err(Step::Unfollowable),
+    })
+}
+
+/// Brings `kept` up to the journals: the audit log's new lines, then the stats'.
+fn catch_up(kept: &mut Kept, stats: &Journal, audit: &Journal) -> std::io::Result<Step> {
+    kept.format = FORMAT;
+    let (audit_lines, audit_torn) = match read_on(&mut kept.audit_at, audit)? {
+        Ok(read) => read,
+        Err(step) => return Ok(step),
+    };
+    let (stats_lines, stats_torn) = match read_on(&mut kept.stats_at, stats)? {
+        Ok(read) => read,
+        Err(step) => return Ok(step),
+    };
+    let briefs: Vec<Option<Brief>> = audit_lines
+        .iter()
+        .map(|l| serde_json::from_str(&l.text).ok())
+        .collect();
+    let torn_brief: Option<Brief> = audit_torn.and_then(|t| serde_json::from_str(&t).ok());
+    let key = |b: &Brief| Some((b.ts_ms?, b.session.clone()?));
+    // A new audit record with the key of a kept row would change what that row read.
+    let kept_rows: HashSet<(u64, &str)> = kept
+        .recent_rows
+        .iter()
+        .map(|(t, s)| (*t, s.as_str()))
+        .collect();
+    for (ts, session) in briefs.iter().chain([&torn_brief]).flatten().filter_map(key) {
+        if kept.rows_dropped_ms.is_some_and(|d| ts <= d)
+            || kept_rows.contains(&(ts, session.as_str()))
+        {
+            return Ok(Step::Stale);
+        }
+    }
+    // The new audit records by key, the last one winning (as `suggest` matches them).
+    let mut by_key: HashMap<(u64, &str), &Brief> = HashMap::new();
+    for b in briefs.iter().chain([&torn_brief]).flatten() {
+        if let (Some(ts), Some(session)) = (b.ts_ms, b.session.as_deref()) {
+            by_key.insert((ts, session), b);
+        }
+    }
+    let keepable = torn_brief.as_ref().and_then(key).is_none();
+    // A stats record's row: matched with the new audit records, else with the kept recent ones.
+    let resolve = |r: &Record| -> Result<Option<Row>, ()> {
+        if !suggest::learns_from(r) {
+            return Ok(None);
+        }
+        if let Some(b) = by_key.get(&(r.ts_ms, r.session.as_str())) {
+            return Ok(suggest::row(r, Some(b)));
+        }
+        let recent = kept
+            .recent_audit
+            .iter()
+            .rev()
+            .find(|k| k.ts_ms == r.ts_ms && k.session == r.session);
+        match recent {
+            Some(k) => Ok(suggest::row(r, Some(&k.brief()))),
+            None if kept.audit_dropped_ms.is_some_and(|d| r.ts_ms <= d) => Err(()),
+            None => Ok(suggest::row(r, None)),
+        }
+    };
+    let mut new_stats = Vec::new();
+    for line in &stats_lines {
+        let Ok(r) = serde_json::from_str::<Record>(&line.text) else {
+            new_stats.push((line, None));
+            continue;
+        };
+        let Ok(row) = resolve(&r) else {
+            return Ok(Step::Stale);
+        };
+        new_stats.push((line, Some((r, row))));
+    }
+    let torn_record = match stats_torn.and_then(|t| serde_json::from_str::<Record>(&t).ok()) {
+        Some(r) => match resolve(&r) {
+            Ok(row) => Some((r, row)),
+            Err(()) => return Ok(Step::Stale),
+        },
+        None => None,
+    };
+    drop(by_key);
+    for (line, read) in new_stats {
+        let Some((r, row)) = read else {
+            part_for(&mut kept.stats, line, None);
+            continue;
+        };
+        let Some(part) = part_for(&mut kept.stats, line, Some(r.ts_ms)) else {
+            continue;
+        };
+        part.decisions.add(&r);
+        if let Some(row) = row {
+            part.rows.push(row);
+            push_recent(
+                &mut kept.recent_rows,
+                (r.ts_ms, r.session),
+                &mut kept.rows_dropped_ms,
+                |k| k.0,
+            );
+        }
+    }
+    for (line, brief) in audit_lines.iter().zip(briefs) {
+        let ts = brief.as_ref().and_then(|b| b.ts_ms);
+        let Some(part) = part_for(&mut kept.audit, line, ts) else {
+            continue;
+        };
+        let Some(b) = brief else {
+            continue;
+        };
+        part.audited.add(&b);
+        if let (Some(ts_ms), Some(session)) = (b.ts_ms, b.session) {
+            let keyed = Keyed {
+                ts_ms,
+                session,
+                subject: b.subject,
+                cwd: b.cwd,
+                reason: b.reason,
+            };
+            push_recent(
+                &mut kept.recent_audit,
+                keyed,
+                &mut kept.audit_dropped_ms,
+                |k| k.ts_ms,
+            );
+        }
+    }
+    Ok(Step::On(Box::new(Caught {
+        grew: !audit_lines.is_empty() || !stats_lines.is_empty(),
+        keepable,
+        torn_record,
+        torn_brief,
+    })))
+}
+
+/// What the report shows from `since_ms` on: the stretches wholly after it from the summary, the
+/// one it cuts read again from the journal, then the torn last lines. None when a stretch read
+/// again is not what the summary says it was.
+fn select(
+    kept: Kept,
+    caught: Caught,
+    since_ms: u64,
+    stats: &Journal,
+    audit: &Journal,
+) -> std::io::Result<Option<Gathered>> {
+    let mut out = Gathered::default();
+    for mut part in kept.stats {
+        if part.at.first_ms >= since_ms {
+            out.decisions.absorb(&part.decisions);
+            out.rows.append(&mut part.rows);
+            continue;
+        }
+        if part.at.last_ms < since_ms {
+            continue;
+        }
+        let Some(lines) = kept
+            .stats_at
+            .reread(stats, part.at.file, part.at.start, part.at.end)?
+        else {
+            return Ok(None);
+        };
+        let records: Vec<Record> = lines
+            .iter()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        if records.len() != part.at.records {
+            return Ok(None);
+        }
+        let mut rows = part.rows.into_iter();
+        for r in &records {
+            let row = match suggest::learns_from(r) {
+                true => match rows.next() {
+                    Some(row) => Some(row),
+                    None => return Ok(None),
+                },
+                false => None,
+            };
+            if r.ts_ms >= since_ms {
+                out.decisions.add(r);
+                out.rows.extend(row);
+            }
+        }
+        if rows.next().is_some() {
+            return Ok(None);
+        }
+    }
+    for part in kept.audit {
+        if part.at.first_ms >= since_ms {
+            out.audited.absorb(&part.audited);
+            continue;
+        }
+        if part.at.last_ms < since_ms {
+            continue;
+        }
+        let Some(lines) = kept
+            .audit_at
+            .reread(audit, part.at.file, part.at.start, part.at.end)?
+        else {
+            return Ok(None);
+        };
+        let briefs: Vec<Brief> = lines
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Brief>(l).ok())
+            .filter(|b| b.ts_ms.is_some())
+            .collect();
+        if briefs.len() != part.at.records {
+            return Ok(None);
+        }
+        for b in briefs
+            .iter()
+            .filter(|b| b.ts_ms.is_some_and(|t| t >= since_ms))
+        {
+            out.audited.add(b);
+        }
+    }
+    if let Some((r, row)) = caught.torn_record
+        && r.ts_ms >= since_ms
+    {
+        out.decisions.add(&r);
+        out.rows.extend(row);
+    }
+    if let Some(b) = caught.torn_brief
+        && b.ts_ms.is_some_and(|t| t >= since_ms)
+    {
+        out.audited.add(&b);
+    }
+    Ok(Some(out))
+}
+
+/// The kept summary; None when missing, damaged (its checksum), or of another format.
+fn load(path: &Path) -> Option<Kept> {
+    let bytes = crate::config::kept::read(path, MAX_BYTES).ok()?;
+    let at = bytes.iter().position(|&b| b == b'\n')?;
+    let (sum, body) = (&bytes[..at], &bytes[at + 1..]);
+    if sum != checksum(body).as_bytes() {
+        return None;
+    }
+    let kept: Kept = serde_json::from_slice(body).ok()?;
+    (kept.format == FORMAT).then_some(kept)
+}
+
+fn checksum(body: &[u8]) -> String {
+    format!("{:016x}", crate::digest::siphash24(CHECK_KEY, &[body]))
+}
+
+/// Keeps the summary: its checksum on the first line, then its JSON; written whole.
+fn save(path: &Path, kept: &Kept) -> std::io::Result<()> {
+    let body = serde_json::to_vec(kept)?;
+    let mut bytes = checksum(&body).into_bytes();
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&body);
+    crate::config::kept::write_whole(path, &bytes)
+}
