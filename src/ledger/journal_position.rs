@@ -62,11 +62,8 @@ pub enum Read {
 }
 
 /// A line's text as the journal's readers take it: checked UTF-8, else with replacements.
-fn text_of(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => text.to_string(),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-    }
+fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 impl Position {
@@ -119,35 +116,41 @@ impl Position {
                 continue;
             }
             f.seek(SeekFrom::Start(mark.done))?;
-            let mut bytes = Vec::with_capacity((*len - mark.done) as usize);
-            f.take(*len - mark.done).read_to_end(&mut bytes)?;
-            let mut at = 0;
-            while let Some(n) = bytes[at..].iter().position(|&b| b == b'\n') {
-                let start = mark.done + at as u64;
+            let mut reader = std::io::BufReader::new(f.take(*len - mark.done));
+            let mut at = mark.done;
+            loop {
+                let mut line = Vec::new();
+                let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut line)?;
+                if n == 0 {
+                    break;
+                }
+                if line.last() != Some(&b'\n') {
+                    if i != last {
+                        return Ok(Read::Unfollowable);
+                    }
+                    torn = Some(String::from_utf8_lossy(&line).into_owned());
+                    break;
+                }
+                // The mark moves to the end of each whole line, keeping the bytes before it.
+                let keep_from = (mark.tail.len() + n).saturating_sub(TAIL_BYTES as usize);
+                if keep_from >= mark.tail.len() {
+                    let skip = keep_from - mark.tail.len();
+                    mark.tail.clear();
+                    mark.tail.extend_from_slice(&line[skip..]);
+                } else {
+                    mark.tail.drain(..keep_from);
+                    mark.tail.extend_from_slice(&line);
+                }
+                line.pop();
                 lines.push(NewLine {
                     file: i,
-                    start,
-                    end: start + n as u64 + 1,
-                    text: text_of(&bytes[at..at + n]),
+                    start: at,
+                    end: at + n as u64,
+                    text: text_of(line),
                 });
-                at += n + 1;
+                at += n as u64;
             }
-            let rest = &bytes[at..];
-            if !rest.is_empty() {
-                if i != last {
-                    return Ok(Read::Unfollowable);
-                }
-                torn = Some(String::from_utf8_lossy(rest).into_owned());
-            }
-            // The mark moves to the end of the last whole line, keeping the bytes before it.
-            let keep = at.min(TAIL_BYTES as usize);
-            if keep > 0 {
-                let kept_before = (TAIL_BYTES as usize - keep).min(mark.tail.len());
-                let mut tail = mark.tail[mark.tail.len() - kept_before..].to_vec();
-                tail.extend_from_slice(&bytes[at - keep..at]);
-                mark.tail = tail;
-                mark.done += at as u64;
-            }
+            mark.done = at;
         }
         // A rotation while the files were read would put a file in two places.
         if journal.files() != listing {
@@ -196,7 +199,12 @@ impl Position {
         let stretch = &bytes[(start - from) as usize..];
         match stretch.split_last() {
             None => Ok(Some(Vec::new())),
-            Some((b'\n', lines)) => Ok(Some(lines.split(|&b| b == b'\n').map(text_of).collect())),
+            Some((b'\n', lines)) => Ok(Some(
+                lines
+                    .split(|&b| b == b'\n')
+                    .map(|l| text_of(l.to_vec()))
+                    .collect(),
+            )),
             Some(_) => Ok(None),
         }
     }
@@ -210,7 +218,10 @@ mod tests {
         for n in from..to {
             j.lock()
                 .unwrap()
-                .append(&format!("{{\"n\":{n},\"pad\":\"{}\"}}", "x".repeat(n % 7)))
+                .append(&format!(
+                    "{{\"n\":{n},\"pad\":\"{}\"}}",
+                    "x".repeat(n % 7 * 20)
+                ))
                 .unwrap();
         }
     }
@@ -222,7 +233,7 @@ mod tests {
     #[test]
     fn reading_on_gives_each_line_once_across_rotations_and_rereads_its_stretches() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path(), "t", 300);
+        let j = Journal::new(dir.path(), "t", 1500);
         let mut at = Position::default();
         let mut seen: Vec<String> = Vec::new();
         let mut stretches = Vec::new();

@@ -42,7 +42,7 @@ const MAX_BYTES: u64 = 256 << 20;
 const CHECK_KEY: &[u8; 16] = b"sentinel-summary";
 /// How many of the last keyed audit records, and of the last `suggest` rows' keys, are kept to
 /// match what the next report reads.
-const RECENT: usize = 256;
+const RECENT: usize = 64;
 /// Past this many stretches a journal's new records join the last one (days interleaved in a
 /// journal would otherwise make a stretch a record).
 const MAX_STRETCHES: usize = 20_000;
@@ -68,7 +68,76 @@ struct StatsStretch {
     at: Stretch,
     decisions: Decisions,
     /// `suggest`'s rows, in journal order.
+    #[serde(with = "interned")]
     rows: Vec<Row>,
+}
+
+/// A stretch's rows kept with each text once (a journal repeats its commands, folders and
+/// sessions): the texts, and each row as their indices.
+mod interned {
+    use crate::report::suggest_rows::{Answer, Row};
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::HashMap;
+
+    type Compact = (u32, Answer, u32, u32, Option<u32>);
+
+    pub fn serialize<S: Serializer>(rows: &[Row], s: S) -> Result<S::Ok, S::Error> {
+        let mut texts: Vec<&str> = Vec::new();
+        let mut index: HashMap<&str, u32> = HashMap::new();
+        let mut compact: Vec<Compact> = Vec::with_capacity(rows.len());
+        for r in rows {
+            let mut ids = [
+                r.session.as_str(),
+                r.command.as_str(),
+                r.cwd.as_str(),
+                r.reason.as_deref().unwrap_or(""),
+            ]
+            .map(|text| {
+                *index.entry(text).or_insert_with(|| {
+                    texts.push(text);
+                    texts.len() as u32 - 1
+                })
+            })
+            .into_iter();
+            let (session, command, cwd, reason) = (
+                ids.next().unwrap_or_default(),
+                ids.next().unwrap_or_default(),
+                ids.next().unwrap_or_default(),
+                ids.next().unwrap_or_default(),
+            );
+            compact.push((
+                session,
+                r.answer,
+                command,
+                cwd,
+                r.reason.is_some().then_some(reason),
+            ));
+        }
+        (texts, compact).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Row>, D::Error> {
+        let (texts, compact): (Vec<String>, Vec<Compact>) = Deserialize::deserialize(d)?;
+        let text = |i: u32| {
+            texts
+                .get(i as usize)
+                .cloned()
+                .ok_or_else(|| D::Error::custom("a row names no kept text"))
+        };
+        compact
+            .into_iter()
+            .map(|(session, answer, command, cwd, reason)| {
+                Ok(Row {
+                    session: text(session)?,
+                    answer,
+                    command: text(command)?,
+                    cwd: text(cwd)?,
+                    reason: reason.map(text).transpose()?,
+                })
+            })
+            .collect()
+    }
 }
 
 /// What a stretch of the audit log adds to the report.
@@ -524,4 +593,160 @@ fn save(path: &Path, kept: &Kept) -> std::io::Result<()> {
     bytes.push(b'\n');
     bytes.extend_from_slice(&body);
     crate::config::kept::write_whole(path, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::{Tier, Verdict};
+    use crate::report::dashboard;
+
+    fn record(n: u64, session: &str, verdict: &str) -> Record {
+        Record {
+            ts_ms: 1_795_000_000_000 + n * 3_600_000,
+            session: session.into(),
+            agent: "claude".into(),
+            tool: "Bash".into(),
+            subject: format!("tool{} run", n % 5),
+            tier: if n.is_multiple_of(7) {
+                Tier::Api
+            } else {
+                Tier::Local
+            },
+            verdict: verdict.into(),
+            local: Verdict::Uncertain,
+            rule: (n.is_multiple_of(3)).then(|| format!("tasks.txt:{n}")),
+            latency_us: n * 37 % 101,
+            api_ms: (n.is_multiple_of(7)).then_some(900),
+            tokens: (n.is_multiple_of(7)).then_some((700 + n, 60)),
+            cache_tokens: None,
+            shadow: false,
+            scope: None,
+            seq: None,
+            rebuilt: false,
+            unkept: Vec::new(),
+            spared: n.is_multiple_of(4),
+        }
+    }
+
+    /// Appends calls `from..to`: each call's audit record, then (unless `no_stats`) its stats
+    /// line, as `sentinel hook` writes them.
+    fn calls(stats: &Journal, audit: &Journal, from: u64, to: u64) {
+        for n in from..to {
+            let session = ["a", "b", "c"][n as usize % 3];
+            let verdict = ["defer", "deny", "ask", "allow", "defer"][n as usize % 5];
+            let r = record(n, session, verdict);
+            let entry = serde_json::json!({
+                "ts_ms": r.ts_ms, "session": session, "verdict": verdict,
+                "subject": format!("cd x && {}", r.subject), "cwd": format!("/p{}", n % 2),
+                "reason": format!("sentinel[api]: allowed: reason {}", n % 4),
+            });
+            audit.lock().unwrap().append(&entry.to_string()).unwrap();
+            stats
+                .lock()
+                .unwrap()
+                .append(&serde_json::to_string(&r).unwrap())
+                .unwrap();
+        }
+    }
+
+    /// What the whole read gives: the dashboard and suggest's rows.
+    fn whole(stats: &Journal, audit: &Journal, since: u64) -> (String, Vec<Row>) {
+        let records: Vec<Record> = crate::ledger::stats::load(stats)
+            .unwrap()
+            .records
+            .into_iter()
+            .filter(|r| r.ts_ms >= since)
+            .collect();
+        let briefs: Vec<Brief> = crate::ledger::audit::briefs(audit)
+            .unwrap()
+            .into_iter()
+            .filter(|b| b.ts_ms.is_some_and(|t| t >= since))
+            .collect();
+        let by_key: HashMap<(u64, &str), &Brief> = briefs
+            .iter()
+            .filter_map(|b| Some(((b.ts_ms?, b.session.as_deref()?), b)))
+            .collect();
+        let rows = records
+            .iter()
+            .filter_map(|r| suggest::row(r, by_key.get(&(r.ts_ms, r.session.as_str())).copied()))
+            .collect();
+        let d = dashboard::build(&records, &briefs, &[]);
+        (serde_json::to_string(&d).unwrap(), rows)
+    }
+
+    fn kept(home: &Path, stats: &Journal, audit: &Journal, since: u64) -> (String, Vec<Row>) {
+        let g = gather(home, stats, audit, since)
+            .unwrap()
+            .expect("the summary is followed");
+        let d = dashboard::assemble(&g.decisions, &g.audited, &[]);
+        (serde_json::to_string(&d).unwrap(), g.rows)
+    }
+
+    #[test]
+    fn the_summary_equals_the_whole_read_across_runs_days_and_cuts() {
+        let home = tempfile::tempdir().unwrap();
+        let stats = crate::ledger::stats::journal(home.path(), 6000);
+        let audit = crate::ledger::audit::journal(home.path(), 6000);
+        let mut n = 0;
+        for step in [5, 0, 1, 30, 2, 60] {
+            calls(&stats, &audit, n, n + step);
+            n += step;
+            for since in [0, record(n / 2, "", "").ts_ms + 1, u64::MAX] {
+                assert_eq!(
+                    kept(home.path(), &stats, &audit, since),
+                    whole(&stats, &audit, since),
+                    "{n} calls, since {since}"
+                );
+                // Followed, not counted again.
+                let mut saved = load(&home.path().join(FILE)).unwrap();
+                assert!(matches!(
+                    catch_up(&mut saved, &stats, &audit).unwrap(),
+                    Step::On(_)
+                ));
+            }
+        }
+        assert!(stats.files().len() > 2, "the journals rotated");
+        let saved = load(&home.path().join(FILE)).unwrap();
+        assert!(saved.stats.len() > 3, "a stretch a day");
+        assert!(saved.stats.iter().any(|s| !s.rows.is_empty()));
+    }
+
+    /// A stats line read after its audit record was kept is matched with it; an audit record
+    /// read after a kept row with its key makes the summary count again.
+    #[test]
+    fn rows_read_later_match_the_kept_audit_records_and_late_ones_count_again() {
+        let home = tempfile::tempdir().unwrap();
+        let stats = crate::ledger::stats::journal(home.path(), 1 << 20);
+        let audit = crate::ledger::audit::journal(home.path(), 1 << 20);
+        calls(&stats, &audit, 0, 10);
+        // The 10th call's audit record, its stats line not yet written.
+        let r = record(10, "b", "defer");
+        let entry = serde_json::json!({"ts_ms": r.ts_ms, "session": "b", "subject": "late one", "cwd": "/q"});
+        audit.lock().unwrap().append(&entry.to_string()).unwrap();
+        assert_eq!(
+            kept(home.path(), &stats, &audit, 0),
+            whole(&stats, &audit, 0)
+        );
+        stats
+            .lock()
+            .unwrap()
+            .append(&serde_json::to_string(&r).unwrap())
+            .unwrap();
+        let (_, rows) = kept(home.path(), &stats, &audit, 0);
+        assert_eq!(rows.last().unwrap().command, "late one");
+        assert_eq!(
+            kept(home.path(), &stats, &audit, 0),
+            whole(&stats, &audit, 0)
+        );
+        // Another audit record with the key of a kept row: the last one wins.
+        let again = serde_json::json!({"ts_ms": r.ts_ms, "session": "b", "subject": "later one", "cwd": "/q"});
+        audit.lock().unwrap().append(&again.to_string()).unwrap();
+        let (_, rows) = kept(home.path(), &stats, &audit, 0);
+        assert_eq!(rows.last().unwrap().command, "later one");
+        assert_eq!(
+            kept(home.path(), &stats, &audit, 0),
+            whole(&stats, &audit, 0)
+        );
+    }
 }
