@@ -209,7 +209,9 @@ fn count(
         None => bucket.entry(subject.to_string()).or_default(),
     };
     e.0 += n;
-    if let Some(rule) = rule {
+    if let Some(rule) = rule
+        && e.1.as_deref() != Some(rule)
+    {
         e.1 = Some(rule.to_string());
     }
 }

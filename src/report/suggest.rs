@@ -13,7 +13,7 @@ use crate::decision::Verdict;
 use crate::ledger::audit::Brief;
 use crate::ledger::stats::Record;
 use crate::local::context::Context;
-use crate::report::suggest_rows::{Answer, Row, row};
+use crate::report::suggest_rows::{Answer, Row, learns_from, row};
 use crate::rules::{RuleFile, Rules};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -165,10 +165,8 @@ pub fn suggest(
         .collect();
     let rows: Vec<Row> = records
         .iter()
-        .filter_map(|r| {
-            let entry = by_key.get(&(r.ts_ms, r.session.as_str())).copied();
-            row(r, entry)
-        })
+        .filter(|r| learns_from(r))
+        .filter_map(|r| row(r, by_key.get(&(r.ts_ms, r.session.as_str())).copied()))
         .collect();
     from_rows(&rows, rules, home, sentinel_home, limit)
 }
