@@ -6,6 +6,7 @@ pub mod check;
 pub mod dashboard;
 pub mod explain;
 pub mod html;
+pub mod kept_stretch;
 pub mod kept_summary;
 pub mod policy;
 pub mod statusline;
