@@ -133,7 +133,8 @@ struct Caught {
 }
 
 /// The report's counts since `since_ms`, from the kept summary brought up to the journals (and
-/// kept again); None when the journals must be read whole this time (they changed while read).
+/// kept again); None when the journals must be read whole this time: they rotated while read, a
+/// stretch read again is not what the summary says, or there is no key to sign a summary with.
 pub fn gather(
     home: &Path,
     stats: &Journal,
