@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What `sentinel report --since all --json` costs over a long journal (docs/performance.md):
 instructions (callgrind) of the first report on a home (nothing kept by an earlier report) and
-of the second (a few calls appended since the first), with their outputs compared byte for byte.
+of the second (a few calls appended since the first, the summary the first kept followed), and of
+a whole read (`--whole`), with the second's output compared byte for byte with the whole read's.
 
 The home is made as an agent would make it: BENCH_CALLS (10,000) calls through `sentinel hook`,
 20 sessions, 15 commands in ~1,500 variants, seeded, so two builds measure the same journal.
@@ -45,10 +46,10 @@ def hook(home, rng, i):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
-def report(home, label):
+def report(home, label, extra=()):
     out = os.path.join(work, f"callgrind.{label}")
     run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                          binary, "report", "--since", "all", "--json"],
+                          binary, "report", "--since", "all", "--json", *extra],
                          env=env(home), capture_output=True, check=False)
     found = re.search(rb"Collected : (\d+)", run.stderr)
     if run.returncode != 0 or not found:
@@ -85,12 +86,15 @@ rng = random.Random(11)
 for i in range(5):
     hook(home, rng, calls + i)
 second, second_out = report(home, "second")
-# The reference: the same journals, nothing kept, read whole.
+# The reference: the same journals read whole (`--whole`; a build without it keeps nothing, and
+# reads a fresh home's journals whole).
 whole = home + "-whole"
 journals_only(home, whole)
-_, whole_out = report(whole, "whole")
+has_whole = b"--whole" in subprocess.run([binary, "report", "--help"], capture_output=True).stdout
+whole_cost, whole_out = report(whole, "whole", ["--whole"] if has_whole else [])
 
 print(f"report --since all --json, {calls} calls")
-print(f"  first run (nothing kept)     {first:>13,}")
-print(f"  second run (5 calls added)   {second:>13,}")
+print(f"  first run (nothing kept)      {first:>13,}")
+print(f"  second run (5 calls added)    {second:>13,}")
+print(f"  whole read, for reference     {whole_cost:>13,}")
 print(f"  second run's output equals a whole read's: {second_out == whole_out}")

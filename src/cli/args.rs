@@ -213,6 +213,10 @@ pub enum Command {
         /// Print the report's numbers as JSON instead.
         #[arg(long)]
         json: bool,
+        /// Read the stats and the audit log whole, without the summary the report keeps of them
+        /// (SENTINEL_HOME/report-summary.json; neither read nor written).
+        #[arg(long, conflicts_with = "otlp")]
+        whole: bool,
         /// The team view instead: read the decisions many machines exported, as a collector's
         /// file exporter writes them (one OTLP JSON logs request a line), and show them per
         /// host, user and project with the rules that denied and asked most (docs/teams.md).

@@ -148,9 +148,10 @@ pub fn run(cli: Cli) -> Result<u8> {
             out,
             since,
             json,
+            whole,
             otlp,
         } => match otlp.is_empty() {
-            true => report::run(out, since, json),
+            true => report::run(out, since, json, whole),
             false => report::team(&otlp, since, json),
         },
         Command::Statusline => Ok(statusline::run()),

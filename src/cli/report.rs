@@ -6,7 +6,7 @@ use sentinel::rules::Rules;
 use sentinel::{config, ledger::audit, ledger::stats, report};
 use std::path::PathBuf;
 
-pub fn run(out: Option<PathBuf>, since: Option<String>, json: bool) -> Result<u8> {
+pub fn run(out: Option<PathBuf>, since: Option<String>, json: bool, whole: bool) -> Result<u8> {
     let config = load_config()?;
     let home = &config.home.value;
     let since_ms = match since.as_deref() {
@@ -15,29 +15,52 @@ pub fn run(out: Option<PathBuf>, since: Option<String>, json: bool) -> Result<u8
         None => super::stats::parse_since("7d")?,
     };
     super::stats::catch_up(&config);
-    let loaded = stats::load(&stats::journal(home, config.log_max_bytes.value))
-        .context("cannot read the stats")?;
-    let records: Vec<stats::Record> = loaded
-        .records
-        .into_iter()
-        .filter(|r| r.ts_ms >= since_ms)
-        .collect();
-    let audit: Vec<audit::Brief> = audit::briefs(&audit::journal(home, config.log_max_bytes.value))
-        .context("cannot read the audit log")?
-        .into_iter()
-        .filter(|v| v.ts_ms.is_some_and(|t| t >= since_ms))
-        .collect();
+    let max = config.log_max_bytes.value;
+    let (stats_journal, audit_journal) = (stats::journal(home, max), audit::journal(home, max));
     let user_home = config::user_home();
     let rules = Rules::load(home, user_home.as_deref());
-    let suggestions = report::suggest::suggest(
-        &records,
-        &audit,
-        &rules,
-        user_home.as_deref(),
-        home,
-        usize::MAX,
-    );
-    let dashboard = report::dashboard::build(&records, &audit, &suggestions);
+    // The kept summary brought up to the journals; the journals read whole when asked, or when
+    // they cannot be followed this time (an error reading on is the whole read's to report).
+    let kept = match whole {
+        true => None,
+        false => report::kept_summary::gather(home, &stats_journal, &audit_journal, since_ms)
+            .ok()
+            .flatten(),
+    };
+    let dashboard = match kept {
+        Some(kept) => {
+            let suggestions = report::suggest::from_rows(
+                &kept.rows,
+                &rules,
+                user_home.as_deref(),
+                home,
+                usize::MAX,
+            );
+            report::dashboard::assemble(&kept.decisions, &kept.audited, &suggestions)
+        }
+        None => {
+            let loaded = stats::load(&stats_journal).context("cannot read the stats")?;
+            let records: Vec<stats::Record> = loaded
+                .records
+                .into_iter()
+                .filter(|r| r.ts_ms >= since_ms)
+                .collect();
+            let audit: Vec<audit::Brief> = audit::briefs(&audit_journal)
+                .context("cannot read the audit log")?
+                .into_iter()
+                .filter(|v| v.ts_ms.is_some_and(|t| t >= since_ms))
+                .collect();
+            let suggestions = report::suggest::suggest(
+                &records,
+                &audit,
+                &rules,
+                user_home.as_deref(),
+                home,
+                usize::MAX,
+            );
+            report::dashboard::build(&records, &audit, &suggestions)
+        }
+    };
     if json {
         outln!("{}", serde_json::to_string_pretty(&dashboard)?);
         return Ok(0);

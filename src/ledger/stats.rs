@@ -140,15 +140,28 @@ pub struct Latency {
 }
 
 impl Latency {
-    fn of(mut values: Vec<u64>) -> Latency {
-        if values.is_empty() {
+    /// The figures of `values` (latency in µs → how many calls took it).
+    fn of(values: &BTreeMap<u64, u64>) -> Latency {
+        let count: u64 = values.values().sum();
+        if count == 0 {
             return Latency::default();
         }
-        values.sort_unstable();
-        let pick = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+        // The value at a rank of the sorted list, walking the counts.
+        let at = |rank: u64| {
+            let mut seen = 0;
+            for (value, n) in values {
+                seen += n;
+                if rank < seen {
+                    return *value;
+                }
+            }
+            0
+        };
+        let pick = |q: f64| at(((count - 1) as f64 * q).round() as u64);
+        let sum: u64 = values.iter().map(|(v, n)| v * n).sum();
         Latency {
-            count: values.len(),
-            mean_us: values.iter().sum::<u64>() / values.len() as u64,
+            count: count as usize,
+            mean_us: sum / count,
             p50_us: pick(0.5),
             p95_us: pick(0.95),
         }
@@ -208,10 +221,48 @@ pub struct Summary {
 
 /// Counts a set of records.
 pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
-    let mut s = Summary::default();
-    let mut latencies: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    let mut tier2: BTreeMap<String, usize> = BTreeMap::new();
+    let mut sums = Sums::default();
     for r in records {
+        sums.add(r);
+    }
+    sums.summary()
+}
+
+/// What a [`Summary`] is made of, in a form that adds up: stretches of the journal counted apart
+/// and absorbed in journal order give the same summary as counting their records in one pass
+/// (`report` keeps one per stretch). The latencies are kept by value (the percentiles are of the
+/// values) and each call's cost apart, in order (a float sum's last digits depend on its order).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sums {
+    checks: usize,
+    local_allow: usize,
+    local_block: usize,
+    uncertain: usize,
+    deferred: usize,
+    prompts_avoided: usize,
+    local_ask: usize,
+    api_allow: usize,
+    api_block: usize,
+    api_ask: usize,
+    api_error: usize,
+    api_calls: usize,
+    api_ms: u64,
+    api_tokens: crate::decision::tier2::Usage,
+    /// Each costed call's cost, as the bits of the f64 (exact through JSON).
+    costs: Vec<u64>,
+    shadow_would_allow: usize,
+    shadow_would_block: usize,
+    shadow_would_ask: usize,
+    /// Per tier: latency in µs → how many calls took it.
+    latencies: BTreeMap<String, BTreeMap<u64, u64>>,
+    /// Per subject that reached Tier 2: how many times.
+    tier2: BTreeMap<String, usize>,
+}
+
+impl Sums {
+    /// Counts one record.
+    pub fn add(&mut self, r: &Record) {
+        let s = self;
         s.checks += 1;
         // By what sentinel answered: a call left to the agent is not an allow.
         match (r.tier, r.local, r.verdict.as_str()) {
@@ -229,7 +280,7 @@ pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
             s.prompts_avoided += 1;
         }
         if r.tier != Tier::Local {
-            *tier2.entry(r.subject.clone()).or_default() += 1;
+            *s.tier2.entry(r.subject.clone()).or_default() += 1;
         }
         if let Some(ms) = r.api_ms {
             s.api_calls += 1;
@@ -243,7 +294,7 @@ pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
                 cache_read,
                 cache_write,
             };
-            s.api_cost_usd += u.cost_usd();
+            s.costs.push(u.cost_usd().to_bits());
             s.api_tokens.add(u);
         }
         if r.shadow {
@@ -253,24 +304,94 @@ pub fn summarize<'a>(records: impl IntoIterator<Item = &'a Record>) -> Summary {
                 _ => s.shadow_would_ask += 1,
             }
         }
-        latencies
-            .entry(r.tier.as_str().to_string())
-            .or_default()
-            .push(r.latency_us);
+        match s.latencies.get_mut(r.tier.as_str()) {
+            Some(by_value) => *by_value.entry(r.latency_us).or_default() += 1,
+            None => {
+                let by_value = BTreeMap::from([(r.latency_us, 1)]);
+                s.latencies.insert(r.tier.as_str().to_string(), by_value);
+            }
+        }
     }
-    if s.checks > 0 {
-        s.local_resolution_pct =
-            100.0 * (s.local_allow + s.local_block + s.local_ask) as f64 / s.checks as f64;
+
+    /// Adds the sums of a later stretch of the journal.
+    pub fn absorb(&mut self, o: &Sums) {
+        self.checks += o.checks;
+        self.local_allow += o.local_allow;
+        self.local_block += o.local_block;
+        self.uncertain += o.uncertain;
+        self.deferred += o.deferred;
+        self.prompts_avoided += o.prompts_avoided;
+        self.local_ask += o.local_ask;
+        self.api_allow += o.api_allow;
+        self.api_block += o.api_block;
+        self.api_ask += o.api_ask;
+        self.api_error += o.api_error;
+        self.api_calls += o.api_calls;
+        self.api_ms += o.api_ms;
+        self.api_tokens.add(o.api_tokens);
+        self.costs.extend_from_slice(&o.costs);
+        self.shadow_would_allow += o.shadow_would_allow;
+        self.shadow_would_block += o.shadow_would_block;
+        self.shadow_would_ask += o.shadow_would_ask;
+        for (tier, values) in &o.latencies {
+            let mine = self.latencies.entry(tier.clone()).or_default();
+            for (value, n) in values {
+                *mine.entry(*value).or_default() += n;
+            }
+        }
+        for (subject, n) in &o.tier2 {
+            match self.tier2.get_mut(subject) {
+                Some(mine) => *mine += n,
+                None => {
+                    self.tier2.insert(subject.clone(), *n);
+                }
+            }
+        }
     }
-    s.latency = latencies
-        .into_iter()
-        .map(|(k, v)| (k, Latency::of(v)))
-        .collect();
-    let mut top: Vec<(String, usize)> = tier2.into_iter().collect();
-    top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    top.truncate(10);
-    s.top_tier2 = top;
-    s
+
+    /// The summary these sums make.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary {
+            checks: self.checks,
+            local_allow: self.local_allow,
+            local_block: self.local_block,
+            uncertain: self.uncertain,
+            deferred: self.deferred,
+            prompts_avoided: self.prompts_avoided,
+            local_ask: self.local_ask,
+            api_allow: self.api_allow,
+            api_block: self.api_block,
+            api_ask: self.api_ask,
+            api_error: self.api_error,
+            api_calls: self.api_calls,
+            api_ms: self.api_ms,
+            api_tokens: self.api_tokens,
+            // Added one by one from 0.0, in journal order, as the calls came.
+            api_cost_usd: self
+                .costs
+                .iter()
+                .fold(0.0, |sum, c| sum + f64::from_bits(*c)),
+            shadow_would_allow: self.shadow_would_allow,
+            shadow_would_block: self.shadow_would_block,
+            shadow_would_ask: self.shadow_would_ask,
+            ..Summary::default()
+        };
+        if s.checks > 0 {
+            s.local_resolution_pct =
+                100.0 * (s.local_allow + s.local_block + s.local_ask) as f64 / s.checks as f64;
+        }
+        s.latency = self
+            .latencies
+            .iter()
+            .map(|(k, v)| (k.clone(), Latency::of(v)))
+            .collect();
+        let mut top: Vec<(String, usize)> =
+            self.tier2.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        top.truncate(10);
+        s.top_tier2 = top;
+        s
+    }
 }
 
 impl Summary {

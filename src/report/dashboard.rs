@@ -6,14 +6,14 @@ use crate::decision::{Tier, Verdict};
 use crate::ledger::audit::Brief;
 use crate::ledger::stats::{self, Record, Summary};
 use crate::report::suggest::Suggestion;
-use serde::Serialize;
-use std::collections::BTreeMap;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How many commands each top list shows.
 pub const TOP: usize = 10;
 
 /// One UTC day's decisions, by tier and answer.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Day {
     /// `YYYY-MM-DD` (UTC).
     pub date: String,
@@ -80,27 +80,59 @@ pub struct Dashboard {
 
 /// Builds the report from `records` and `audit`, both already cut to the time shown.
 pub fn build(records: &[Record], audit: &[Brief], suggestions: &[Suggestion]) -> Dashboard {
-    let summary = stats::summarize(records);
-    let mut days: BTreeMap<String, Day> = BTreeMap::new();
-    let mut denied: BTreeMap<&str, (usize, Option<&str>)> = BTreeMap::new();
-    let mut deferred: BTreeMap<&str, (usize, Option<&str>)> = BTreeMap::new();
-    let (mut avoided, mut left) = (0, 0);
-    // The date formatted once a day, not once a record (a sixth of a report's instructions).
-    let mut last: Option<(u64, String)> = None;
+    let mut decisions = Decisions::default();
     for r in records {
+        decisions.add(r);
+    }
+    let mut audited = Audited::default();
+    for v in audit {
+        audited.add(v);
+    }
+    assemble(&decisions, &audited, suggestions)
+}
+
+/// What the stats records of a stretch of time add to the report, in a form that adds up: two
+/// stretches counted apart and absorbed in journal order give what one pass over both gives.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Decisions {
+    sums: stats::Sums,
+    days: BTreeMap<String, Day>,
+    /// Subject → how many times, and the last rule named.
+    denied: BTreeMap<String, (usize, Option<String>)>,
+    deferred: BTreeMap<String, (usize, Option<String>)>,
+    avoided: usize,
+    left: usize,
+    first_ms: Option<u64>,
+    last_ms: Option<u64>,
+    sessions: BTreeSet<String>,
+    /// The date of the last day seen: formatted once a day, not once a record (a sixth of a
+    /// report's instructions).
+    #[serde(skip)]
+    date: Option<(u64, String)>,
+}
+
+impl Decisions {
+    /// Counts one record.
+    pub fn add(&mut self, r: &Record) {
+        self.sums.add(r);
         let day_number = r.ts_ms / 86_400_000;
-        let date = match &last {
-            Some((n, date)) if *n == day_number => date.clone(),
+        let date = match &self.date {
+            Some((n, date)) if *n == day_number => date,
             _ => {
                 let date = crate::clock::utc(r.ts_ms)[..10].to_string();
-                last = Some((day_number, date.clone()));
-                date
+                &self.date.insert((day_number, date)).1
             }
         };
-        let day = days.entry(date.clone()).or_insert_with(|| Day {
-            date,
-            ..Day::default()
-        });
+        if !self.days.contains_key(date) {
+            let day = Day {
+                date: date.clone(),
+                ..Day::default()
+            };
+            self.days.insert(date.clone(), day);
+        }
+        let Some(day) = self.days.get_mut(date) else {
+            return;
+        };
         match (r.tier, r.local, r.verdict.as_str()) {
             (Tier::Local, _, "allow") => day.local_allow += 1,
             (Tier::Local, _, "deny") => day.local_deny += 1,
@@ -114,45 +146,118 @@ pub fn build(records: &[Record], audit: &[Brief], suggestions: &[Suggestion]) ->
         let bucket = match r.verdict.as_str() {
             "allow" => {
                 if r.spared {
-                    avoided += 1;
+                    self.avoided += 1;
                 }
                 None
             }
-            "deny" => Some(&mut denied),
+            "deny" => Some(&mut self.denied),
             _ => {
-                left += 1;
-                Some(&mut deferred)
+                self.left += 1;
+                Some(&mut self.deferred)
             }
         };
         if let Some(bucket) = bucket {
-            let e = bucket.entry(r.subject.as_str()).or_default();
-            e.0 += 1;
-            e.1 = r.rule.as_deref().or(e.1);
+            count(bucket, &r.subject, 1, r.rule.as_deref());
+        }
+        self.first_ms = Some(self.first_ms.map_or(r.ts_ms, |t| t.min(r.ts_ms)));
+        self.last_ms = Some(self.last_ms.map_or(r.ts_ms, |t| t.max(r.ts_ms)));
+        if !self.sessions.contains(&r.session) {
+            self.sessions.insert(r.session.clone());
         }
     }
-    let (from, to) = (
-        records.iter().map(|r| r.ts_ms).min(),
-        records.iter().map(|r| r.ts_ms).max(),
-    );
-    let tainted: std::collections::BTreeSet<&str> = audit
-        .iter()
-        .filter(|v| v.verdict.as_deref() == Some("tainted"))
-        .filter_map(|v| v.session.as_deref())
-        .collect();
-    let sessions: std::collections::BTreeSet<&str> =
-        records.iter().map(|r| r.session.as_str()).collect();
+
+    /// Adds what a later stretch of the journal counted.
+    pub fn absorb(&mut self, o: &Decisions) {
+        self.sums.absorb(&o.sums);
+        for (date, d) in &o.days {
+            let day = self.days.entry(date.clone()).or_insert_with(|| Day {
+                date: date.clone(),
+                ..Day::default()
+            });
+            day.local_allow += d.local_allow;
+            day.local_deny += d.local_deny;
+            day.local_ask += d.local_ask;
+            day.local_uncertain += d.local_uncertain;
+            day.api_allow += d.api_allow;
+            day.api_deny += d.api_deny;
+            day.api_ask += d.api_ask;
+            day.fail += d.fail;
+        }
+        for (subject, (n, rule)) in &o.denied {
+            count(&mut self.denied, subject, *n, rule.as_deref());
+        }
+        for (subject, (n, rule)) in &o.deferred {
+            count(&mut self.deferred, subject, *n, rule.as_deref());
+        }
+        self.avoided += o.avoided;
+        self.left += o.left;
+        self.first_ms = self.first_ms.into_iter().chain(o.first_ms).min();
+        self.last_ms = self.last_ms.into_iter().chain(o.last_ms).max();
+        self.sessions.extend(o.sessions.iter().cloned());
+    }
+}
+
+/// Adds `n` to a subject's count; a rule named later replaces the one named before.
+fn count(
+    bucket: &mut BTreeMap<String, (usize, Option<String>)>,
+    subject: &str,
+    n: usize,
+    rule: Option<&str>,
+) {
+    let e = match bucket.get_mut(subject) {
+        Some(e) => e,
+        None => bucket.entry(subject.to_string()).or_default(),
+    };
+    e.0 += n;
+    if let Some(rule) = rule
+        && e.1.as_deref() != Some(rule)
+    {
+        e.1 = Some(rule.to_string());
+    }
+}
+
+/// What the audit log's records of a stretch of time add to the report (adds up as
+/// [`Decisions`] does).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Audited {
+    records: usize,
+    /// Sessions that took in outside text (`tainted` records).
+    tainted: BTreeSet<String>,
+}
+
+impl Audited {
+    /// Counts one audit record.
+    pub fn add(&mut self, v: &Brief) {
+        self.records += 1;
+        if v.verdict.as_deref() == Some("tainted")
+            && let Some(session) = v.session.as_deref()
+            && !self.tainted.contains(session)
+        {
+            self.tainted.insert(session.to_string());
+        }
+    }
+
+    /// Adds what a later stretch of the log counted.
+    pub fn absorb(&mut self, o: &Audited) {
+        self.records += o.records;
+        self.tainted.extend(o.tainted.iter().cloned());
+    }
+}
+
+/// The report from what the stats and the audit log counted over the time shown.
+pub fn assemble(d: &Decisions, audited: &Audited, suggestions: &[Suggestion]) -> Dashboard {
     Dashboard {
-        from: from.map(crate::clock::utc),
-        to: to.map(crate::clock::utc),
-        sessions: sessions.len(),
-        summary,
-        prompts_avoided: avoided,
-        prompts_left: left,
-        days: fill_days(days),
-        top_denied: top(denied, &[]),
-        top_deferred: top(deferred, suggestions),
-        tainted_sessions: tainted.len(),
-        audit_records: audit.len(),
+        from: d.first_ms.map(crate::clock::utc),
+        to: d.last_ms.map(crate::clock::utc),
+        sessions: d.sessions.len(),
+        summary: d.sums.summary(),
+        prompts_avoided: d.avoided,
+        prompts_left: d.left,
+        days: fill_days(d.days.clone()),
+        top_denied: top(&d.denied, &[]),
+        top_deferred: top(&d.deferred, suggestions),
+        tainted_sessions: audited.tainted.len(),
+        audit_records: audited.records,
     }
 }
 
@@ -198,13 +303,13 @@ fn days_from_civil(date: &str) -> u64 {
     (era * 146_097 + doe - 719_468).max(0) as u64
 }
 
-fn top(counts: BTreeMap<&str, (usize, Option<&str>)>, suggestions: &[Suggestion]) -> Vec<Top> {
+fn top(counts: &BTreeMap<String, (usize, Option<String>)>, suggestions: &[Suggestion]) -> Vec<Top> {
     let mut list: Vec<Top> = counts
-        .into_iter()
+        .iter()
         .map(|(subject, (count, rule))| Top {
-            subject: subject.to_string(),
-            count,
-            rule: rule.map(String::from),
+            subject: subject.clone(),
+            count: *count,
+            rule: rule.clone(),
             suggestion: suggestions
                 .iter()
                 .find(|s| {

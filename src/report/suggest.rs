@@ -9,10 +9,11 @@
 
 use crate::call::ToolCall;
 use crate::decide;
-use crate::decision::{Tier, Verdict};
+use crate::decision::Verdict;
 use crate::ledger::audit::Brief;
 use crate::ledger::stats::Record;
 use crate::local::context::Context;
+use crate::report::suggest_rows::{Answer, Row, learns_from, row};
 use crate::rules::{RuleFile, Rules};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -162,19 +163,27 @@ pub fn suggest(
         .iter()
         .filter_map(|v| Some(((v.ts_ms?, v.session.as_deref()?), v)))
         .collect();
+    let rows: Vec<Row> = records
+        .iter()
+        .filter(|r| learns_from(r))
+        .filter_map(|r| row(r, by_key.get(&(r.ts_ms, r.session.as_str())).copied()))
+        .collect();
+    from_rows(&rows, rules, home, sentinel_home, limit)
+}
+
+/// The proposed rules from the calls that reached Tier 2 or the person, in journal order (the
+/// first three examples and reasons met are kept), judged under today's `rules`.
+pub fn from_rows(
+    rows: &[Row],
+    rules: &Rules,
+    home: Option<&Path>,
+    sentinel_home: &Path,
+    limit: usize,
+) -> Vec<Suggestion> {
     let mut groups: BTreeMap<String, (Evidence, BTreeSet<String>)> = BTreeMap::new();
     let mut judged: HashMap<(&str, &str), Option<BTreeSet<String>>> = HashMap::new();
-    for r in records {
-        // Deferred calls are every uncertain call in default and auto mode without Tier 2.
-        let reached = r.tier != Tier::Local || r.verdict == "ask" || r.verdict == "defer";
-        if !reached || r.tool != "Bash" || matches!(r.agent.as_str(), "check" | "person") {
-            continue;
-        }
-        let entry = by_key.get(&(r.ts_ms, r.session.as_str()));
-        let command = entry
-            .and_then(|e| e.subject.as_deref())
-            .unwrap_or(&r.subject);
-        let cwd = entry.and_then(|e| e.cwd.as_deref()).unwrap_or("/");
+    for r in rows {
+        let (command, cwd) = (r.command.as_str(), r.cwd.as_str());
         // The same command in the same folder is judged once: a journal repeats its commands,
         // and judging each again was most of a report's time.
         let open = judged
@@ -187,19 +196,15 @@ pub fn suggest(
             let (ev, sessions) = groups.entry(text).or_default();
             ev.calls += 1;
             sessions.insert(r.session.clone());
-            match (r.tier, r.verdict.as_str()) {
-                (Tier::Api, "allow") => ev.api_allow += 1,
-                (Tier::Api, "deny") => ev.api_block += 1,
-                (Tier::Api, _) => ev.api_escalate += 1,
-                (Tier::Fail, _) => ev.api_failed += 1,
-                (_, "defer") => ev.deferred += 1,
-                _ => ev.asked += 1,
+            match r.answer {
+                Answer::ApiAllow => ev.api_allow += 1,
+                Answer::ApiBlock => ev.api_block += 1,
+                Answer::ApiEscalate => ev.api_escalate += 1,
+                Answer::ApiFailed => ev.api_failed += 1,
+                Answer::Deferred => ev.deferred += 1,
+                Answer::Asked => ev.asked += 1,
             }
-            if r.tier == Tier::Api
-                && let Some(said) = entry
-                    .and_then(|e| e.reason.as_deref())
-                    .map(evaluator_reason)
-            {
+            if let Some(said) = r.reason.as_deref().map(evaluator_reason) {
                 keep_three(&mut ev.evaluator_said, [said]);
             }
             keep_three(&mut ev.examples, [command.to_string()]);
@@ -462,6 +467,7 @@ pub fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decision::Tier;
 
     fn record(ts: u64, session: &str, subject: &str, tier: Tier, verdict: &str) -> Record {
         Record {

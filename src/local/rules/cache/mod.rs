@@ -125,6 +125,13 @@ pub(crate) fn id(file: &str, layer: &[u8], home: Option<&Path>, origin: &str) ->
     hasher.finalize().into()
 }
 
+/// The key the cache files of SENTINEL_HOME `home` are signed with (made when there is none):
+/// it also signs what `report` keeps of the journals, so that a summary only this home's
+/// sentinel could have written is read.
+pub(crate) fn home_key(home: &Path) -> Option<shelf::Key> {
+    shelf::signing_key(&home.join("cache"), true)
+}
+
 /// The key the unit tests sign with: the one the cache files in `dir` are signed with.
 #[cfg(test)]
 fn test_key(dir: &Path) -> shelf::Key {
