@@ -90,6 +90,9 @@ pub enum Effect {
     },
     /// Runs the project's own code: its build, tests, scripts.
     RunProject,
+    /// Reads the config, hooks and attributes of the git repository found from where it works
+    /// (git runs `core.fsmonitor`, `diff.external`, aliases and hooks from them).
+    UsesRepository,
     /// Runs programs, a compiler or a runtime from a folder a variable names
     /// (`PATH=/opt/x/bin:$PATH`, `JAVA_HOME=/usr/lib/jvm/x`).
     RunsFrom {
@@ -198,6 +201,9 @@ impl Effect {
             }
             Effect::Creates { path } => format!("creates {} when it is missing", path.text),
             Effect::RunProject => "runs the project's own tooling".into(),
+            Effect::UsesRepository => {
+                "reads the config and hooks of the git repository where it works".into()
+            }
             Effect::RunFile { path } => format!("runs the file {}", path.text),
             Effect::RunsFrom { variable, folder } => {
                 format!("runs programs from {} ({variable})", folder.text)

@@ -342,6 +342,9 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
                 Effect::RunProject | Effect::Task { .. } => {
                     "runs the project's code, which sentinel could not read in full"
                 }
+                Effect::UsesRepository => {
+                    "runs what a repository config the agent could have written names"
+                }
                 Effect::Install { .. } => "installs a package by name",
                 Effect::AsUser { .. } => "acts as another user",
                 Effect::Review { .. } => "is never allowed locally (a spec says why)",

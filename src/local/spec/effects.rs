@@ -139,6 +139,9 @@ fn from_reading(
     if spec.runs == Runs::Project {
         out.list.push(Effect::RunProject);
     }
+    if r.chain.iter().any(|s| s.repository) {
+        out.list.push(Effect::UsesRepository);
+    }
     // A section with a `logs-in` option logs in only when one is given (`git remote add -f`).
     let gated = spec.options.iter().any(|o| o.kind == OptKind::LogsIn);
     if !gated || r.marked.iter().any(|m| m.kind == OptKind::LogsIn) {
