@@ -164,7 +164,29 @@ fn a_directory_staged_or_stashed_reads_the_new_files_below_it() {
         ],
         ".env",
     );
+    // git matches a pathspec itself: a quoted wildcard, or one bash leaves as it is because no
+    // name matches it for bash (`*.env`: bash's `*` skips dot files, git's does not).
+    w.refused(
+        &[
+            "git add '*.env'",
+            "git add *.env",
+            "git add 'config/*'",
+            "git stash push -u -- '*'",
+        ],
+        ".env",
+    );
+    w.refused(
+        &["git add ':/'", "git add -A ':!src'"],
+        "pathspec with magic",
+    );
+    w.refused(
+        &["git add --pathspec-from-file=list.txt", "git stash save -u"],
+        "",
+    );
     w.allowed(&[
+        "git add '*.rs'",
+        "git add src/*.rs",
+        "git add 'src/*'",
         "git add src",
         "git add src/main.rs",
         "git add -u",
