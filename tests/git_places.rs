@@ -73,13 +73,17 @@ impl World {
     }
 
     fn bash(&self, command: &str) -> String {
+        self.decide("Bash", json!({ "command": command }))
+    }
+
+    fn decide(&self, tool: &str, input: serde_json::Value) -> String {
         let event = json!({
             "session_id": "s1",
             "hook_event_name": "PreToolUse",
             "cwd": self.project,
             "permission_mode": "bypassPermissions",
-            "tool_name": "Bash",
-            "tool_input": { "command": command },
+            "tool_name": tool,
+            "tool_input": input,
         });
         let mut cmd = common::sentinel(&self.sentinel_home);
         cmd.arg("hook").env("HOME", &self.home);
@@ -198,4 +202,47 @@ fn a_directory_staged_or_stashed_reads_the_new_files_below_it() {
     let w = World::new(true);
     w.allowed(&["git add -A", "git add .", "git stash -u", "git add config"]);
     w.refused(&["git add -f .", "git add --force config"], ".env");
+}
+
+#[test]
+fn an_mcp_git_server_gets_the_same_answers() {
+    let w = World::new(false);
+    w.git_dir_at("mirror");
+    let repo = |sub: &str| w.project.join(sub).to_string_lossy().into_owned();
+    for (tool, input, why) in [
+        (
+            "mcp__git__git_status",
+            json!({ "repo_path": repo("mirror") }),
+            "outside a protected `.git`",
+        ),
+        (
+            "mcp__git__git_add",
+            json!({ "repo_path": repo(""), "files": ["."] }),
+            ".env",
+        ),
+        (
+            "mcp__git__git_add",
+            json!({ "repo_path": repo(""), "files": ["*.env"] }),
+            "pathspec",
+        ),
+    ] {
+        let a = w.decide(tool, input.clone());
+        assert!(!a.starts_with("allow"), "{tool} {input}: {a}");
+        assert!(a.contains(why), "{tool} {input}: expected `{why}` in {a}");
+    }
+    for (tool, input) in [
+        ("mcp__git__git_status", json!({ "repo_path": repo("") })),
+        ("mcp__git__git_status", json!({ "repo_path": repo("src") })),
+        (
+            "mcp__git__git_add",
+            json!({ "repo_path": repo(""), "files": ["src", "src/main.rs"] }),
+        ),
+        (
+            "mcp__git__git_diff_staged",
+            json!({ "repo_path": repo("") }),
+        ),
+    ] {
+        let a = w.decide(tool, input.clone());
+        assert!(a.starts_with("allow"), "{tool} {input}: {a}");
+    }
 }

@@ -16,6 +16,8 @@ mod reach;
 mod reads;
 pub use reads::search_reaches_credential;
 mod remotes;
+mod repository;
+pub use repository::{git_reach, staging_reaches_credential, unprotected_repository};
 pub mod signs;
 mod tasks;
 pub mod token_hosts;
@@ -128,28 +130,6 @@ pub fn judge(effects: &Effects, cwd: Option<&Path>, rules: &Rules, ctx: &Context
         }
     }
     worst.unwrap_or_else(|| Part::new(Verdict::Allow, "safe", effects.spec.clone()))
-}
-
-/// A git run from `dir` whose git directory is one the agent could have written: not a
-/// protected `.git` (a bare layout, `git init --separate-git-dir` or a `gitdir:` file pointing
-/// into the project or a safe path). Its config names programs git runs (`core.fsmonitor` on
-/// `git status`, `diff.external` on `git diff`, `core.pager`, hooks), so the run is not the
-/// person's git. One the file system cannot show is left to the other effects.
-fn unprotected_repository(dir: &Path, rules: &Rules, ctx: &Context) -> Option<Part> {
-    let found = paths::git::git_dir(&ctx.fs.real_path(dir), ctx.fs)??;
-    let git_dir = ctx.fs.real_path(&found);
-    if protected(&git_dir.join("config"), rules, ctx).is_some() {
-        return None;
-    }
-    // Elsewhere (the person's bare repositories, a temp dir) a write asks first.
-    in_safe_area(&git_dir, rules, ctx).then(|| {
-        Part::uncertain(format!(
-            "git takes {} as its repository, a git directory outside a protected `.git`: \
-             its config and hooks are files the agent may have written (core.fsmonitor, \
-             diff.external, aliases and hooks run programs)",
-            git_dir.display()
-        ))
-    })
 }
 
 /// Where the program works: the command's cwd, then each directory its options change into.
