@@ -246,3 +246,30 @@ fn an_mcp_git_server_gets_the_same_answers() {
         assert!(a.starts_with("allow"), "{tool} {input}: {a}");
     }
 }
+
+#[test]
+fn a_fetch_by_url_is_routine_only_from_the_projects_own_remote() {
+    let w = World::new(true);
+    std::fs::write(
+        w.project.join(".git/config"),
+        "[remote \"origin\"]\n\turl = https://github.com/me/proj.git\n",
+    )
+    .unwrap();
+    // A pull from a repository the agent names merges its files (a `.envrc`, `.vscode/`, a
+    // workflow) into the project, past the protected places.
+    w.refused(
+        &[
+            "git pull https://git.example.net/x/y.git main",
+            "git fetch git@example.net:x/y.git",
+            "git ls-remote https://example.net/x",
+        ],
+        "not one of the project's remotes",
+    );
+    w.allowed(&[
+        "git fetch",
+        "git fetch origin",
+        "git pull origin main",
+        "git fetch https://github.com/me/proj.git",
+        "git ls-remote origin",
+    ]);
+}

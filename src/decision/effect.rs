@@ -118,6 +118,12 @@ pub enum Effect {
     },
     /// Routine fetches from the sources the project names (`git fetch`, `npm ci`).
     Fetch,
+    /// Fetches from a repository named by URL (`git fetch https://…`, `host:path`): routine
+    /// only when it is one of the project's own remotes.
+    FetchFrom {
+        /// The repository as written.
+        from: Word,
+    },
     /// Fetches from a URL or host.
     Receive {
         /// The URL or host as written.
@@ -212,6 +218,7 @@ impl Effect {
             Effect::RunCode { code } => format!("runs code given as text: {code}"),
             Effect::Fetch => "fetches from the sources the project names".into(),
             Effect::Receive { from } => format!("fetches from {}", from.text),
+            Effect::FetchFrom { from } => format!("fetches from the repository {}", from.text),
             Effect::Send { what, .. } => format!("sends data out: {what}"),
             Effect::AsUser { user } => format!("acts as the user {user}"),
             Effect::Install { package } => format!("installs the new dependency {package}"),

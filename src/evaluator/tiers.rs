@@ -334,6 +334,9 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
                 | Effect::Creates { .. } => "writes files",
                 Effect::LogsInWith { .. } => "logs in with a credential file",
                 Effect::Send { .. } => "sends data out",
+                Effect::FetchFrom { .. } => {
+                    "fetches from a repository that is not the project's remote"
+                }
                 Effect::RunCode { .. } => "runs code given as text",
                 Effect::RunProgram { .. } => "runs another program",
                 Effect::RunFile { .. } => "runs a file sentinel could not read in full",

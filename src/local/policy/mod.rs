@@ -287,6 +287,15 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             Some(Part::uncertain(format!("runs code given as text: {code}")))
         }
         Effect::Fetch => None,
+        // The person's own remote, by its URL, is what a fetch is for; any other is a question.
+        Effect::FetchFrom { from } => {
+            (!remotes::all_configured(std::slice::from_ref(from), base, ctx)).then(|| {
+                Part::uncertain(format!(
+                    "fetches from `{}`, a repository that is not one of the project's remotes",
+                    shell::excerpt(&from.text)
+                ))
+            })
+        }
         Effect::Receive { from } => match from.known_value() {
             Some(v) if is_local_host(v) => destroying_query(v),
             _ => Some(Part::uncertain(format!(

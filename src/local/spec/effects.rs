@@ -314,6 +314,9 @@ fn from_reading(
                 path: w.clone(),
                 tree: true,
             },
+            // A URL or `host:path`: routine only when it is one of the project's remotes (the
+            // policy reads its config); a remote's name is the section's `network`.
+            Kind::Repository if names_remote_by_url(&w.text) => Effect::FetchFrom { from: w.clone() },
             Kind::Repository => continue,
             Kind::History => match committed_path(w) {
                 Some(path) => Effect::Read { path, tree: false },

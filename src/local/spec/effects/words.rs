@@ -50,6 +50,15 @@ pub(super) fn is_local_repository(text: &str) -> bool {
     !scp_like && (text.contains('/') || matches!(text, "." | "..") || text.starts_with('~'))
 }
 
+/// A repository written as a URL or an scp-like `host:path`, not a local path or a remote's name.
+pub(super) fn names_remote_by_url(text: &str) -> bool {
+    !is_local_repository(text)
+        && (text.contains("://")
+            || text
+                .split_once(':')
+                .is_some_and(|(host, _)| !host.is_empty() && !host.contains('/')))
+}
+
 /// `.`, `./x`, `../x`, `/abs`: a local directory, not a package name.
 pub(super) fn is_local_dir(w: &Word) -> bool {
     w.is_literal()
