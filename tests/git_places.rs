@@ -141,6 +141,11 @@ fn a_git_directory_outside_a_protected_dot_git_is_not_the_persons_repository() {
         &["git -C sub status", "cd sub && git diff"],
         "outside a protected `.git`",
     );
+    // A directory git runs in that is not known before it runs: its repository is not either.
+    w.refused(
+        &["env -C mirror git status", "env -iCmirror git log"],
+        "not known before it runs",
+    );
     // The project's own `.git`, from anywhere below it or inside it, stays the person's.
     w.allowed(&[
         "git status",

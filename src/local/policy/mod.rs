@@ -236,7 +236,13 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
                 ))
             })
         }
-        Effect::UsesRepository => unprotected_repository(base?, rules, ctx),
+        Effect::UsesRepository => match base {
+            Some(dir) => unprotected_repository(dir, rules, ctx),
+            // `env -C DIR git …`, `cd "$X" && git …`: which repository's config runs is not known.
+            None => Some(Part::uncertain(
+                "runs git in a directory not known before it runs, whose repository's config and hooks sentinel cannot see",
+            )),
+        },
         Effect::RunFile { path } => {
             if is_url_like(&path.text) {
                 return Some(Part::uncertain(format!(
@@ -288,6 +294,8 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
         }
         Effect::Fetch => None,
         // The person's own remote, by its URL, is what a fetch is for; any other is a question.
+        // This machine is as local a source as for any other fetch.
+        Effect::FetchFrom { from } if from.known_value().is_some_and(is_local_host) => None,
         Effect::FetchFrom { from } => {
             (!remotes::all_configured(std::slice::from_ref(from), base, ctx)).then(|| {
                 Part::uncertain(format!(
