@@ -582,35 +582,6 @@ fn from_reading(
 
 /// A walk of `path`, opening what `reach` lets through (and, for `tree-visible`, no hidden
 /// name).
-/// A git pathspec that is a pattern git matches itself: `Some(Some((DIR, NAME)))` for a
-/// wildcard, whose matches lie below DIR (the part before it: `src/*.env` → `src`) and, when
-/// the wildcard is in the last part only, have a base name NAME matches at any depth (git's `*`
-/// crosses `/`: `'*.env'` takes `config/.env`); `Some(None)` for magic (`:/`, `:(exclude)src`,
-/// `:!x`: the whole repository, or not plain); None for a plain path. A word bash leaves
-/// unexpanded is what git gets, so an unquoted glob counts too (`*.env` matches no name for
-/// bash, then `.env` for git), while what bash expands it to matches NAME as well.
-type Pathspec = Option<(String, Option<String>)>;
-
-fn pathspec_pattern(w: &Word) -> Option<Pathspec> {
-    let text = match w.kind {
-        WordKind::Computed => w.value.as_deref()?,
-        _ => w.text.as_str(),
-    };
-    if text.starts_with(':') {
-        return Some(None);
-    }
-    let first = text.find(['*', '?', '['])?;
-    let cut = text[..first].rfind('/');
-    let dir = match cut {
-        Some(0) => "/",
-        Some(at) => &text[..at],
-        None => ".",
-    };
-    let rest = &text[cut.map_or(0, |at| at + 1)..];
-    let name = (!rest.contains('/')).then(|| rest.to_string());
-    Some(Some((dir.to_string(), name)))
-}
-
 fn walk(path: Word, kind: Kind, reach: &Reach) -> Effect {
     let mut reach = reach.clone();
     if kind == Kind::TreeVisible && !reach.tests.contains(&Test::Visible) {
