@@ -496,14 +496,17 @@ fn a_secret_sent_in_another_case_or_encoded_is_found() {
 }
 
 /// `git add -A --force` stages the whole tree, ignored files too: with a `.env` in it, that is a
-/// credential read into the repository (any later push sends it). Without the force, or with a
-/// pathspec that holds no credential, it is routine.
+/// credential read into the repository (any later push sends it). Without the force, where
+/// .gitignore lists the `.env` (a new one it does not list is staged too: tests/git_places.rs),
+/// or with a pathspec that holds no credential, it is routine.
 #[test]
 fn a_forced_add_of_the_whole_tree_reads_its_credentials() {
     let home = common::scratch("mcp-web");
     let project = common::scratch("mcp-web");
     let p = project.path();
     std::fs::write(p.join(".env"), "SIGNING=Zq8vT3kLm2Pw9xR\n").unwrap();
+    std::fs::write(p.join(".gitignore"), ".env\n").unwrap();
+    std::fs::create_dir(p.join(".git")).unwrap();
     std::fs::create_dir(p.join("src")).unwrap();
     std::fs::write(p.join("src/main.rs"), "fn main() {}\n").unwrap();
     let bash = |command: &str| {

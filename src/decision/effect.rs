@@ -90,6 +90,9 @@ pub enum Effect {
     },
     /// Runs the project's own code: its build, tests, scripts.
     RunProject,
+    /// Reads the config, hooks and attributes of the git repository found from where it works
+    /// (git runs `core.fsmonitor`, `diff.external`, aliases and hooks from them).
+    UsesRepository,
     /// Runs programs, a compiler or a runtime from a folder a variable names
     /// (`PATH=/opt/x/bin:$PATH`, `JAVA_HOME=/usr/lib/jvm/x`).
     RunsFrom {
@@ -115,6 +118,12 @@ pub enum Effect {
     },
     /// Routine fetches from the sources the project names (`git fetch`, `npm ci`).
     Fetch,
+    /// Fetches from a repository named by URL (`git fetch https://…`, `host:path`): routine
+    /// only when it is one of the project's own remotes.
+    FetchFrom {
+        /// The repository as written.
+        from: Word,
+    },
     /// Fetches from a URL or host.
     Receive {
         /// The URL or host as written.
@@ -198,6 +207,9 @@ impl Effect {
             }
             Effect::Creates { path } => format!("creates {} when it is missing", path.text),
             Effect::RunProject => "runs the project's own tooling".into(),
+            Effect::UsesRepository => {
+                "reads the config and hooks of the git repository where it works".into()
+            }
             Effect::RunFile { path } => format!("runs the file {}", path.text),
             Effect::RunsFrom { variable, folder } => {
                 format!("runs programs from {} ({variable})", folder.text)
@@ -206,6 +218,7 @@ impl Effect {
             Effect::RunCode { code } => format!("runs code given as text: {code}"),
             Effect::Fetch => "fetches from the sources the project names".into(),
             Effect::Receive { from } => format!("fetches from {}", from.text),
+            Effect::FetchFrom { from } => format!("fetches from the repository {}", from.text),
             Effect::Send { what, .. } => format!("sends data out: {what}"),
             Effect::AsUser { user } => format!("acts as the user {user}"),
             Effect::Install { package } => format!("installs the new dependency {package}"),

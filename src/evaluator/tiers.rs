@@ -334,6 +334,9 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
                 | Effect::Creates { .. } => "writes files",
                 Effect::LogsInWith { .. } => "logs in with a credential file",
                 Effect::Send { .. } => "sends data out",
+                Effect::FetchFrom { .. } => {
+                    "fetches from a repository that is not the project's remote"
+                }
                 Effect::RunCode { .. } => "runs code given as text",
                 Effect::RunProgram { .. } => "runs another program",
                 Effect::RunFile { .. } => "runs a file sentinel could not read in full",
@@ -341,6 +344,9 @@ fn too_risky_unchecked(d: &Decision, call: &ToolCall) -> Option<String> {
                 // in full when this part is not an allow: fenced it would have been allowed.
                 Effect::RunProject | Effect::Task { .. } => {
                     "runs the project's code, which sentinel could not read in full"
+                }
+                Effect::UsesRepository => {
+                    "runs what a repository config the agent could have written names"
                 }
                 Effect::Install { .. } => "installs a package by name",
                 Effect::AsUser { .. } => "acts as another user",

@@ -64,6 +64,12 @@ struct RawSpec {
     url: Vec<String>,
     #[serde(default)]
     paths: Vec<String>,
+    /// Fields naming the git repository the server runs git in (its config and hooks run).
+    #[serde(default)]
+    repository: Vec<String>,
+    /// Fields listing paths the server stages, relative to that repository (`git_add`).
+    #[serde(default)]
+    stages: Vec<String>,
     /// Fields the server passes to its program as arguments (`git diff TARGET`).
     #[serde(default)]
     argv: Vec<String>,
@@ -96,6 +102,8 @@ pub struct Spec {
     sql: Vec<String>,
     url: Vec<String>,
     paths: Vec<String>,
+    repository: Vec<String>,
+    stages: Vec<String>,
     argv: Vec<String>,
     when: Vec<When>,
 }
@@ -168,6 +176,8 @@ fn load() -> Result<Loaded, String> {
                 sql: raw.sql,
                 url: raw.url,
                 paths: raw.paths,
+                repository: raw.repository,
+                stages: raw.stages,
                 argv: raw.argv,
                 when,
             });
@@ -378,6 +388,12 @@ pub fn mcp_decision(
                     reason = format!("`{p}` {} is outside the project", real.display());
                 }
             }
+            if verdict == Verdict::Allow
+                && let Some(why) = git_reach(s, input, rules, ctx)
+            {
+                verdict = Verdict::Uncertain;
+                reason = why;
+            }
             // A value the server hands its program as an argument is an option when it starts
             // with `-`: `git diff --output=~/.bashrc` writes anywhere.
             for f in &s.argv {
@@ -566,6 +582,29 @@ fn credential_in(v: &str, rules: &Rules, ctx: &Context) -> Option<String> {
         }
     }
     None
+}
+
+/// What git reads beyond the tool's named files (`repository`, `stages` fields), as the
+/// uncertain reason ([`crate::local::policy::git_reach`]).
+fn git_reach(s: &Spec, input: &Value, rules: &Rules, ctx: &Context) -> Option<String> {
+    if s.repository.is_empty() && s.stages.is_empty() {
+        return None;
+    }
+    let repo = s
+        .repository
+        .iter()
+        .find_map(|f| input.get(f).and_then(Value::as_str));
+    let mut staged = Vec::new();
+    for f in &s.stages {
+        match input.get(f) {
+            Some(Value::String(t)) => staged.push((f.as_str(), t.as_str())),
+            Some(Value::Array(a)) => {
+                staged.extend(a.iter().filter_map(Value::as_str).map(|v| (f.as_str(), v)))
+            }
+            _ => {}
+        }
+    }
+    crate::local::policy::git_reach(repo, !s.repository.is_empty(), &staged, rules, ctx)
 }
 
 #[cfg(test)]

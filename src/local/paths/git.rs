@@ -44,6 +44,44 @@ pub fn repository(dir: &Path, fs: &dyn Fs) -> Option<Repo> {
     None
 }
 
+/// The git directory git itself would use from `dir`, found as git finds it: at each folder
+/// from `dir` up, its `.git` (a directory, or a file `gitdir: PATH`), else the folder itself
+/// when it is laid out as a git directory (`HEAD` with `objects/` or `commondir`: a bare
+/// repository, or a cwd inside a git directory). `Some(None)`: no repository; None: the file
+/// system cannot say.
+pub fn git_dir(dir: &Path, fs: &dyn Fs) -> Option<Option<PathBuf>> {
+    let mut at = Some(dir);
+    while let Some(d) = at {
+        let dot_git = d.join(".git");
+        match fs.is_dir(&dot_git) {
+            None => return None,
+            Some(true) => return Some(Some(dot_git)),
+            Some(false) => match fs.read_text(&dot_git, MAX_CONFIG_BYTES) {
+                FileText::Missing => {}
+                FileText::Text(t) => {
+                    let target = t.trim().strip_prefix("gitdir:")?;
+                    let named = Path::new(target.trim());
+                    let at = if named.is_absolute() {
+                        named.to_path_buf()
+                    } else {
+                        d.join(named)
+                    };
+                    return Some(Some(crate::local::paths::scan::clean(&at)));
+                }
+                _ => return None,
+            },
+        }
+        let laid_out = fs.read_text(&d.join("HEAD"), 0) != FileText::Missing
+            && (fs.is_dir(&d.join("objects")) != Some(false)
+                || fs.read_text(&d.join("commondir"), 0) != FileText::Missing);
+        if laid_out {
+            return Some(Some(d.to_path_buf()));
+        }
+        at = d.parent();
+    }
+    Some(None)
+}
+
 fn repo_at(work_tree: &Path, git_dir: PathBuf, fs: &dyn Fs) -> Repo {
     let git_dir = crate::local::paths::scan::clean(&git_dir);
     let common_dir = match fs.read_text(&git_dir.join("commondir"), MAX_CONFIG_BYTES) {

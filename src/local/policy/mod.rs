@@ -16,6 +16,8 @@ mod reach;
 mod reads;
 pub use reads::search_reaches_credential;
 mod remotes;
+mod repository;
+pub use repository::{git_reach, staging_reaches_credential, unprotected_repository};
 pub mod signs;
 mod tasks;
 pub mod token_hosts;
@@ -234,6 +236,13 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
                 ))
             })
         }
+        Effect::UsesRepository => match base {
+            Some(dir) => unprotected_repository(dir, rules, ctx),
+            // `env -C DIR git …`, `cd "$X" && git …`: which repository's config runs is not known.
+            None => Some(Part::uncertain(
+                "runs git in a directory not known before it runs, whose repository's config and hooks sentinel cannot see",
+            )),
+        },
         Effect::RunFile { path } => {
             if is_url_like(&path.text) {
                 return Some(Part::uncertain(format!(
@@ -284,6 +293,17 @@ fn effect(e: &Effect, base: Option<&Path>, rules: &Rules, ctx: &Context) -> Opti
             Some(Part::uncertain(format!("runs code given as text: {code}")))
         }
         Effect::Fetch => None,
+        // The person's own remote, by its URL, is what a fetch is for; any other is a question.
+        // This machine is as local a source as for any other fetch.
+        Effect::FetchFrom { from } if from.known_value().is_some_and(is_local_host) => None,
+        Effect::FetchFrom { from } => {
+            (!remotes::all_configured(std::slice::from_ref(from), base, ctx)).then(|| {
+                Part::uncertain(format!(
+                    "fetches from `{}`, a repository that is not one of the project's remotes",
+                    shell::excerpt(&from.text)
+                ))
+            })
+        }
         Effect::Receive { from } => match from.known_value() {
             Some(v) if is_local_host(v) => destroying_query(v),
             _ => Some(Part::uncertain(format!(

@@ -81,6 +81,51 @@ pub(super) fn skip_options(argv: &[Word], short_val: &[&str], long_val: &[&str])
     i
 }
 
+/// Whether `env`'s options change the directory its command runs in, however GNU env takes
+/// `-C DIR`: alone, glued (`-C..`), in a cluster (`-iC..`), or as `--chdir` or any prefix of it
+/// (`--ch=..`). A `-u`, `-S` or `-a` earlier in a cluster takes the rest of the word as its value.
+pub(super) fn env_changes_dir(argv: &[Word]) -> bool {
+    let mut words = argv.iter().skip(1);
+    while let Some(w) = words.next() {
+        let a = w.text.as_str();
+        if a == "--" || !a.starts_with('-') || a == "-" {
+            return false;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (long, false),
+            };
+            if !name.is_empty() && "chdir".starts_with(name) {
+                return true;
+            }
+            // `--unset NAME`, `--split-string S`, `--argv0 A`: the next word is the value.
+            let takes_value = ["unset", "split-string", "argv0"]
+                .iter()
+                .any(|o| !name.is_empty() && o.starts_with(name));
+            if takes_value && !inline {
+                words.next();
+            }
+            continue;
+        }
+        let body = &a[1..];
+        for (pos, c) in body.char_indices() {
+            match c {
+                'C' => return true,
+                'u' | 'S' | 'a' => {
+                    // The rest of the word is the value, or the next word when nothing is left.
+                    if pos + 1 == body.len() {
+                        words.next();
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
 /// A shell started as a login shell (`-l`, `--login`, `-lc`, `-il`): it runs /etc/profile and
 /// ~/.profile (or ~/.bash_profile …) before anything else.
 pub(super) fn login_shell(argv: &[Word]) -> bool {

@@ -224,6 +224,16 @@ pub fn check(
             return Err(err(line_of(field), format!("{field} needs a reason")));
         }
     }
+    let repository = match raw.repository.as_deref() {
+        None => false,
+        Some("git") => true,
+        Some(other) => {
+            return Err(err(
+                line_of("repository"),
+                format!("repository: `{other}` is not known (git)"),
+            ));
+        }
+    };
     let abbreviations = match raw.abbreviations.as_deref() {
         None => false,
         Some("colon-parts") => true,
@@ -259,6 +269,7 @@ pub fn check(
         requests: raw.requests,
         logs_in_with,
         creates,
+        repository,
         input,
         input_flags: raw
             .input_flags

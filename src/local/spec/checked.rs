@@ -396,6 +396,11 @@ pub struct Checked {
     /// `~/.config/procps`): absolute or `~/` paths.
     #[serde(default)]
     pub creates: Vec<String>,
+    /// It reads the config, hooks and attributes of the git repository it finds from where it
+    /// works (`repository = "git"`): one whose git directory is not a protected `.git` (a bare
+    /// layout, a `gitdir:` link elsewhere) holds config the agent could have written.
+    #[serde(default)]
+    pub repository: bool,
     /// What the command does when no option or operand gave it its SQL, code or script: it
     /// reads them from stdin or a terminal (`psql`, `sqlite3 app.db`); `review: …`.
     pub input: Option<OptKind>,

@@ -139,6 +139,9 @@ fn from_reading(
     if spec.runs == Runs::Project {
         out.list.push(Effect::RunProject);
     }
+    if r.chain.iter().any(|s| s.repository) {
+        out.list.push(Effect::UsesRepository);
+    }
     // A section with a `logs-in` option logs in only when one is given (`git remote add -f`).
     let gated = spec.options.iter().any(|o| o.kind == OptKind::LogsIn);
     if !gated || r.marked.iter().any(|m| m.kind == OptKind::LogsIn) {
@@ -176,6 +179,9 @@ fn from_reading(
         .and_then(|t| t.rsplit_once('/'))
         .map(|(dir, _)| dir.to_string());
     let picked = picked_entries(r);
+    // git matches its path operands itself, as pathspecs: a pattern (`'*.env'`, `:/`) picks
+    // files no shell expansion shows.
+    let pathspecs = r.chain.iter().any(|s| s.repository);
     for v in &r.values {
         let w = &v.word;
         if let Some(p) = placeholder
@@ -220,6 +226,29 @@ fn from_reading(
                     what: format!("writes to {}", crate::text::excerpt(&w.text)),
                     remote: true,
                 }
+            });
+            continue;
+        }
+        if pathspecs
+            && matches!(v.kind, Kind::Read | Kind::Tree)
+            && v.from == "operand"
+            && let Some(pattern) = pathspec_pattern(w)
+        {
+            out.list.push(match pattern {
+                Some((dir, name)) => {
+                    let mut reach = own.clone();
+                    reach.tests.extend(name.map(|n| Test::Name {
+                        any_of: vec![n],
+                        ignore_case: false,
+                    }));
+                    walk(Word::literal(dir), Kind::Tree, &reach)
+                }
+                None => Effect::Unknown {
+                    why: format!(
+                        "`{}`: a pathspec with magic picks files sentinel does not work out",
+                        crate::text::excerpt(&w.text)
+                    ),
+                },
             });
             continue;
         }
@@ -285,6 +314,9 @@ fn from_reading(
                 path: w.clone(),
                 tree: true,
             },
+            // A URL or `host:path`: routine only when it is one of the project's remotes (the
+            // policy reads its config); a remote's name is the section's `network`.
+            Kind::Repository if names_remote_by_url(&w.text) => Effect::FetchFrom { from: w.clone() },
             Kind::Repository => continue,
             Kind::History => match committed_path(w) {
                 Some(path) => Effect::Read { path, tree: false },

@@ -19,6 +19,9 @@ pub struct FileTypes {
     pub hidden: bool,
     /// It reads only what git tracks.
     pub tracked: bool,
+    /// What git tracks counts as read already: it is in the repository, which `git log -p`
+    /// prints. Only the files git does not track count (`git add .` stages new files).
+    pub untracked: bool,
     /// Options that widen what it reads.
     pub unless: Vec<&'static str>,
 }
@@ -62,6 +65,7 @@ fn parse_line(line: &'static str, number: usize) -> Result<Option<FileTypes>, St
             gitignore: false,
             hidden: false,
             tracked: false,
+            untracked: false,
             unless: Vec::new(),
         };
         let mut words = rest.split_whitespace();
@@ -70,6 +74,7 @@ fn parse_line(line: &'static str, number: usize) -> Result<Option<FileTypes>, St
                 "gitignore" => line.gitignore = true,
                 "hidden" => line.hidden = true,
                 "tracked" => line.tracked = true,
+                "untracked" => line.untracked = true,
                 "unless" => {
                     line.unless.extend(words.by_ref());
                     if line.unless.is_empty() || line.unless.iter().any(|o| !o.starts_with('-')) {
@@ -124,12 +129,18 @@ pub fn reach_of(program: &str, argv: &[Word]) -> Option<Reach> {
     if line.gitignore {
         tests.push(Test::NotIgnored);
     }
+    let tracked = || Test::GitListed {
+        cached: true,
+        others: false,
+        exclude_standard: false,
+        pathspecs: Vec::new(),
+    };
     if line.tracked {
-        tests.push(Test::GitListed {
-            cached: true,
-            others: false,
-            exclude_standard: false,
-            pathspecs: Vec::new(),
+        tests.push(tracked());
+    }
+    if line.untracked {
+        tests.push(Test::Not {
+            test: Box::new(tracked()),
         });
     }
     Some(Reach {
@@ -168,7 +179,7 @@ mod tests {
         );
         for l in &lines {
             assert!(
-                !l.names.is_empty() || l.gitignore || l.hidden || l.tracked,
+                !l.names.is_empty() || l.gitignore || l.hidden || l.tracked || l.untracked,
                 "{} rules nothing out",
                 l.program
             );
@@ -198,5 +209,7 @@ mod tests {
         assert!(reach_of("rg", &argv("rg -uu foo")).is_none());
         assert!(reach_of("rg", &argv("rg -n foo")).is_some());
         assert!(reach_of("frob", &argv("frob .")).is_none());
+        assert!(reach_of("git add", &argv("git add -A")).is_some());
+        assert!(reach_of("git add", &argv("git add -f .")).is_none());
     }
 }

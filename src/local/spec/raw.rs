@@ -35,6 +35,7 @@ pub struct RawSpec {
     pub network: Option<String>,
     pub logs_in_with: Option<String>,
     pub creates: Option<String>,
+    pub repository: Option<String>,
     pub deny: Option<String>,
     pub review: Option<String>,
     pub bare: Option<String>,

@@ -213,12 +213,7 @@ impl Walker {
                     } else {
                         (Vec::new(), inner)
                     };
-                    if is_env
-                        && argv.iter().any(|w| {
-                            matches!(w.text.as_str(), "-C" | "--chdir")
-                                || w.text.starts_with("--chdir=")
-                        })
-                    {
+                    if is_env && super::super::unwrap::env_changes_dir(&argv) {
                         self.cwd = Cwd::Unknown;
                     }
                     // `xargs -a FILE` takes its words from the file, not the pipe.

@@ -50,6 +50,44 @@ pub(super) fn is_local_repository(text: &str) -> bool {
     !scp_like && (text.contains('/') || matches!(text, "." | "..") || text.starts_with('~'))
 }
 
+/// A repository written as a URL or an scp-like `host:path`, not a local path or a remote's name.
+pub(super) fn names_remote_by_url(text: &str) -> bool {
+    !is_local_repository(text)
+        && (text.contains("://")
+            || text
+                .split_once(':')
+                .is_some_and(|(host, _)| !host.is_empty() && !host.contains('/')))
+}
+
+/// A git pathspec that is a pattern git matches itself: `Some(Some((DIR, NAME)))` for a
+/// wildcard, whose matches lie below DIR (the part before it: `src/*.env` → `src`) and, when
+/// the wildcard is in the last part only, have a base name NAME matches at any depth (git's `*`
+/// crosses `/`: `'*.env'` takes `config/.env`); `Some(None)` for magic (`:/`, `:(exclude)src`,
+/// `:!x`: the whole repository, or not plain); None for a plain path. A word bash leaves
+/// unexpanded is what git gets, so an unquoted glob counts too (`*.env` matches no name for
+/// bash, then `.env` for git), while what bash expands it to matches NAME as well.
+pub(super) type Pathspec = Option<(String, Option<String>)>;
+
+pub(super) fn pathspec_pattern(w: &Word) -> Option<Pathspec> {
+    let text = match w.kind {
+        WordKind::Computed => w.value.as_deref()?,
+        _ => w.text.as_str(),
+    };
+    if text.starts_with(':') {
+        return Some(None);
+    }
+    let first = text.find(['*', '?', '['])?;
+    let cut = text[..first].rfind('/');
+    let dir = match cut {
+        Some(0) => "/",
+        Some(at) => &text[..at],
+        None => ".",
+    };
+    let rest = &text[cut.map_or(0, |at| at + 1)..];
+    let name = (!rest.contains('/')).then(|| rest.to_string());
+    Some(Some((dir.to_string(), name)))
+}
+
 /// `.`, `./x`, `../x`, `/abs`: a local directory, not a package name.
 pub(super) fn is_local_dir(w: &Word) -> bool {
     w.is_literal()
