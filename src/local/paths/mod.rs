@@ -391,6 +391,16 @@ impl PathPattern {
                 {
                     return false;
                 }
+                // `**/NAME` (`**/.git`): one of the path's ancestors ends in the name. Compiling
+                // the glob costs ~0.5M instructions, more than the rest of a call. Without case,
+                // only an ASCII path: another is left to the glob's own folding.
+                if let Some(name) = anywhere_name(glob)
+                    && (!*case_insensitive || (name.is_ascii() && probe.bytes.is_ascii()))
+                {
+                    return path
+                        .ancestors()
+                        .any(|a| ends_in(a, name, *case_insensitive));
+                }
                 // A glob that does not build matches nothing here; `check` reported it.
                 let Some(m) = matcher
                     .get_or_init(|| build_glob(glob, *case_insensitive).ok().map(Box::new))
@@ -471,6 +481,33 @@ impl<'a> Probe<'a> {
 
     fn lower(&self) -> &str {
         self.lower.get_or_init(|| self.text.to_ascii_lowercase())
+    }
+}
+
+/// The name of a `**/NAME` glob whose NAME (one component or several) holds no glob
+/// character: it matches what ends in `/NAME`, or is `NAME`.
+fn anywhere_name(glob: &str) -> Option<&str> {
+    let name = glob.strip_prefix("**/")?;
+    let special = |b: u8| matches!(b, b'*' | b'?' | b'[' | b']' | b'{' | b'}' | b'\\');
+    (!name.is_empty()
+        && !name.starts_with('/')
+        && !name.ends_with('/')
+        && !name.bytes().any(special))
+    .then_some(name)
+}
+
+/// True when `path` is `name` or ends in `/name`, compared as bytes (ASCII letters in any case
+/// when `any_case`).
+fn ends_in(path: &Path, name: &str, any_case: bool) -> bool {
+    let (p, n) = (path.as_os_str().as_encoded_bytes(), name.as_bytes());
+    if p.len() < n.len() || (p.len() > n.len() && p[p.len() - n.len() - 1] != b'/') {
+        return false;
+    }
+    let tail = &p[p.len() - n.len()..];
+    if any_case {
+        tail.eq_ignore_ascii_case(n)
+    } else {
+        tail == n
     }
 }
 
@@ -619,5 +656,88 @@ mod tests {
         std::os::unix::fs::symlink("/etc", &link).unwrap();
         let got = RealFs.real_path(&link.join("new/file"));
         assert_eq!(got, Path::new("/etc/new/file"));
+    }
+}
+
+#[cfg(test)]
+mod anywhere_name_tests {
+    use super::*;
+
+    /// The `**/NAME` shortcut answers what the compiled glob answers, over the path and its
+    /// ancestors, as `matches_plainly` asks.
+    #[test]
+    fn a_name_anywhere_matches_as_the_glob_does() {
+        let globs = [
+            "**/.git",
+            "**/.git/hooks",
+            "**/.idea",
+            "**/node_modules/.bin",
+            "**/a.b",
+        ];
+        let paths = [
+            ".git",
+            ".git/config",
+            "a/.git",
+            "/abs/x/.git/hooks/pre-commit",
+            "x.git",
+            "a/b.git/c",
+            "/.git",
+            "a/.gitx",
+            "a/.git/hooksx",
+            ".idea/workspace.xml",
+            "x/.idea",
+            "node_modules/.bin/jest",
+            "/p/node_modules/.binx",
+            "/p/sub/node_modules/.bin",
+            "a.b",
+            "axb",
+            "/q/a.b/c",
+            "",
+            "/",
+        ];
+        let upper: Vec<String> = paths.iter().map(|p| p.to_ascii_uppercase()).collect();
+        for glob in globs {
+            let name = anywhere_name(glob).expect(glob);
+            for any_case in [false, true] {
+                let m = build_glob(glob, any_case).unwrap();
+                for p in paths
+                    .iter()
+                    .copied()
+                    .chain(upper.iter().map(String::as_str))
+                {
+                    let path = Path::new(p);
+                    assert_eq!(
+                        path.ancestors().any(|a| ends_in(a, name, any_case)),
+                        path.ancestors().any(|a| m.is_match(a)),
+                        "{glob} against {p}, any case: {any_case}"
+                    );
+                }
+            }
+        }
+        // Not ASCII: the compiled glob decides, as it did before the shortcut.
+        let pattern = PathPattern::parse("**/.git/hooks", None, true).unwrap();
+        let m = build_glob("**/.git/hooks", true).unwrap();
+        for p in [
+            "p/.git/hoo\u{212A}s/pre-commit",
+            "p/.GIT/hoOks/é",
+            "é/.git/hooks",
+        ] {
+            let path = Path::new(p);
+            assert_eq!(
+                pattern.matches(path),
+                path.ancestors().any(|a| m.is_match(a)),
+                "{p}"
+            );
+        }
+        for not_plain in [
+            "**/*.ppk",
+            "**/id_rsa.*",
+            "**/a/**",
+            "**/x[ab]",
+            "**/",
+            "a/**/b",
+        ] {
+            assert!(anywhere_name(not_plain).is_none(), "{not_plain}");
+        }
     }
 }
