@@ -44,9 +44,9 @@ const HELD_OUT_PART_FLOOR: f64 = 0.93;
 /// given as text (2), `git restore` (2), a body sent to a dev server, a container command, a
 /// listing of `/`, a served folder, `git push --dry-run`, a loop over several words, a Bundler
 /// setting, a PowerShell script block, a `rm -rf build` with no `.gitignore` to read, an
-/// unknown server binary (one each). After the specs and mechanisms those called for: 283 of 308
-/// (91.9%), held-out part 48 of 49 (98.0%).
-const UNSEEN_FLOOR: f64 = 0.91;
+/// unknown server binary (one each). After the specs and mechanisms those called for: 285 of 308
+/// (92.5%), held-out part 48 of 49 (98.0%).
+const UNSEEN_FLOOR: f64 = 0.92;
 const UNSEEN_PART_FLOOR: f64 = 0.97;
 
 #[derive(serde::Deserialize)]
