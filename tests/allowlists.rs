@@ -5,7 +5,8 @@
 //! deploy, a push, an install of a new package, a login: the person's to approve);
 //! `allowlists-held-out.jsonl` a third, from 34 repositories in neither, measured before any rule
 //! was written for it, with the lines of six repositories marked `held_out` and never tuned on
-//! (issue 37). People approved these again and again, so a guard that asks for them gets switched
+//! (issue 37); `allowlists-unseen.jsonl` a fourth, built the same way from 30 more repositories.
+//! People approved these again and again, so a guard that asks for them gets switched
 //! off. The share Tier 1 allows is printed (the README quotes it) and held above a floor; none may
 //! be denied.
 
@@ -29,6 +30,24 @@ const FRESH_FLOOR: f64 = 0.94;
 /// of the lines in it marked `held_out` (six repositories nothing was tuned on: 93.1% both times).
 const HELD_OUT_FLOOR: f64 = 0.95;
 const HELD_OUT_PART_FLOOR: f64 = 0.93;
+/// The share of the fourth list's routine commands Tier 1 must allow, and of its `held_out`
+/// part. `allowlists-unseen.jsonl`: 355 commands (308 routine) from 30 repositories in none of
+/// the other three lists (Flutter, iOS and Xcode, Android/Gradle, .NET and PowerShell on
+/// Windows, Maven, sbt, Rust, Node, Python, a Raspberry Pi's systemd), six repositories' lines
+/// marked `held_out` before anything was measured. Measured before any rule was written for it:
+/// 267 of 308 (86.7%), held-out part 48 of 49 (98.0%). The 41 it did not allow then: PowerShell
+/// typed into the Bash tool (4), installed programs run by their path (Claude Code's own rg, 2),
+/// toolchain programs without a spec (swiftc, msbuild, nuget, sbtn and `sbtn.bat`: 6), system
+/// queries without one (ldconfig -p, rpm -q, systemd-analyze verify, redis-cli info: 5), cloud
+/// reads (firebase firestore:indexes, supabase logs: 3), Windows paths to a project sentinel
+/// sees elsewhere (3), `open` of an Xcode project (2), and by design: temp scripts (2), code
+/// given as text (2), `git restore` (2), a body sent to a dev server, a container command, a
+/// listing of `/`, a served folder, `git push --dry-run`, a loop over several words, a Bundler
+/// setting, a PowerShell script block, a `rm -rf build` with no `.gitignore` to read, an
+/// unknown server binary (one each). After the specs and mechanisms those called for: 285 of 308
+/// (92.5%), held-out part 48 of 49 (98.0%).
+const UNSEEN_FLOOR: f64 = 0.92;
+const UNSEEN_PART_FLOOR: f64 = 0.97;
 
 #[derive(serde::Deserialize)]
 struct Entry {
@@ -221,5 +240,16 @@ fn routine_commands_from_a_third_set_of_allowlists_are_allowed() {
         150,
         HELD_OUT_FLOOR,
         HELD_OUT_PART_FLOOR,
+    );
+}
+
+#[test]
+fn routine_commands_from_a_fourth_set_of_allowlists_are_allowed() {
+    hold(
+        "allowlists-unseen",
+        include_str!("corpus/allowlists-unseen.jsonl"),
+        250,
+        UNSEEN_FLOOR,
+        UNSEEN_PART_FLOOR,
     );
 }

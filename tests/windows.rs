@@ -298,3 +298,35 @@ fn routine_windows_commands_are_allowed() {
     assert!(all >= 100 && held >= 40, "{all} routine, {held} held out");
     assert!(share >= 0.94, "{share}");
 }
+
+#[test]
+fn powershell_typed_into_the_bash_tool_is_read_both_ways() {
+    // Git Bash runs no cmdlet; a PowerShell shell runs it all: a read is a read either way.
+    expect(
+        "allow",
+        &[
+            (
+                "Bash",
+                "Get-ChildItem -Path src -Recurse -Filter \"*Service.java\" | Select-Object FullName",
+            ),
+            ("Bash", "git status | Select-String -Pattern modified"),
+        ],
+    );
+    // The Bash reading keeps what Git Bash runs; the PowerShell reading what PowerShell runs.
+    expect(
+        "deny",
+        &[
+            ("Bash", "Get-ChildItem src; rm -rf ~"),
+            ("Bash", "Remove-Item -Recurse -Force $HOME"),
+            ("Bash", "Get-Foo() { rm -rf ~; }; Get-Foo"),
+        ],
+    );
+    // A lower-case name is a Bash program's (`update-grub`), never a cmdlet's.
+    expect(
+        "ask",
+        &[
+            ("Bash", "update-grub"),
+            ("Bash", "Get-ChildItem src | Invoke-Expression"),
+        ],
+    );
+}

@@ -148,17 +148,19 @@ fn agent_decision(tool: &str) -> Decision {
 
 /// A program run by a Windows drive path, or a `.exe` by any path, outside the project
 /// (`C:/Android/platform-tools/adb.exe devices`, Git Bash's `/c/Users/me/AppData/…/python.exe
-/// x.py`, `%LOCALAPPDATA%\…\emulator.exe`): an installed program,
-/// judged by its name without `.exe` as the same program run by name is. A path inside the
-/// project (or the temp dir) stays a file there.
-fn installed_windows_program(cmd: &SimpleCommand, ctx: &Context) -> Option<SimpleCommand> {
+/// x.py`, `%LOCALAPPDATA%\…\emulator.exe`), or by its path in a folder a toolchain installs
+/// into (`~/Library/Android/sdk/platform-tools/adb`, `rules/installed_programs.txt`): an
+/// installed program, judged by its name without `.exe` as the same program run by name is. A
+/// path inside the project (or the temp dir) stays a file there.
+fn installed_program(cmd: &SimpleCommand, ctx: &Context) -> Option<SimpleCommand> {
     let dir = cmd.name_dir.as_deref()?;
     // A drive path, or a Windows program by any path (`%LOCALAPPDATA%\…\emulator.exe`).
     let exe = shell::without_exe(cmd.name());
-    if exe.is_none() && crate::local::paths::windows::parse(dir, true).is_none() {
+    let windows = exe.is_some() || crate::local::paths::windows::parse(dir, true).is_some();
+    let resolved = crate::paths::resolve(dir, ctx.cwd, ctx.home)?;
+    if !windows && !crate::local::installed_programs::holds(&resolved.join(cmd.name()), ctx.home) {
         return None;
     }
-    let resolved = crate::paths::resolve(dir, ctx.cwd, ctx.home)?;
     // The temp dir is anyone's scratch space, not where programs are installed.
     let in_temp = policy::TEMP_DIRS
         .iter()
@@ -201,7 +203,31 @@ fn abbreviations_expanded(
 }
 
 fn shell_decision(command: &str, rules: &Rules, ctx: &Context, depth: u8) -> Decision {
-    analysis_decision("Bash", command, &shell::analyse(command), rules, ctx, depth)
+    let analysis = shell::analyse(command);
+    // PowerShell typed into the Bash tool: read as Bash without its cmdlets and as PowerShell,
+    // the worse stands (on a tie the PowerShell reading, which holds every command).
+    let readings = (depth == 0)
+        .then(|| {
+            crate::local::cmdlets_in_bash::readings(command, &analysis, |name| {
+                rules.specs.program(name).is_some()
+            })
+        })
+        .flatten();
+    if let Some((rest, powershell)) = readings {
+        let as_powershell = analysis_decision("Bash", command, &powershell, rules, ctx, depth);
+        return match rest {
+            Some(rest) => {
+                let as_bash = analysis_decision("Bash", command, &rest, rules, ctx, depth);
+                if as_bash.verdict > as_powershell.verdict {
+                    as_bash
+                } else {
+                    as_powershell
+                }
+            }
+            None => as_powershell,
+        };
+    }
+    analysis_decision("Bash", command, &analysis, rules, ctx, depth)
 }
 
 /// A shell command's decision (`tool`: Bash, or PowerShell's own tool), from its analysis.
@@ -244,7 +270,7 @@ fn analysis_decision(
     let last = commands.len().saturating_sub(1);
     for (i, cmd) in commands.iter().enumerate() {
         let by_name;
-        let cmd = match installed_windows_program(cmd, ctx) {
+        let cmd = match installed_program(cmd, ctx) {
             Some(c) => {
                 by_name = c;
                 &by_name

@@ -15,9 +15,11 @@
 //! - [`decide`] puts it all together for a Bash command, [`tool_calls`] for the other tools,
 //!   [`mcp`] for MCP tools and requests out (`WebFetch`, `WebSearch`: docs/mcp.md).
 
+pub mod cmdlets_in_bash;
 pub mod context;
 pub mod decide;
 pub mod destructive_words;
+pub mod installed_programs;
 pub mod known;
 pub mod mcp;
 pub mod outgoing;

@@ -280,6 +280,9 @@ pub struct Analysis {
     /// shell's sections (`powershell/remove-item`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub raw_statements: Vec<String>,
+    /// A function was defined: a name called later may be one of them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub functions_defined: bool,
 }
 
 /// Parses a Bash command and finds every simple command it would run.
@@ -351,6 +354,7 @@ pub fn is_dangerous_variable(name: &str) -> bool {
 }
 
 pub(in crate::local) use walk::without_exe;
+pub(in crate::local) use windows::is_cmdlet_name;
 
 // Tier 1 names its excerpts through `shell::` (short texts in reasons).
 pub use crate::text::{excerpt, excerpt_to, one_line};

@@ -28,10 +28,17 @@ pub fn judge(
         Err(e) => return Some((crate::decision::Verdict::Uncertain, e.clone(), None)),
     };
     let lower = property.to_ascii_lowercase();
-    let (key, value) = lower.split_once('=').unwrap_or((&lower, ""));
-    name_rules::worst(rules, |r| match r.how {
-        "key" => name_rules::glob_matches(&r.what, key.trim()),
-        _ => value.contains(&r.what),
+    // MSBuild takes several properties in one switch (`/p:A=1;PostBuildEvent=x`, or `,`): each
+    // piece is judged as well as the whole, so a JVM option's `;` never hides its value.
+    let pieces: Vec<(&str, &str)> = std::iter::once(lower.as_str())
+        .chain(lower.split([';', ',']))
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+        .collect();
+    name_rules::worst(rules, |r| {
+        pieces.iter().any(|(key, value)| match r.how {
+            "key" => name_rules::glob_matches(&r.what, key.trim()),
+            _ => value.contains(&r.what),
+        })
     })
     .map(|r| (r.verdict, r.reason().to_string(), Some(r.rule.clone())))
 }
@@ -43,6 +50,24 @@ mod tests {
 
     fn verdict(p: &str) -> Option<Verdict> {
         judge(p).map(|(v, _, _)| v)
+    }
+
+    #[test]
+    fn each_of_several_msbuild_properties_is_judged() {
+        assert_eq!(
+            verdict("Configuration=Debug;PostBuildEvent=calc"),
+            Some(Verdict::Uncertain)
+        );
+        assert_eq!(
+            verdict("Configuration=Debug,CscToolExe=x.exe"),
+            Some(Verdict::Uncertain)
+        );
+        assert_eq!(verdict("Configuration=Debug;Platform=x64"), None);
+        // A JVM option after a `;` in a value is still found in the whole value.
+        assert_eq!(
+            verdict("argLine=-Xmx1g;-javaagent:/tmp/a.jar"),
+            Some(Verdict::Uncertain)
+        );
     }
 
     #[test]

@@ -73,6 +73,8 @@ pub struct Reading {
     /// Values of options that bind the first operand slot (`first-operand`: PowerShell's
     /// `-Path`), in the order given: they come before the positional operands.
     pub named_operands: Vec<Word>,
+    /// A flag of the spec's `input_flags` was given, inside a cluster too (`rpm -qa`).
+    pub input_flag_given: bool,
 }
 
 impl Reading {
@@ -460,19 +462,21 @@ pub fn read(argv: &[Word], specs: &Specs) -> Option<Reading> {
     let operands: Vec<&Word> = named.iter().chain(operands.iter().copied()).collect();
     assign_operands(&mut r, &operands, operand_kind, no_first);
     if let Some(kind) = r.spec().input.clone() {
-        let given = r.values.iter().any(|v| {
-            matches!(
-                v.kind,
-                Kind::Sql
-                    | Kind::Code
-                    | Kind::PerlCode
-                    | Kind::PythonCode
-                    | Kind::JsCode
-                    | Kind::Script
-            ) || r.spec().input_flags.iter().any(|f| *f == *v.from)
-        }) || argv[1..]
-            .iter()
-            .any(|w| r.spec().input_flags.contains(&w.text));
+        let given = r.input_flag_given
+            || r.values.iter().any(|v| {
+                matches!(
+                    v.kind,
+                    Kind::Sql
+                        | Kind::Code
+                        | Kind::PerlCode
+                        | Kind::PythonCode
+                        | Kind::JsCode
+                        | Kind::Script
+                ) || r.spec().input_flags.iter().any(|f| *f == *v.from)
+            })
+            || argv[1..]
+                .iter()
+                .any(|w| r.spec().input_flags.contains(&w.text));
         if !given {
             let line = r.spec().rule.line;
             r.marked.push(Marked {
@@ -718,6 +722,9 @@ fn apply(
         OptKind::Flag => {
             if inline.is_some() {
                 r.problems.push(format!("`{shown}` takes no value"));
+            }
+            if r.spec().input_flags.iter().any(|f| f == shown) {
+                r.input_flag_given = true;
             }
         }
         OptKind::NoFirstOperand => *no_first = true,

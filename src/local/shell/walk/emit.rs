@@ -558,11 +558,19 @@ impl Walker {
     }
 }
 
-/// A Windows program's name without its `.exe`, in lower case (Windows finds it in any case).
+/// A Windows program's name without its `.exe` (or the `.bat`/`.cmd` launcher a toolchain
+/// installs beside it: `sbtn.bat`, `flutter.bat`), in lower case (Windows finds it in any case).
 pub(in crate::local) fn without_exe(name: &str) -> Option<String> {
     // Every command name comes here: only one that ends so is copied.
     let n = name.len();
-    if n <= 4 || !name.is_char_boundary(n - 4) || !name[n - 4..].eq_ignore_ascii_case(".exe") {
+    if n <= 4 || !name.is_char_boundary(n - 4) {
+        return None;
+    }
+    let suffix = &name[n - 4..];
+    if ![".exe", ".bat", ".cmd"]
+        .iter()
+        .any(|s| suffix.eq_ignore_ascii_case(s))
+    {
         return None;
     }
     Some(name[..n - 4].to_ascii_lowercase())

@@ -276,6 +276,7 @@ impl Walker {
             }
             ast::Command::Function(f) => {
                 self.functions_defined = true;
+                self.out.functions_defined = true;
                 // The body is checked where it is defined; calling it by name is an unknown
                 // command, so it is never allowed on the strength of its name.
                 let first = self.out.commands.len();

@@ -138,6 +138,18 @@ pub(crate) fn powershell_name(name: &str) -> Option<String> {
         .then(|| format!("powershell/{lower}"))
 }
 
+/// A cmdlet's name as PowerShell writes it (`Get-ChildItem`: an approved verb and a noun, each
+/// capitalised), which no program in Bash is called (theirs are lower case: `update-grub`).
+pub(crate) fn is_cmdlet_name(name: &str) -> bool {
+    let Some((verb, noun)) = name.split_once('-') else {
+        return false;
+    };
+    verb.starts_with(|c: char| c.is_ascii_uppercase())
+        && noun.starts_with(|c: char| c.is_ascii_uppercase())
+        && noun.chars().all(|c| c.is_ascii_alphanumeric())
+        && names().verbs.contains(&verb.to_ascii_lowercase())
+}
+
 /// The section name of a command cmd.exe runs itself, or of a Windows program that means
 /// another program in Bash (`find`, `sort`, `timeout`): `cmd/NAME`; None for a program.
 pub(crate) fn cmd_name(name: &str) -> Option<String> {
