@@ -22,7 +22,8 @@ pub fn listening_loopback_ports() -> Vec<u16> {
 
 /// The TCP ports listening on loopback or every address in the network namespace whose
 /// `net` folder is `dir` (`tcp`, then `tcp6`), each once, with whether it was first seen on
-/// IPv6.
+/// IPv6. (Only Linux has a fence to look into.)
+#[cfg(target_os = "linux")]
 pub(crate) fn listening(dir: &str) -> Vec<(u16, bool)> {
     once_each(listening_sockets(dir))
 }
@@ -45,6 +46,7 @@ pub(crate) fn listening_through(diag: &std::os::fd::OwnedFd) -> Option<Vec<(u16,
 }
 
 /// Each socket's port once, with whether it was first seen on IPv6.
+#[cfg(target_os = "linux")]
 fn once_each(sockets: Vec<Socket>) -> Vec<(u16, bool)> {
     let mut out: Vec<(u16, bool)> = Vec::new();
     for s in sockets {
