@@ -35,38 +35,19 @@ pub(crate) fn session_end(
 fn session_summary(agent: Agent, shadow: bool, config: &Config, event: &HookEvent) -> HookOutput {
     let session = event.session_id.clone().unwrap_or_default();
     let max_age_ms = config.taint_max_age_hours.value.saturating_mul(3_600_000);
-    taint::clear(
-        &config.home.value,
-        &session,
-        max_age_ms,
-        crate::clock::now_ms(),
-    );
-    crate::evaluator::breaker::clear(
-        &config.home.value,
-        &session,
-        max_age_ms,
-        crate::clock::now_ms(),
-    );
-    secrets::clear(
-        &config.home.value,
-        &session,
-        max_age_ms,
-        crate::clock::now_ms(),
-    );
-    // The files the session wrote (read before they run) are forgotten with it.
-    crate::ledger::written::clear(
-        &config.home.value,
-        &session,
-        max_age_ms,
-        crate::clock::now_ms(),
-    );
-    // The status line's tally ends with it too.
-    crate::ledger::status_tally::clear(
-        &config.home.value,
-        &session,
-        max_age_ms,
-        crate::clock::now_ms(),
-    );
+    // What the session kept ends with it: its taint, the breaker's count, the secret values
+    // it saw, the files it wrote (read before they run) and the status line's tally.
+    let now = crate::clock::now_ms();
+    let clears: [fn(&std::path::Path, &str, u64, u64); 5] = [
+        taint::clear,
+        crate::evaluator::breaker::clear,
+        secrets::clear,
+        crate::ledger::written::clear,
+        crate::ledger::status_tally::clear,
+    ];
+    for clear in clears {
+        clear(&config.home.value, &session, max_age_ms, now);
+    }
     // A call of the session killed between its audit record and its stats line is counted.
     let _ = crate::ledger::record::catch_up(&config.home.value, config.log_max_bytes.value);
     let journal = stats::journal(&config.home.value, config.log_max_bytes.value);

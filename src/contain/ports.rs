@@ -32,17 +32,21 @@ pub(crate) fn listening(dir: &str) -> Vec<(u16, bool)> {
 #[cfg(target_os = "linux")]
 pub(crate) fn listening_through(diag: &std::os::fd::OwnedFd) -> Option<Vec<(u16, bool)>> {
     let all = super::sock_diag::listening_tcp_through(diag).ok()?;
-    Some(once_each(
-        all.into_iter()
-            .filter(|l| is_loopback_or_any_bytes(&l.addr, l.v6))
-            .map(|l| Socket {
-                port: l.port,
-                v6: l.v6,
-                uid: l.uid,
-                inode: l.inode,
-            })
-            .collect(),
-    ))
+    Some(once_each(on_loopback(all)))
+}
+
+/// The kernel's listeners that are on loopback or every address, as sockets.
+#[cfg(target_os = "linux")]
+fn on_loopback(all: Vec<super::sock_diag::Listener>) -> Vec<Socket> {
+    all.into_iter()
+        .filter(|l| is_loopback_or_any_bytes(&l.addr, l.v6))
+        .map(|l| Socket {
+            port: l.port,
+            v6: l.v6,
+            uid: l.uid,
+            inode: l.inode,
+        })
+        .collect()
 }
 
 /// Each socket's port once, with whether it was first seen on IPv6.
@@ -74,16 +78,7 @@ struct Socket {
 fn listening_sockets_here() -> Vec<Socket> {
     #[cfg(target_os = "linux")]
     if let Ok(all) = super::sock_diag::listening_tcp() {
-        return all
-            .into_iter()
-            .filter(|l| is_loopback_or_any_bytes(&l.addr, l.v6))
-            .map(|l| Socket {
-                port: l.port,
-                v6: l.v6,
-                uid: l.uid,
-                inode: l.inode,
-            })
-            .collect();
+        return on_loopback(all);
     }
     listening_sockets("/proc/net")
 }
@@ -310,7 +305,7 @@ fn ide_lock_ports(home: Option<&Path>) -> Vec<u16> {
 /// A `sock_diag` address (network byte order) on loopback or every address, as
 /// [`is_loopback_or_any`] reads `/proc/net/tcp*`'s: 127.0.0.0/8, 0.0.0.0, `::1`, `::`, and
 /// `::ffff:127.x.y.z`.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+#[cfg(target_os = "linux")]
 fn is_loopback_or_any_bytes(addr: &[u8; 16], v6: bool) -> bool {
     if !v6 {
         let ip = Ipv4Addr::new(addr[0], addr[1], addr[2], addr[3]);

@@ -169,24 +169,29 @@ fn splits(name: &str) -> bool {
 /// defaults and cannot change them) that git does not track. A tracked file is in the
 /// repository, which the agent reads anyway (`git show`, `git log -p`): asking for it would
 /// prompt on every search of a project that commits a test key, and keep nothing secret.
-static SEARCHED_UNTRACKED: std::sync::LazyLock<Reach> = std::sync::LazyLock::new(|| {
+static SEARCHED_UNTRACKED: std::sync::LazyLock<Reach> =
+    std::sync::LazyLock::new(|| new_to_git(vec![crate::decision::reach::Test::Visible]));
+
+/// The files below a directory that git neither ignores nor tracks, also passing `first`:
+/// what a search of the folder (hidden files skipped) or staging it (`git add .`) reaches
+/// that is not in the repository already.
+pub(super) fn new_to_git(first: Vec<crate::decision::reach::Test>) -> Reach {
     use crate::decision::reach::Test;
+    let mut tests = first;
+    tests.push(Test::NotIgnored);
+    tests.push(Test::Not {
+        test: Box::new(Test::GitListed {
+            cached: true,
+            others: false,
+            exclude_standard: false,
+            pathspecs: Vec::new(),
+        }),
+    });
     Reach {
-        tests: vec![
-            Test::Visible,
-            Test::NotIgnored,
-            Test::Not {
-                test: Box::new(Test::GitListed {
-                    cached: true,
-                    others: false,
-                    exclude_standard: false,
-                    pathspecs: Vec::new(),
-                }),
-            },
-        ],
+        tests,
         ..Reach::default()
     }
-});
+}
 
 /// Why a search tool that reads contents as ripgrep does (Claude Code's Grep) reaches a
 /// credential below `dir` that is not in the repository (a new `config/master.key` git

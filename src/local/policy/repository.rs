@@ -3,7 +3,7 @@
 //! Read by git's spec (`repository = "git"`) and by the MCP git servers' specs.
 
 use super::*;
-use crate::decision::reach::{Reach, Test};
+use crate::decision::reach::Reach;
 
 /// A git run from `dir` whose git directory is one the agent could have written: not a
 /// protected `.git` (a bare layout, `git init --separate-git-dir` or a `gitdir:` file pointing
@@ -30,20 +30,8 @@ pub fn unprotected_repository(dir: &Path, rules: &Rules, ctx: &Context) -> Optio
 /// The files below a directory that staging it takes into the repository, as credentials
 /// count them: what git neither ignores nor tracks (a tracked file is in the repository
 /// already). Hidden files count: `git add .` takes a new `.env`.
-static STAGED_NEW: std::sync::LazyLock<Reach> = std::sync::LazyLock::new(|| Reach {
-    tests: vec![
-        Test::NotIgnored,
-        Test::Not {
-            test: Box::new(Test::GitListed {
-                cached: true,
-                others: false,
-                exclude_standard: false,
-                pathspecs: Vec::new(),
-            }),
-        },
-    ],
-    ..Reach::default()
-});
+static STAGED_NEW: std::sync::LazyLock<Reach> =
+    std::sync::LazyLock::new(|| reads::new_to_git(Vec::new()));
 
 /// Why staging `dir` (a real path) reaches a credential file git would take in, when it does
 /// (an MCP server's `git_add` of a folder).
