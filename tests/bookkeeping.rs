@@ -10,7 +10,6 @@ mod common;
 
 use common::{run, spawn};
 use std::io::Write;
-use std::path::Path;
 use std::process::{Child, Output};
 
 fn event(session: &str, command: &str) -> String {
@@ -21,14 +20,6 @@ fn event(session: &str, command: &str) -> String {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(String::from)
-        .collect()
 }
 
 #[test]
@@ -52,7 +43,7 @@ fn sixty_four_hooks_at_once_lose_nothing() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let stats = lines(&home.path().join("stats.jsonl"));
+    let stats = common::lines(&home.path().join("stats.jsonl"));
     assert_eq!(stats.len(), 64);
     assert!(
         stats

@@ -24,10 +24,7 @@ impl World {
     /// A home with a key, and a project (a git work tree) holding an untracked `config/.env`
     /// that its `.gitignore` lists only when `ignored`.
     fn new(ignored: bool) -> World {
-        let root = tempfile::Builder::new()
-            .prefix("git-places")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-            .unwrap();
+        let root = common::scratch("git-places");
         let base = root.path().canonicalize().unwrap();
         let home = base.join("home/dev");
         let project = home.join("proj");
@@ -89,28 +86,16 @@ impl World {
         cmd.arg("hook").env("HOME", &self.home);
         let out = common::feed(cmd, event.to_string().as_bytes());
         assert!(out.status.success(), "{out:?}");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let d = &v["hookSpecificOutput"];
-        format!(
-            "{}: {}",
-            d["permissionDecision"].as_str().unwrap_or("none"),
-            d["permissionDecisionReason"].as_str().unwrap_or("")
-        )
+        common::verdict_and_reason(&out)
     }
 
+    /// Every command is not allowed, and its reason mentions `why`.
     fn refused(&self, commands: &[&str], why: &str) {
-        for c in commands {
-            let a = self.bash(c);
-            assert!(!a.starts_with("allow"), "{c}: {a}");
-            assert!(a.contains(why), "{c}: expected `{why}` in {a}");
-        }
+        common::assert_refused(|c| self.bash(c), commands, why);
     }
 
     fn allowed(&self, commands: &[&str]) {
-        for c in commands {
-            let a = self.bash(c);
-            assert!(a.starts_with("allow"), "{c}: {a}");
-        }
+        common::assert_allowed(|c| self.bash(c), commands);
     }
 }
 

@@ -77,14 +77,6 @@ struct Source {
     rounds: Vec<(Vec<String>, Vec<String>)>,
 }
 
-fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(String::from)
-        .collect()
-}
-
 fn source(rounds: usize) -> Source {
     let dir = scratch("report-source");
     let home = dir.path().join("home");
@@ -94,8 +86,8 @@ fn source(rounds: usize) -> Source {
     let (mut stats_seen, mut audit_seen) = (0, 0);
     for round in 0..rounds {
         calls(&home, &project, round);
-        let stats = lines(&agentos(&home).join("stats.jsonl"));
-        let audit = lines(&agentos(&home).join("audit.jsonl"));
+        let stats = common::lines(&agentos(&home).join("stats.jsonl"));
+        let audit = common::lines(&agentos(&home).join("audit.jsonl"));
         out.push((stats[stats_seen..].to_vec(), audit[audit_seen..].to_vec()));
         (stats_seen, audit_seen) = (stats.len(), audit.len());
     }
@@ -261,7 +253,7 @@ fn the_kept_summary_reports_what_the_whole_journals_say_over_days_and_runs() {
     // A torn last line, first cut short, then whole but for its newline; then terminated by
     // the next call.
     let stats = agentos(&home).join("stats.jsonl");
-    let last_line = lines(&stats).pop().unwrap();
+    let last_line = common::lines(&stats).pop().unwrap();
     append(&stats, &last_line.as_bytes()[..last_line.len() / 2]);
     same_as_whole(&home, &["all"], "a torn last line");
     let text = std::fs::read_to_string(&stats).unwrap();
@@ -269,7 +261,7 @@ fn the_kept_summary_reports_what_the_whole_journals_say_over_days_and_runs() {
     std::fs::write(&stats, &whole_text).unwrap();
     same_as_whole(&home, &["all"], "a last line without its newline");
     let audit = agentos(&home).join("audit.jsonl");
-    let last_audit = lines(&audit).pop().unwrap();
+    let last_audit = common::lines(&audit).pop().unwrap();
     append(&audit, last_audit.as_bytes());
     same_as_whole(&home, &["all"], "an audit line without its newline");
     calls(&home, &project, 8);

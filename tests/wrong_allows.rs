@@ -24,10 +24,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let root = tempfile::Builder::new()
-            .prefix("wrong-allows")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-            .unwrap();
+        let root = common::scratch("wrong-allows");
         let base = root.path().canonicalize().unwrap();
         let home = base.join("home/dev");
         let project = home.join("proj");
@@ -81,13 +78,7 @@ impl World {
         }
         let out = common::feed(cmd, event.to_string().as_bytes());
         assert!(out.status.success(), "{out:?}");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let d = &v["hookSpecificOutput"];
-        format!(
-            "{}: {}",
-            d["permissionDecision"].as_str().unwrap_or("none"),
-            d["permissionDecisionReason"].as_str().unwrap_or("")
-        )
+        common::verdict_and_reason(&out)
     }
 
     fn bash(&self, command: &str) -> String {
@@ -96,18 +87,11 @@ impl World {
 
     /// Every command is not allowed, and its reason mentions `why`.
     fn refused(&self, commands: &[&str], why: &str) {
-        for c in commands {
-            let a = self.bash(c);
-            assert!(!a.starts_with("allow"), "{c}: {a}");
-            assert!(a.contains(why), "{c}: expected `{why}` in {a}");
-        }
+        common::assert_refused(|c| self.bash(c), commands, why);
     }
 
     fn allowed(&self, commands: &[&str]) {
-        for c in commands {
-            let a = self.bash(c);
-            assert!(a.starts_with("allow"), "{c}: {a}");
-        }
+        common::assert_allowed(|c| self.bash(c), commands);
     }
 }
 

@@ -26,6 +26,43 @@ pub fn decision(out: &Output) -> String {
         .to_string()
 }
 
+/// The lines of a journal (none when it is missing).
+pub fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// The hook's answer (one JSON object, which must be there) as `verdict: reason`.
+pub fn verdict_and_reason(out: &Output) -> String {
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &v["hookSpecificOutput"];
+    format!(
+        "{}: {}",
+        d["permissionDecision"].as_str().unwrap_or("none"),
+        d["permissionDecisionReason"].as_str().unwrap_or("")
+    )
+}
+
+/// Every command's answer (`verdict: reason`, from `answer`) is not an allow, and mentions `why`.
+pub fn assert_refused(answer: impl Fn(&str) -> String, commands: &[&str], why: &str) {
+    for c in commands {
+        let a = answer(c);
+        assert!(!a.starts_with("allow"), "{c}: {a}");
+        assert!(a.contains(why), "{c}: expected `{why}` in {a}");
+    }
+}
+
+/// Every command's answer (`verdict: reason`, from `answer`) is an allow.
+pub fn assert_allowed(answer: impl Fn(&str) -> String, commands: &[&str]) {
+    for c in commands {
+        let a = answer(c);
+        assert!(a.starts_with("allow"), "{c}: {a}");
+    }
+}
+
 /// `sentinel` with SENTINEL_HOME at `sentinel_home`, HOME at the fixtures' home (set another
 /// with `.env("HOME", …)`), Tier 2 off, no shadow or fail-mode override, outside any agent's
 /// shell and project, and no terminal for the session summary.
